@@ -1,0 +1,62 @@
+// What `npm start` and `npm test` need before anything else, with Node's built-ins only (nothing from
+// node_modules may be imported here: it may not be installed yet).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export function fail(message) {
+  console.error(`\n  ${message.split('\n').join('\n  ')}\n`);
+  process.exit(1);
+}
+
+export function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', ...opts });
+  if (r.error) fail(`${cmd} could not run: ${r.error.message}`);
+  return r.status ?? 1;
+}
+
+export function checkNode() {
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) fail(`Lintel needs Node.js 20.19 or newer; this is ${process.version}.`);
+}
+
+/** Installs the npm packages when node_modules is missing or older than package-lock.json. */
+export function ensureInstalled() {
+  checkNode();
+  const lock = path.join(root, 'package-lock.json');
+  const stamp = path.join(root, 'node_modules', '.package-lock.json');
+  const fresh = fs.existsSync(stamp) && (!fs.existsSync(lock) || fs.statSync(stamp).mtimeMs >= fs.statSync(lock).mtimeMs);
+  if (fresh) return;
+  console.log('Installing npm packages…');
+  const status = run('npm', fs.existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
+  if (status !== 0) fail('npm could not install the packages (see above).');
+}
+
+export const chromiumCandidates = () =>
+  [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(Boolean);
+
+export function findChromium() {
+  return chromiumCandidates().find((p) => fs.existsSync(p));
+}
+
+/** Browser tests use the system's Chromium. On Debian as root it is installed with apt-get. */
+export function ensureChromium() {
+  if (findChromium()) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const debian = fs.existsSync('/etc/debian_version') && fs.existsSync('/usr/bin/apt-get');
+  if (isRoot && debian) {
+    console.log('Installing Chromium from Debian (apt-get install chromium)…');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    run('apt-get', ['update', '-qq'], { env });
+    if (run('apt-get', ['install', '-y', '-qq', 'chromium'], { env }) === 0 && findChromium()) return;
+    fail('apt-get could not install chromium (see above).');
+  }
+  fail(
+    'The browser tests need Chromium, and none was found.\n' +
+      'Install it (Debian/Ubuntu: `sudo apt-get install chromium`; macOS: install Google Chrome),\n' +
+      'or point CHROMIUM_PATH at a Chromium or Chrome binary, then run `npm test` again.',
+  );
+}
