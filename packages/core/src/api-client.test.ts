@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getCommand } from '@lintel/commands';
+import { ApiClient, ApiError, MemorySessionStore } from '@lintel/core';
+import { startTestServer, type TestServer } from '../../../tests/support/server';
+
+let ts: TestServer;
+beforeAll(async () => {
+  // access tokens live one second here, so the test can watch one expire
+  ts = await startTestServer({ config: { accessTtlS: 1 } });
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+describe('ApiClient against a real server', () => {
+  it('on 401 refreshes once, retries, and keeps the rotated tokens', async () => {
+    const reply = await getCommand('session.login').run({ api: ts.client() }, { login: ts.adminLogin, password: ts.adminPassword });
+    const store = new MemorySessionStore({ ...reply.sessions[0]! });
+    const calls: string[] = [];
+    const api = new ApiClient({
+      baseUrl: ts.url,
+      store,
+      fetch: (input, init) => {
+        calls.push(`${init?.method} ${new URL(String(input)).pathname}`);
+        return fetch(input, init);
+      },
+    });
+    await new Promise((r) => setTimeout(r, 1200));
+    const profile = await getCommand('profile.get').run({ api }, {});
+    expect(profile.login).toBe('admin');
+    expect(calls).toEqual(['GET /api/v0/profile', 'POST /api/v0/refresh', 'GET /api/v0/profile']);
+    expect(store.get()!.refresh).not.toBe(reply.sessions[0]!.refresh);
+  });
+
+  it('shares one refresh among calls that fail together', async () => {
+    const reply = await getCommand('session.login').run({ api: ts.client() }, { login: ts.adminLogin, password: ts.adminPassword });
+    let refreshes = 0;
+    const api = new ApiClient({
+      baseUrl: ts.url,
+      store: new MemorySessionStore({ ...reply.sessions[0]! }),
+      fetch: (input, init) => {
+        if (String(input).endsWith('/refresh')) refreshes++;
+        return fetch(input, init);
+      },
+    });
+    await new Promise((r) => setTimeout(r, 1200));
+    await Promise.all([1, 2, 3].map(() => getCommand('profile.get').run({ api }, {})));
+    expect(refreshes).toBe(1);
+  });
+
+  it('signs out when the refresh fails', async () => {
+    const reply = await getCommand('session.login').run({ api: ts.client() }, { login: ts.adminLogin, password: ts.adminPassword });
+    let signedOut = 0;
+    const store = new MemorySessionStore({ ...reply.sessions[0]!, refresh: 'revoked-or-forged' });
+    const api = new ApiClient({ baseUrl: ts.url, store, onSignedOut: () => signedOut++ });
+    await new Promise((r) => setTimeout(r, 1200));
+    const err = await getCommand('profile.get').run({ api }, {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(401);
+    expect(signedOut).toBe(1);
+    expect(store.get()).toBeNull();
+  });
+
+  it('gives up after the login timeout of 3 s', async () => {
+    const api = new ApiClient({
+      baseUrl: 'http://127.0.0.1:9',
+      store: new MemorySessionStore(),
+      fetch: (_input, init) =>
+        new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    const t0 = Date.now();
+    const err = await getCommand('session.login').run({ api }, { login: 'a', password: 'b' }).catch((e: unknown) => e);
+    expect((err as ApiError).message).toBe('timeout');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
+  });
+});

@@ -1,0 +1,211 @@
+import type { ZodType } from 'zod';
+import { API_BASE, Timeouts } from './constants';
+import { isUnauthenticated, type ErrorBody } from './errors';
+import { RefreshReply, type ProjectRef } from './schemas';
+
+/** What a signed-in client keeps: the tokens of one project session. */
+export interface StoredSession {
+  token: string;
+  refresh: string;
+  project: ProjectRef;
+  /** the server this session belongs to (the CLI keeps several) */
+  server?: string;
+  login?: string;
+}
+
+/** Where a client keeps its session: browser local or session storage, or a file for the CLI. */
+export interface SessionStore {
+  get(): StoredSession | null;
+  set(session: StoredSession): void;
+  clear(): void;
+}
+
+export class MemorySessionStore implements SessionStore {
+  constructor(private session: StoredSession | null = null) {}
+  get() {
+    return this.session;
+  }
+  set(session: StoredSession) {
+    this.session = session;
+  }
+  clear() {
+    this.session = null;
+  }
+}
+
+/** A failed call: the server's catalogue error, or `network_error` / `timeout` with status 0. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code: string,
+    readonly data: Record<string, unknown> | null = null,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+  get body(): ErrorBody {
+    return { message: this.message, error_code: this.code, data: this.data };
+  }
+}
+
+export interface RequestOptions<T> {
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined | null>;
+  /** ms; 0 means none. Defaults to the spec's 30 s. */
+  timeoutMs?: number;
+  /** send the bearer token and refresh on 401 (default true) */
+  auth?: boolean;
+  /** validate the reply */
+  schema?: ZodType<T>;
+  signal?: AbortSignal;
+}
+
+export interface ApiClientOptions {
+  /** origin of the server, e.g. `http://localhost:8080`; empty for the page's own origin */
+  baseUrl: string;
+  store: SessionStore;
+  fetch?: typeof fetch;
+  /** called once the session is gone (refresh failed): the web goes to /login?redirect=…, the CLI exits 3 */
+  onSignedOut?: () => void;
+}
+
+export class ApiClient {
+  private refreshing: Promise<boolean> | null = null;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.fetchImpl = options.fetch ?? ((...args) => globalThis.fetch(...args));
+  }
+
+  get store(): SessionStore {
+    return this.options.store;
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  url(path: string, query?: RequestOptions<unknown>['query']): string {
+    const clean = path.replace(/^\/+/, '').replace(/^api\/v0\//, '');
+    let url = `${this.options.baseUrl.replace(/\/+$/, '')}${API_BASE}${clean}`;
+    if (query) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null) params.set(k, String(v));
+      const qs = params.toString();
+      if (qs) url += `?${qs}`;
+    }
+    return url;
+  }
+
+  get<T = unknown>(path: string, options: RequestOptions<T> = {}) {
+    return this.request<T>('GET', path, options);
+  }
+  post<T = unknown>(path: string, body?: unknown, options: RequestOptions<T> = {}) {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+  patch<T = unknown>(path: string, body?: unknown, options: RequestOptions<T> = {}) {
+    return this.request<T>('PATCH', path, { ...options, body });
+  }
+  put<T = unknown>(path: string, body?: unknown, options: RequestOptions<T> = {}) {
+    return this.request<T>('PUT', path, { ...options, body });
+  }
+  delete<T = unknown>(path: string, options: RequestOptions<T> = {}) {
+    return this.request<T>('DELETE', path, options);
+  }
+
+  async request<T = unknown>(method: string, path: string, options: RequestOptions<T> = {}): Promise<T> {
+    const auth = options.auth ?? true;
+    try {
+      return await this.send<T>(method, path, options, auth);
+    } catch (err) {
+      if (!(auth && err instanceof ApiError && isUnauthenticated(err.status, err.body))) throw err;
+      if (!(await this.refresh())) {
+        this.signOut();
+        throw err;
+      }
+      try {
+        return await this.send<T>(method, path, options, auth);
+      } catch (again) {
+        if (again instanceof ApiError && isUnauthenticated(again.status, again.body)) this.signOut();
+        throw again;
+      }
+    }
+  }
+
+  /** One refresh shared by every request that got a 401 at the same time. */
+  refresh(): Promise<boolean> {
+    if (!this.refreshing) {
+      this.refreshing = this.doRefresh().finally(() => {
+        this.refreshing = null;
+      });
+    }
+    return this.refreshing;
+  }
+
+  private async doRefresh(): Promise<boolean> {
+    const current = this.options.store.get();
+    if (!current) return false;
+    try {
+      const reply = await this.send('POST', 'refresh', { body: { token: current.refresh }, schema: RefreshReply }, false);
+      this.options.store.set({ ...current, token: reply.session.token, refresh: reply.session.refresh });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  signOut(): void {
+    this.options.store.clear();
+    this.options.onSignedOut?.();
+  }
+
+  private async send<T>(method: string, path: string, options: RequestOptions<T>, auth: boolean): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    let body: BodyInit | undefined;
+    if (options.body !== undefined) {
+      if (typeof FormData !== 'undefined' && options.body instanceof FormData) body = options.body;
+      else {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(options.body);
+      }
+    }
+    const session = this.options.store.get();
+    if (auth && session) headers.authorization = `Bearer ${session.token}`;
+
+    const timeoutMs = options.timeoutMs ?? Timeouts.default;
+    const controller = new AbortController();
+    const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(), timeoutMs) : undefined;
+    const onAbort = () => controller.abort();
+    options.signal?.addEventListener('abort', onAbort);
+    let res: Response;
+    try {
+      res = await this.fetchImpl(this.url(path, options.query), { method, headers, body, signal: controller.signal });
+    } catch (err) {
+      if (controller.signal.aborted) throw new ApiError(0, 'timeout', 'timeout', { ms: timeoutMs });
+      throw new ApiError(0, 'network_error', 'network_error', { cause: String((err as Error)?.message ?? err) });
+    } finally {
+      if (timer) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+    const textBody = await res.text();
+    let parsed: unknown = null;
+    if (textBody) {
+      try {
+        parsed = JSON.parse(textBody);
+      } catch {
+        parsed = textBody;
+      }
+    }
+    if (!res.ok) {
+      const e = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<ErrorBody>;
+      throw new ApiError(
+        res.status,
+        typeof e.message === 'string' ? e.message : 'internal_error',
+        typeof e.error_code === 'string' ? e.error_code : 'internal_error',
+        (e.data as Record<string, unknown> | null | undefined) ?? null,
+      );
+    }
+    return options.schema ? options.schema.parse(parsed) : (parsed as T);
+  }
+}

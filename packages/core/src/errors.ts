@@ -1,0 +1,82 @@
+/**
+ * The error catalogue of spec part 2 §8. A reply error is `{message, error_code, data}`; `message` is the
+ * catalogue key (already lowercase and without quotes, so the client's lookup `errors.http.{message}` finds
+ * it unchanged) and `data` holds the parameters of its text.
+ */
+export const ErrorCatalogue = {
+  // Sessions
+  incorrect_login_password: 401,
+  verification_link_outdated: 400,
+  invalid_credentials: 400,
+  invalid_token: 401,
+  invalid_confirmation_code: 400,
+  invite_user_not_found: 404,
+  user_registered_already: 409,
+  email_required_for_registration: 422,
+  email_already_used: 409,
+  login_already_used: 409,
+  too_many_attempts: 429,
+  // General
+  cant_perform_action: 400,
+  wrong_parameters: 400,
+  check_fields_data: 422,
+  item_not_found: 404,
+  internal_error: 500,
+  invalid_data_sent: 400,
+  method_prohibited: 403,
+  value_not_unique: 409,
+  invalid_file: 400,
+  wrong_file_body: 400,
+  invalid_backup_image: 400,
+  payload_too_large: 413,
+  unknown_project: 404,
+  invalid_related_entity: 422,
+  // Licences and limits
+  limit_exceeded: 422,
+  feature_not_licensed: 403,
+  license_expired: 403,
+  children_license_sum_exceeded: 422,
+  domain_exists: 409,
+} as const;
+
+export type ErrorKey = keyof typeof ErrorCatalogue;
+
+/** The 401 that tells a client to refresh its token and retry once (spec part 2 §8). */
+export const UNAUTHENTICATED_MESSAGE = 'Unauthenticated';
+export const NOT_AUTHORIZED_CODE = 'not_authorized';
+
+export interface FieldError {
+  /** dotted path of the field, e.g. `profile.phone` */
+  field: string;
+  /** the generic field rule of spec part 2 §5 (`required`, `max_length`, `email`, ...) */
+  rule: string;
+  /** the rule's parameters, e.g. `{length: 31}` */
+  params?: Record<string, unknown>;
+}
+
+export interface ErrorBody {
+  message: string;
+  error_code: string;
+  data: Record<string, unknown> | null;
+}
+
+export function errorBody(key: ErrorKey, data: Record<string, unknown> | null = null): ErrorBody {
+  return { message: key, error_code: key, data };
+}
+
+export function unauthenticatedBody(): ErrorBody {
+  return { message: UNAUTHENTICATED_MESSAGE, error_code: NOT_AUTHORIZED_CODE, data: null };
+}
+
+/** The lookup rule of spec part 2 §8: lowercase, quotes removed. */
+export function errorLookupKey(message: string): string {
+  return message.toLowerCase().replace(/["'`]/g, '').trim();
+}
+
+export function isUnauthenticated(status: number, body: Partial<ErrorBody> | null | undefined): boolean {
+  if (status !== 401 || !body) return false;
+  return (
+    body.error_code === NOT_AUTHORIZED_CODE ||
+    (typeof body.message === 'string' && body.message.includes(UNAUTHENTICATED_MESSAGE))
+  );
+}

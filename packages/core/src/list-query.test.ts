@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { checkFilters, formatWhere, ListQuery, parseWhere, WhereSyntaxError, type Filter } from './list-query';
+
+describe('parseWhere / formatWhere', () => {
+  it('reads every rule, in words and in symbols', () => {
+    expect(parseWhere('name contains ann')).toEqual({ filters: [{ field: 'name', rule: 'contains', value: 'ann' }], match: 'all' });
+    expect(parseWhere("name begins with 'Anna K' and id > 10 and is_active = true").filters).toEqual([
+      { field: 'name', rule: 'begins_with', value: 'Anna K' },
+      { field: 'id', rule: 'above', value: '10' },
+      { field: 'is_active', rule: 'equals', value: true },
+    ]);
+    expect(parseWhere('domains has 3 or role not_equals 2 or id below 5 or login != bob')).toEqual({
+      filters: [
+        { field: 'domains', rule: 'has', value: '3' },
+        { field: 'role', rule: 'not_equals', value: '2' },
+        { field: 'id', rule: 'below', value: '5' },
+        { field: 'login', rule: 'not_equals', value: 'bob' },
+      ],
+      match: 'any',
+    });
+    expect(parseWhere('name equals Anna Karenina').filters[0]!.value).toBe('Anna Karenina');
+  });
+
+  it('refuses mixed and/or and words it cannot read', () => {
+    expect(() => parseWhere('a equals 1 and b equals 2 or c equals 3')).toThrow(WhereSyntaxError);
+    expect(() => parseWhere('name sounds like ann')).toThrow(WhereSyntaxError);
+  });
+
+  it('round-trips through the text form', () => {
+    const filters: Filter[] = [
+      { field: 'name', rule: 'contains', value: 'an and' },
+      { field: 'email', rule: 'begins_with', value: 'x' },
+      { field: 'active', rule: 'equals', value: false },
+    ];
+    expect(parseWhere(formatWhere(filters, 'any'))).toEqual({ filters, match: 'any' });
+  });
+});
+
+describe('ListQuery and checkFilters', () => {
+  const fields = { name: { kind: 'text' }, id: { kind: 'number' }, type: { kind: 'enum', values: ['a', 'b'] }, domains: { kind: 'refs' } } as const;
+
+  it('reads the wire form: numbers from strings, filters from JSON', () => {
+    const q = ListQuery.parse({ page: '2', limit: '10', filters: JSON.stringify([{ field: 'name', rule: 'contains', value: 'x' }]), match: 'any', sort: '-name' });
+    expect(q).toEqual({ page: 2, limit: 10, filters: [{ field: 'name', rule: 'contains', value: 'x' }], match: 'any', sort: '-name' });
+    expect(ListQuery.safeParse({ sort: 'name; drop table users' }).success).toBe(false);
+    expect(ListQuery.safeParse({ limit: 100000 }).success).toBe(false);
+    expect(ListQuery.safeParse({ filters: '[{"field":"x","rule":"like","value":"1"}]' }).success).toBe(false);
+  });
+
+  it('names unknown fields, rules that do not fit the field, and bad values', () => {
+    expect(checkFilters([{ field: 'name', rule: 'contains', value: 'a' }], fields)).toEqual([]);
+    expect(checkFilters([{ field: 'password_hash', rule: 'equals', value: 'a' }], fields)[0]).toMatchObject({ field: 'filters.0.field', rule: 'one_of' });
+    expect(checkFilters([{ field: '__proto__', rule: 'equals', value: 'a' }], fields)[0]).toMatchObject({ field: 'filters.0.field' });
+    expect(checkFilters([{ field: 'id', rule: 'contains', value: '1' }], fields)[0]).toMatchObject({ field: 'filters.0.rule', params: { values: ['equals', 'not_equals', 'above', 'below'] } });
+    expect(checkFilters([{ field: 'id', rule: 'above', value: "1' or 1=1" }], fields)[0]).toMatchObject({ field: 'filters.0.value', rule: 'invalid_type' });
+    expect(checkFilters([{ field: 'type', rule: 'equals', value: 'c' }], fields)[0]).toMatchObject({ rule: 'one_of', params: { values: ['a', 'b'] } });
+    expect(checkFilters([{ field: 'domains', rule: 'has', value: 4 }], fields)).toEqual([]);
+  });
+});
