@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { Email } from '@lintel/core';
+import { defineResource } from '../resource';
+import { Description, Id, Ref, Text, Timestamp } from '../refs';
+
+export const WhiteLabelSettings = z.object({
+  is_enabled: z.boolean(),
+  logo: z.string().max(500).nullable(),
+  name: z.string().max(255),
+  address: z.string().max(255),
+  email: z.union([Email, z.literal('')]),
+  phone: z.string().max(32),
+});
+export const GuestIdentifierLimits = z.object({
+  max_passes_count: z.number().int().min(0).max(1_000_000).nullable(),
+  max_period_days: z.number().int().min(0).max(3650).nullable(),
+});
+export const DeviceStatusNotify = z.object({
+  user_id: Id,
+  notify_about_offline_device: z.boolean(),
+  notify_about_device_task_failed: z.boolean(),
+});
+export const RestrictPeriod = z.object({ is_active: z.boolean(), from: z.string().nullable(), to: z.string().nullable() });
+export const GroupLicenseEntry = z.object({
+  feature: z.string().max(64),
+  is_active: z.boolean(),
+  /** maximum licences of this feature in the group (null: no limit of its own) */
+  max: z.number().int().min(0).max(10_000_000).nullable(),
+  restrict_period: RestrictPeriod,
+});
+export const GroupLicenseSettings = z.object({
+  is_enabled: z.boolean(),
+  notifications: z.object({ period: z.enum(['never', 'once', 'everyday', 'every_week', 'every_30_days']), notify_before: z.number().int().min(0).max(365) }),
+  licenses: z.array(GroupLicenseEntry).max(50),
+});
+
+export const Group = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  parent_id: z.number().int().nullable(),
+  parent: Ref.nullable(),
+  logic_address: z.string().nullable(),
+  domain_type_id: z.number().int().nullable(),
+  type: z.string().nullable(),
+  whitelabel_settings: WhiteLabelSettings,
+  guest_identifier_limits: GuestIdentifierLimits,
+  device_status_notify: z.array(DeviceStatusNotify),
+  license_settings: GroupLicenseSettings,
+  users_count: z.number().int(),
+  children_count: z.number().int(),
+  created_at: Timestamp,
+  created_by_user: Ref.nullable(),
+});
+export type Group = z.infer<typeof Group>;
+
+const GroupInput = z.object({
+  name: Text(255),
+  description: Description.optional(),
+  parent_id: Id.nullable(),
+  logic_address: z.string().trim().max(64).regex(/^[0-9A-Za-z.\-_]*$/, { message: 'logic_address_chars' }).nullable().optional(),
+  domain_type_id: Id.nullable().optional(),
+  whitelabel_settings: WhiteLabelSettings.partial().optional(),
+  guest_identifier_limits: GuestIdentifierLimits.partial().optional(),
+  device_status_notify: z.array(DeviceStatusNotify).max(100).optional(),
+  license_settings: GroupLicenseSettings.partial().optional(),
+});
+
+export const groupResource = defineResource({
+  noun: 'group',
+  segment: 'domains',
+  record: Group,
+  create: GroupInput.strict(),
+  update: GroupInput.partial().strict(),
+  fields: {
+    id: { kind: 'number', default: true, filterable: true, sortable: true },
+    name: { kind: 'text', default: true, filterable: true, sortable: true },
+    description: { kind: 'text', wide: true, filterable: true },
+    parent_id: { kind: 'ref', default: true, filterable: true, sortable: true },
+    logic_address: { kind: 'text', default: true, filterable: true, sortable: true },
+    domain_type_id: { kind: 'ref', filterable: true },
+    type: { kind: 'text', default: true, filterable: true, sortable: true },
+    users_count: { kind: 'number', default: true, sortable: true },
+    children_count: { kind: 'number', sortable: true },
+    created_at: { kind: 'date', filterable: true, sortable: true },
+  },
+  gates: {
+    view: ['domains.view_all', 'domains.create_root', 'domains.create_descendant', 'domains.edit_all', 'domains.edit_descendant', 'domains.own_general'],
+    create: ['domains.create_root', 'domains.create_descendant'],
+    edit: ['domains.edit_all', 'domains.edit_descendant', 'domains.own_general'],
+    delete: ['domains.delete_all', 'domains.delete_self'],
+  },
+});
