@@ -1,0 +1,42 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+
+/** argon2id with OWASP's minimum parameters (19 MiB, 2 passes, 1 lane). */
+const ARGON = { algorithm: 2 /* Algorithm.Argon2id (a const enum) */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+export const hashPassword = (password: string) => hash(password, ARGON);
+
+export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
+  if (!stored) {
+    // spend the same time as a real check, so a missing login does not answer faster
+    await hash(password, ARGON);
+    return false;
+  }
+  try {
+    return await verify(stored, password);
+  } catch {
+    return false;
+  }
+}
+
+/** An opaque bearer secret: 256 random bits, URL-safe. */
+export const newToken = () => randomBytes(32).toString('base64url');
+
+/** Only hashes of tokens and codes are stored. */
+export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+export const sixDigitCode = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
+
+export function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** A readable generated password: 16 characters from an unambiguous alphabet. */
+export function generatePassword(length = 16): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(0, alphabet.length)];
+  return out;
+}

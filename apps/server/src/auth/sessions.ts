@@ -1,0 +1,155 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { ProjectSession, SessionTokens } from '@lintel/core';
+import type { DB } from '../db/schema';
+import type { AuthInfo, CallerInfo, ServerContext } from '../context';
+import { AppError } from '../errors';
+import { newToken, sha256 } from './crypto';
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+const later = (seconds: number) => new Date(Date.now() + seconds * 1000);
+
+/** Opens a session of one user in one project: a short-lived access token and a rotating refresh token. */
+export async function openSession(app: ServerContext, q: Q, userId: number, caller: CallerInfo): Promise<SessionTokens> {
+  const token = newToken();
+  const refresh = newToken();
+  await q
+    .insertInto('sessions')
+    .values({
+      user_id: userId,
+      token_hash: sha256(token),
+      token_expires_at: later(app.config.accessTtlS),
+      refresh_hash: sha256(refresh),
+      refresh_expires_at: later(app.config.refreshTtlS),
+      ip: caller.ip,
+      user_agent: caller.userAgent?.slice(0, 255) ?? null,
+    })
+    .execute();
+  return { token, refresh };
+}
+
+/** One session per project the account belongs to (spec: login returns sessions[]). */
+export async function openProjectSessions(
+  app: ServerContext,
+  q: Q,
+  accountId: number,
+  caller: CallerInfo,
+  projectUid?: string,
+): Promise<ProjectSession[]> {
+  let query = q
+    .selectFrom('users')
+    .innerJoin('projects', 'projects.id', 'users.project_id')
+    .select(['users.id as user_id', 'projects.id', 'projects.uid', 'projects.name', 'projects.description'])
+    .where('users.account_id', '=', accountId)
+    .orderBy('projects.id');
+  if (projectUid !== undefined) query = query.where('projects.uid', '=', projectUid);
+  const memberships = await query.execute();
+  const sessions: ProjectSession[] = [];
+  for (const m of memberships) {
+    const tokens = await openSession(app, q, m.user_id, caller);
+    sessions.push({ ...tokens, project: { id: m.id, uid: m.uid, name: m.name, description: m.description } });
+  }
+  return sessions;
+}
+
+/** The caller behind an access token, or null when it is unknown, expired or revoked. */
+export async function authenticate(app: ServerContext, token: string): Promise<AuthInfo | null> {
+  const row = await app.db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .innerJoin('roles', 'roles.id', 'users.role_id')
+    .select([
+      'sessions.id as session_id',
+      'sessions.token_expires_at',
+      'sessions.revoked_at',
+      'users.id as user_id',
+      'users.account_id',
+      'users.project_id',
+      'users.role_id',
+      'roles.permissions',
+    ])
+    .where('sessions.token_hash', '=', sha256(token))
+    .executeTakeFirst();
+  if (!row || row.revoked_at || row.token_expires_at.getTime() <= Date.now()) return null;
+  return {
+    sessionId: row.session_id,
+    userId: row.user_id,
+    accountId: row.account_id,
+    projectId: row.project_id,
+    roleId: row.role_id,
+    permissions: new Set(row.permissions),
+  };
+}
+
+/**
+ * Exchanges a refresh token for a new pair. A refresh token works once: presented again, it means someone
+ * else holds a copy, and the whole session is revoked.
+ */
+export async function rotateRefresh(app: ServerContext, refresh: string): Promise<SessionTokens> {
+  const hash = sha256(refresh);
+  const outcome = await app.db.transaction().execute(async (trx) => {
+    const session = await trx
+      .selectFrom('sessions')
+      .select(['id', 'refresh_expires_at', 'revoked_at'])
+      .where('refresh_hash', '=', hash)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!session) {
+      const reused = await trx.selectFrom('used_refresh_tokens').select('session_id').where('hash', '=', hash).executeTakeFirst();
+      if (reused) {
+        await trx
+          .updateTable('sessions')
+          .set({ revoked_at: new Date(), revoked_reason: 'refresh_reuse' })
+          .where('id', '=', reused.session_id)
+          .where('revoked_at', 'is', null)
+          .execute();
+        return { reuse: reused.session_id } as const;
+      }
+      return null;
+    }
+    if (session.revoked_at || session.refresh_expires_at.getTime() <= Date.now()) return null;
+    const token = newToken();
+    const next = newToken();
+    await trx.insertInto('used_refresh_tokens').values({ hash, session_id: session.id }).execute();
+    await trx
+      .updateTable('sessions')
+      .set({
+        token_hash: sha256(token),
+        token_expires_at: later(app.config.accessTtlS),
+        refresh_hash: sha256(next),
+        refresh_expires_at: later(app.config.refreshTtlS),
+        last_used_at: new Date(),
+      })
+      .where('id', '=', session.id)
+      .execute();
+    return { tokens: { token, refresh: next } } as const;
+  });
+  if (outcome && 'tokens' in outcome && outcome.tokens) return outcome.tokens;
+  if (outcome && 'reuse' in outcome) app.log.warn({ session: outcome.reuse }, 'refresh token presented twice: session revoked');
+  throw new AppError('invalid_token');
+}
+
+export async function revokeSession(q: Q, sessionId: number, reason: string): Promise<void> {
+  await q
+    .updateTable('sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('id', '=', sessionId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Ends every session of an account (password reset, account deletion), optionally but one. */
+export async function revokeAccountSessions(q: Q, accountId: number, reason: string, except?: number): Promise<void> {
+  let query = q
+    .updateTable('sessions')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('revoked_at', 'is', null)
+    .where('user_id', 'in', q.selectFrom('users').select('id').where('account_id', '=', accountId));
+  if (except !== undefined) query = query.where('id', '!=', except);
+  await query.execute();
+}
+
+/** Forget expired sessions and used tokens now and then (called at start). */
+export async function pruneSessions(q: Q): Promise<void> {
+  await q.deleteFrom('sessions').where('refresh_expires_at', '<', sql<Date>`now() - interval '7 days'`).execute();
+}

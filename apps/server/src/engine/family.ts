@@ -1,0 +1,173 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import type { z, ZodObject } from 'zod';
+import type { AnyResource } from '@lintel/commands';
+import type { ParsedListQuery } from '@lintel/core';
+import type { ServerContext } from '../context';
+import type { DB } from '../db/schema';
+import { audit } from '../audit/audit';
+import { AppError } from '../errors';
+import { signedIn, type AllHandlers, type HandlerContext } from '../http/handler';
+import { Caller } from './caller';
+import { runList, type ListSource } from './list';
+import { scopePredicate, scopesFor, type ScopeRules, type ScopeSql } from './scope';
+
+export interface FamilyCtx {
+  app: ServerContext;
+  caller: Caller;
+  ip: string;
+}
+
+/** Why a row was not deleted, and what depends on it. */
+export interface Kept {
+  reason: string;
+  dependencies?: Record<string, number>;
+}
+
+export interface FamilyStore<R extends AnyResource, Rec = z.output<R['record']>> extends ListSource<Rec> {
+  resource: R;
+  /** name of the entity in the audit log */
+  entity: string;
+  scopes: ScopeRules;
+  scopeSql: ScopeSql;
+  /** `t.created_by`, for "users may always view what they created" */
+  createdBy: RawBuilder<unknown> | null;
+  /** checks and writes a new row; returns its id */
+  create(trx: Transaction<DB>, args: z.output<R['createArgs']>, ctx: FamilyCtx): Promise<number>;
+  update(trx: Transaction<DB>, id: number, args: z.output<R['updateArgs']>, ctx: FamilyCtx, before: Rec): Promise<void>;
+  /** after the create committed: e-mails and events, which must not hold the transaction */
+  afterCreate?(ctx: FamilyCtx, id: number, args: z.output<R['createArgs']>): Promise<void>;
+  /** after an update committed */
+  afterUpdate?(ctx: FamilyCtx, id: number, before: Rec, after: Rec): Promise<void>;
+  /** deletes the row, or says why it stays */
+  remove(trx: Transaction<DB>, id: number, ctx: FamilyCtx, options: Record<string, unknown>): Promise<Kept | null>;
+}
+
+export function callerOf(ctx: HandlerContext): Caller {
+  return new Caller(ctx.app.db, signedIn(ctx));
+}
+
+/** For writes: the caller is read ahead, since nothing may query beside a transaction on PGlite. */
+export async function familyCtx(ctx: HandlerContext): Promise<FamilyCtx> {
+  return { app: ctx.app, caller: await callerOf(ctx).prefetch(), ip: ctx.caller.ip };
+}
+
+/** For reads outside a transaction: the caller's groups and roles are read only if a scope needs them. */
+function readCtx(ctx: HandlerContext): FamilyCtx {
+  return { app: ctx.app, caller: callerOf(ctx), ip: ctx.caller.ip };
+}
+
+/** The rows of the family this caller may see (spec: view rule), or edit/delete within that. */
+export async function visibleSql<R extends AnyResource>(store: FamilyStore<R>, caller: Caller, action: 'view' | 'edit' | 'delete'): Promise<RawBuilder<boolean>> {
+  const view = await scopePredicate(caller, scopesFor(caller, store.scopes.view), store.scopeSql, store.createdBy, store.scopes.ownAlwaysVisible);
+  const base = sql<boolean>`t.project_id = ${caller.projectId} and ${view}`;
+  if (action === 'view') return base;
+  const act = await scopePredicate(caller, scopesFor(caller, store.scopes[action]), store.scopeSql, null, false);
+  return sql<boolean>`${base} and ${act}`;
+}
+
+async function rowIs(q: Kysely<DB>, store: FamilyStore<AnyResource>, id: number, predicate: RawBuilder<boolean>): Promise<boolean> {
+  const r = await sql<{ id: number }>`select t.id from ${store.from} where t.id = ${id} and ${predicate} limit 1`.execute(q);
+  return r.rows.length > 0;
+}
+
+/** 404 when the caller may not see the row (or it is in another project), 403 when he sees it but may not act. */
+export async function assertMay(q: Kysely<DB>, store: FamilyStore<AnyResource>, caller: Caller, id: number, action: 'edit' | 'delete'): Promise<void> {
+  if (!(await rowIs(q, store, id, await visibleSql(store, caller, 'view')))) throw new AppError('item_not_found');
+  if (!(await rowIs(q, store, id, await visibleSql(store, caller, action)))) throw new AppError('method_prohibited');
+}
+
+export async function loadOne<Rec>(q: Kysely<DB>, store: ListSource<Rec>, id: number): Promise<Rec> {
+  const [rec] = await store.load(q, [id]);
+  if (!rec) throw new AppError('item_not_found');
+  return rec;
+}
+
+type FamilyIds<R extends AnyResource> = Extract<`${R['noun']}.${'list' | 'get' | 'create' | 'update' | 'delete' | 'delete_all'}`, keyof AllHandlers>;
+
+/** The six handlers of a generic family, keyed by command id. */
+export function familyHandlers<R extends AnyResource>(store: FamilyStore<R>): Pick<AllHandlers, FamilyIds<R>> {
+  const { noun } = store.resource;
+  type H = (ctx: HandlerContext, args: never) => Promise<unknown>;
+  const s = store as unknown as FamilyStore<AnyResource>;
+  const handlers: Record<string, H> = {
+    [`${noun}.list`]: (async (ctx: HandlerContext, args: ParsedListQuery) => {
+      const c = readCtx(ctx);
+      return runList(ctx.app.db, store, args, await visibleSql(s, c.caller, 'view'));
+    }) as H,
+
+    [`${noun}.get`]: (async (ctx: HandlerContext, args: { id: number }) => {
+      const c = readCtx(ctx);
+      if (!(await rowIs(ctx.app.db, s, args.id, await visibleSql(s, c.caller, 'view')))) throw new AppError('item_not_found');
+      return loadOne(ctx.app.db, store, args.id);
+    }) as H,
+
+    [`${noun}.create`]: (async (ctx: HandlerContext, args: Record<string, unknown>) => {
+      const c = await familyCtx(ctx);
+      const data = await ctx.app.db.transaction().execute(async (trx) => {
+        const id = await s.create(trx, args as never, c);
+        const rec = (await loadOne(trx, store, id)) as { id: number };
+        await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'create', entity: store.entity, entityId: id, ip: c.ip, data: { after: rec as object } });
+        return rec;
+      });
+      await s.afterCreate?.(c, data.id, args as never);
+      return { data: s.afterCreate ? await loadOne(ctx.app.db, store, data.id) : data };
+    }) as H,
+
+    [`${noun}.update`]: (async (ctx: HandlerContext, args: { id: number } & Record<string, unknown>) => {
+      const c = await familyCtx(ctx);
+      const { id, ...changes } = args;
+      const data = await ctx.app.db.transaction().execute(async (trx) => {
+        await assertMay(trx, s, c.caller, id, 'edit');
+        const before = await loadOne(trx, store, id);
+        // an empty PATCH changes nothing (and an empty SET is no SQL)
+        if (Object.keys(changes).length) await s.update(trx, id, changes as never, c, before);
+        const after = await loadOne(trx, store, id);
+        await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'update', entity: store.entity, entityId: id, ip: c.ip, data: { before: before as object, after: after as object } });
+        return { before, after };
+      });
+      await s.afterUpdate?.(c, id, data.before, data.after);
+      return { data: data.after };
+    }) as H,
+
+    [`${noun}.delete`]: (async (ctx: HandlerContext, args: { id: number } & Record<string, unknown>) => {
+      const c = await familyCtx(ctx);
+      const { id, ...options } = args;
+      await ctx.app.db.transaction().execute(async (trx) => {
+        await assertMay(trx, s, c.caller, id, 'delete');
+        const before = await loadOne(trx, store, id);
+        const kept = await s.remove(trx, id, c, options);
+        if (kept) throw new AppError('cant_perform_action', { reason: kept.reason, dependencies: kept.dependencies ?? {} }, 409);
+        await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'delete', entity: store.entity, entityId: id, ip: c.ip, data: { before: before as object } });
+      });
+      return { ok: true as const };
+    }) as H,
+
+    /** Each item on its own: the reply says exactly which went and why the others stayed. */
+    [`${noun}.delete_all`]: (async (ctx: HandlerContext, args: { items: number[] } & Record<string, unknown>) => {
+      const c = await familyCtx(ctx);
+      const { items, ...options } = args;
+      const deleted: number[] = [];
+      const not_deleted: Array<{ id: number; reason: string; dependencies?: Record<string, number> }> = [];
+      for (const id of [...new Set(items)]) {
+        try {
+          await ctx.app.db.transaction().execute(async (trx) => {
+            await assertMay(trx, s, c.caller, id, 'delete');
+            const before = await loadOne(trx, store, id);
+            const kept = await s.remove(trx, id, c, options);
+            if (kept) throw Object.assign(new AppError('cant_perform_action'), { kept });
+            await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'delete', entity: store.entity, entityId: id, ip: c.ip, data: { before: before as object } });
+          });
+          deleted.push(id);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          const kept = (err as AppError & { kept?: Kept }).kept;
+          not_deleted.push(kept ? { id, reason: kept.reason, dependencies: kept.dependencies } : { id, reason: err.key });
+        }
+      }
+      return { deleted, not_deleted };
+    }) as H,
+  };
+  return handlers as unknown as Pick<AllHandlers, FamilyIds<R>>;
+}
+
+export type { ZodObject };

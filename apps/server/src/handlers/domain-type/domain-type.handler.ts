@@ -1,0 +1,4 @@
+import { familyHandlers } from '../../engine/family';
+import { domainTypeStore } from './domain-type.store';
+
+export const domainTypeHandlers = familyHandlers(domainTypeStore);

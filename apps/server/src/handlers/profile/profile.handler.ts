@@ -1,0 +1,96 @@
+import { hashPassword, verifyPassword } from '../../auth/crypto';
+import { revokeAccountSessions } from '../../auth/sessions';
+import { audit } from '../../audit/audit';
+import { AppError } from '../../errors';
+import { signedIn, type SomeHandlers } from '../../http/handler';
+import { loadProfile } from './profile.service';
+
+export const profileHandlers = {
+  'profile.get': async (ctx) => loadProfile(ctx.app, signedIn(ctx).userId),
+
+  'profile.update': async (ctx, args) => {
+    const auth = signedIn(ctx);
+    const before = await loadProfile(ctx.app, auth.userId);
+    await ctx.app.db.transaction().execute(async (trx) => {
+      if (args.name !== undefined || args.profile !== undefined) {
+        await trx
+          .updateTable('users')
+          .set({
+            ...(args.name !== undefined ? { name: args.name } : {}),
+            ...(args.profile !== undefined ? { profile: JSON.stringify({ ...before.profile, ...args.profile }) } : {}),
+            updated_at: new Date(),
+          })
+          .where('id', '=', auth.userId)
+          .execute();
+      }
+      if (args.locale !== undefined)
+        await trx.updateTable('accounts').set({ locale: args.locale }).where('id', '=', auth.accountId).execute();
+      await audit(trx, {
+        projectId: auth.projectId,
+        userId: auth.userId,
+        action: 'update',
+        entity: 'profile',
+        entityId: auth.userId,
+        ip: ctx.caller.ip,
+        data: { before: { name: before.name, locale: before.locale, profile: before.profile }, after: args },
+      });
+    });
+    return loadProfile(ctx.app, auth.userId);
+  },
+
+  'profile.password': async (ctx, args) => {
+    const auth = signedIn(ctx);
+    const account = await ctx.app.db.selectFrom('accounts').select('password_hash').where('id', '=', auth.accountId).executeTakeFirstOrThrow();
+    if (!(await verifyPassword(account.password_hash, args.old))) throw new AppError('invalid_credentials', { field: 'old' });
+    const hash = await hashPassword(args.new);
+    await ctx.app.db.transaction().execute(async (trx) => {
+      await trx.updateTable('accounts').set({ password_hash: hash }).where('id', '=', auth.accountId).execute();
+      // other sessions of this login end; this one goes on
+      await revokeAccountSessions(trx, auth.accountId, 'password_changed', auth.sessionId);
+      await audit(trx, { projectId: auth.projectId, userId: auth.userId, action: 'password_changed', entity: 'account', entityId: auth.accountId, ip: ctx.caller.ip });
+    });
+    return { ok: true as const };
+  },
+
+  'profile.mobile_popup': async (ctx, args) => {
+    const auth = signedIn(ctx);
+    const before = await loadProfile(ctx.app, auth.userId);
+    await ctx.app.db
+      .updateTable('users')
+      .set({ profile: JSON.stringify({ ...before.profile, is_app_popup_active: args.is_app_popup_active }), updated_at: new Date() })
+      .where('id', '=', auth.userId)
+      .execute();
+    return loadProfile(ctx.app, auth.userId);
+  },
+
+  /** Leaves the current project; the login itself goes when it belongs to no project any more. */
+  'profile.delete': async (ctx, args) => {
+    const auth = signedIn(ctx);
+    const account = await ctx.app.db.selectFrom('accounts').select('password_hash').where('id', '=', auth.accountId).executeTakeFirstOrThrow();
+    if (!(await verifyPassword(account.password_hash, args.password))) throw new AppError('invalid_credentials', { field: 'password' });
+    const admins = await ctx.app.db
+      .selectFrom('users')
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('users.project_id', '=', auth.projectId)
+      .where('roles.is_system', '=', true)
+      .where('roles.name', '=', 'Administrator')
+      .where('users.id', '!=', auth.userId)
+      .executeTakeFirstOrThrow();
+    const me = await ctx.app.db
+      .selectFrom('users')
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select(['roles.is_system', 'roles.name'])
+      .where('users.id', '=', auth.userId)
+      .executeTakeFirstOrThrow();
+    // the last administrator of a project cannot delete himself: the project would have no one to run it
+    if (me.is_system && me.name === 'Administrator' && Number(admins.n) === 0) throw new AppError('cant_perform_action', { reason: 'last_administrator' });
+    await ctx.app.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('users').where('id', '=', auth.userId).execute();
+      const rest = await trx.selectFrom('users').select('id').where('account_id', '=', auth.accountId).executeTakeFirst();
+      if (!rest) await trx.deleteFrom('accounts').where('id', '=', auth.accountId).execute();
+      await audit(trx, { projectId: auth.projectId, userId: auth.userId, action: 'delete', entity: 'account', entityId: auth.accountId, ip: ctx.caller.ip });
+    });
+    return { ok: true as const };
+  },
+} satisfies SomeHandlers;

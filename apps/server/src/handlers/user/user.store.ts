@@ -1,0 +1,257 @@
+import { sql, type Kysely } from 'kysely';
+import { userResource, type User } from '@lintel/commands';
+import type { DB } from '../../db/schema';
+import { AppError } from '../../errors';
+import { hashPassword } from '../../auth/crypto';
+import { inIds } from '../../engine/caller';
+import type { FamilyStore } from '../../engine/family';
+import { sendInvitation } from '../registration/codes';
+import { assertUserLimit } from '../../licensing/limits';
+import { assertAssignableGroups, assertMayGrantRole, assertMayTakeOver } from '../../engine/grants';
+
+export const DefaultUserProfile: User['profile'] = {
+  phone: '',
+  address: '',
+  time_zone: '+02:00',
+  sip_number_id: null,
+  identifier_format: 'dec',
+  time_format: 'DD-MM-YYYY',
+};
+
+export async function loadUsers(q: Kysely<DB>, ids: readonly number[]): Promise<User[]> {
+  if (ids.length === 0) return [];
+  const idList = sql.join(ids);
+  const [rows, domains, markers] = await Promise.all([
+    sql<{
+      id: number;
+      login: string;
+      name: string;
+      description: string;
+      email: string | null;
+      role_id: number;
+      role_name: string;
+      avatar_url: string | null;
+      elevator_access_disabled: boolean;
+      profile: Record<string, unknown>;
+      activated: boolean;
+      is_invited: boolean;
+      is_group_admin: boolean;
+      created_at: Date;
+      created_by_id: number | null;
+      created_by_name: string | null;
+    }>`
+      select t.id, a.login, t.name, t.description, a.email, r.id as role_id, r.name as role_name, t.avatar_url,
+        t.elevator_access_disabled, t.profile, (a.activated_at is not null) as activated, t.is_invited, t.is_group_admin,
+        t.created_at, cu.id as created_by_id, cu.name as created_by_name
+      from users t
+      join accounts a on a.id = t.account_id
+      join roles r on r.id = t.role_id
+      left join users cu on cu.id = t.created_by
+      where t.id in (${idList})`.execute(q),
+    sql<{ user_id: number; id: number; name: string }>`
+      select ud.user_id, d.id, d.name from user_domains ud join domains d on d.id = ud.domain_id
+      where ud.user_id in (${idList}) order by d.name, d.id`.execute(q),
+    sql<{ user_id: number; id: number; name: string; color: string }>`
+      select um.user_id, m.id, m.name, m.color from user_markers um join markers m on m.id = um.marker_id
+      where um.user_id in (${idList}) order by m.name, m.id`.execute(q),
+  ]);
+  const group = <T extends { user_id: number }>(list: T[]) => {
+    const m = new Map<number, Omit<T, 'user_id'>[]>();
+    for (const { user_id, ...rest } of list) (m.get(user_id) ?? m.set(user_id, []).get(user_id)!).push(rest);
+    return m;
+  };
+  const domainsBy = group(domains.rows);
+  const markersBy = group(markers.rows);
+  const byId = new Map(rows.rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    if (!r) return [];
+    return [
+      {
+        id: r.id,
+        login: r.login,
+        name: r.name,
+        description: r.description,
+        email: r.email,
+        role: { id: r.role_id, name: r.role_name },
+        domains: (domainsBy.get(r.id) ?? []) as User['domains'],
+        markers: (markersBy.get(r.id) ?? []) as User['markers'],
+        avatar_url: r.avatar_url,
+        elevator_access_disabled: r.elevator_access_disabled,
+        profile: { ...DefaultUserProfile, ...r.profile } as User['profile'],
+        is_activated: r.activated,
+        is_invited: r.is_invited,
+        is_group_admin: r.is_group_admin,
+        created_at: r.created_at.toISOString(),
+        created_by_user: r.created_by_id !== null ? { id: r.created_by_id, name: r.created_by_name ?? '' } : null,
+      },
+    ];
+  });
+}
+
+async function assertFreeLogin(q: Kysely<DB>, login: string | undefined, email: string | null | undefined, exceptAccount?: number) {
+  if (login) {
+    const taken = await q.selectFrom('accounts').select('id').where(sql`lower(login)`, '=', login.toLowerCase()).executeTakeFirst();
+    if (taken && taken.id !== exceptAccount) throw new AppError('login_already_used', { field: 'login' });
+  }
+  if (email) {
+    const taken = await q.selectFrom('accounts').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
+    if (taken && taken.id !== exceptAccount) throw new AppError('email_already_used', { field: 'email' });
+  }
+}
+
+async function assertMarkers(q: Kysely<DB>, projectId: number, ids: readonly number[]) {
+  if (!ids.length) return;
+  const found = await q.selectFrom('markers').select('id').where('project_id', '=', projectId).where('id', 'in', ids).execute();
+  const missing = ids.filter((id) => !found.some((f) => f.id === id));
+  if (missing.length) throw new AppError('invalid_related_entity', { entity: 'markers', ids: missing });
+}
+
+/** What a user may change on his own record without "edit all". */
+const SELF_EDITABLE = new Set(['name', 'description', 'email', 'profile']);
+
+export const userStore: FamilyStore<typeof userResource> = {
+  resource: userResource,
+  entity: 'user',
+  // a left join to a unique key: the planner drops it when a query does not read the account
+  from: sql`users t left join accounts a on a.id = t.account_id`,
+  filterable: userResource.filterable,
+  sortable: userResource.sortable,
+  columns: {
+    id: { expr: sql`t.id` },
+    login: { expr: sql`a.login` },
+    name: { expr: sql`t.name` },
+    email: { expr: sql`a.email` },
+    description: { expr: sql`t.description` },
+    role: { expr: sql`t.role_id` },
+    domains: { has: (v) => sql<boolean>`exists (select 1 from user_domains f where f.user_id = t.id and f.domain_id = ${v})` },
+    markers: { has: (v) => sql<boolean>`exists (select 1 from user_markers f where f.user_id = t.id and f.marker_id = ${v})` },
+    // an unset phone shows as '' in the record (DefaultUserProfile), so filters read it as '' too
+    phone: { expr: sql`coalesce(t.profile->>'phone', '')` },
+    is_activated: { expr: sql`(a.activated_at is not null)` },
+    is_group_admin: { expr: sql`t.is_group_admin` },
+    created_at: { expr: sql`t.created_at` },
+  },
+  search: [sql`t.name`, sql`a.login`, sql`a.email`],
+  createdBy: sql`t.created_by`,
+  scopes: {
+    view: [
+      { permission: 'users.view_all', scope: 'all' },
+      { permission: 'users.view', scope: 'descendants' },
+    ],
+    edit: [
+      { permission: 'users.edit_all', scope: 'all' },
+      { permission: 'users.edit_profile', scope: 'self' },
+    ],
+    delete: [{ permission: 'users.delete', scope: 'all' }],
+    ownAlwaysVisible: true,
+  },
+  async scopeSql(scope, caller) {
+    if (scope === 'descendants' || scope === 'domain') {
+      const ids = scope === 'domain' ? await caller.domains() : await caller.subtree();
+      return ids.length ? sql<boolean>`exists (select 1 from user_domains s where s.user_id = t.id and ${inIds(sql`s.domain_id`, ids)})` : sql<boolean>`false`;
+    }
+    if (scope === 'self') return sql<boolean>`t.id = ${caller.userId}`;
+    if (scope === 'own') return sql<boolean>`t.created_by = ${caller.userId}`;
+    return sql<boolean>`false`;
+  },
+  load: loadUsers,
+
+  async create(trx, args, ctx) {
+    const { caller } = ctx;
+    await assertAssignableGroups(trx, caller, args.domains);
+    await assertMayGrantRole(trx, caller, args.role);
+    await assertMarkers(trx, caller.projectId, args.markers ?? []);
+    await assertUserLimit(trx, args.domains, null);
+    if (args.send_registration_link && !args.password && !args.email) throw new AppError('email_required_for_registration', { field: 'email' });
+    await assertFreeLogin(trx, args.login, args.email);
+    const account = await trx
+      .insertInto('accounts')
+      .values({
+        login: args.login,
+        email: args.email || null,
+        password_hash: args.password ? await hashPassword(args.password) : null,
+        activated_at: args.password ? new Date() : null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const user = await trx
+      .insertInto('users')
+      .values({
+        project_id: caller.projectId,
+        account_id: account.id,
+        role_id: args.role,
+        name: args.name,
+        description: args.description ?? '',
+        profile: JSON.stringify({ ...DefaultUserProfile, ...args.profile }),
+        elevator_access_disabled: args.elevator_access_disabled ?? false,
+        is_group_admin: args.is_group_admin ?? false,
+        created_by: caller.userId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx.insertInto('user_domains').values([...new Set(args.domains)].map((domain_id) => ({ user_id: user.id, domain_id }))).execute();
+    const markers = [...new Set(args.markers ?? [])];
+    if (markers.length) await trx.insertInto('user_markers').values(markers.map((marker_id) => ({ user_id: user.id, marker_id }))).execute();
+    return user.id;
+  },
+
+  async afterCreate(ctx, id, args) {
+    // the person chooses a password through the e-mailed link (spec: send_registration_link defaults true)
+    if (args.send_registration_link && !args.password) await sendInvitation(ctx.app, id);
+  },
+
+  async update(trx, id, args, ctx, before) {
+    const { caller } = ctx;
+    if (!caller.has('users.edit_all')) {
+      const beyond = Object.keys(args).filter((k) => !SELF_EDITABLE.has(k));
+      if (beyond.length) throw new AppError('method_prohibited', { reason: 'edit_all', fields: beyond });
+    }
+    const accountId = (await trx.selectFrom('users').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()).account_id;
+    if ((args.login !== undefined && args.login !== before.login) || (args.email !== undefined && (args.email || null) !== before.email)) await assertMayTakeOver(trx, caller, id);
+    if (args.role !== undefined && args.role !== before.role.id) await assertMayGrantRole(trx, caller, args.role);
+    if (args.domains) {
+      await assertAssignableGroups(trx, caller, args.domains);
+      await assertUserLimit(trx, args.domains, id);
+    }
+    if (args.markers) await assertMarkers(trx, caller.projectId, args.markers);
+    await assertFreeLogin(trx, args.login, args.email, accountId);
+    if (args.login !== undefined || args.email !== undefined)
+      await trx
+        .updateTable('accounts')
+        .set({ ...(args.login !== undefined ? { login: args.login } : {}), ...(args.email !== undefined ? { email: args.email || null } : {}) })
+        .where('id', '=', accountId)
+        .execute();
+    await trx
+      .updateTable('users')
+      .set({
+        ...(args.name !== undefined ? { name: args.name } : {}),
+        ...(args.description !== undefined ? { description: args.description } : {}),
+        ...(args.role !== undefined ? { role_id: args.role } : {}),
+        ...(args.elevator_access_disabled !== undefined ? { elevator_access_disabled: args.elevator_access_disabled } : {}),
+        ...(args.is_group_admin !== undefined ? { is_group_admin: args.is_group_admin } : {}),
+        ...(args.profile ? { profile: JSON.stringify({ ...before.profile, ...args.profile }) } : {}),
+        updated_at: new Date(),
+      })
+      .where('id', '=', id)
+      .execute();
+    if (args.domains) {
+      await trx.deleteFrom('user_domains').where('user_id', '=', id).execute();
+      await trx.insertInto('user_domains').values([...new Set(args.domains)].map((domain_id) => ({ user_id: id, domain_id }))).execute();
+    }
+    if (args.markers) {
+      await trx.deleteFrom('user_markers').where('user_id', '=', id).execute();
+      const markers = [...new Set(args.markers)];
+      if (markers.length) await trx.insertInto('user_markers').values(markers.map((marker_id) => ({ user_id: id, marker_id }))).execute();
+    }
+  },
+
+  async remove(trx, id, ctx) {
+    if (id === ctx.caller.userId) return { reason: 'self' };
+    const { account_id } = await trx.selectFrom('users').select('account_id').where('id', '=', id).executeTakeFirstOrThrow();
+    await trx.deleteFrom('users').where('id', '=', id).execute();
+    const rest = await trx.selectFrom('users').select('id').where('account_id', '=', account_id).limit(1).executeTakeFirst();
+    if (!rest) await trx.deleteFrom('accounts').where('id', '=', account_id).execute();
+    return null;
+  },
+};
