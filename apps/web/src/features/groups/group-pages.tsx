@@ -1,0 +1,102 @@
+import { useMemo } from 'react';
+import { useParams, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { getCommand, type Group } from '@lintel/commands';
+import { useCan } from '../../access/use-can';
+import { deleteRows } from '../../commands/delete-rows';
+import { FormPage } from '../../forms/form-page';
+import { useRecord } from '../../forms/use-record';
+import type { FieldOverride } from '../../forms/command-form';
+import { usePageTitle } from '../../layout/page-title';
+import { useGoBack } from '../../nav/return-to';
+import { Button } from '../../ui/button';
+import { FormError } from '../../ui/field';
+import { Icon, Spinner } from '../../ui/icon';
+import { openGenerateDialog } from './generate-dialog';
+
+const overrides: Record<string, FieldOverride> = { name: { autoFocus: true } };
+
+/** /groups/add, with `?parent=<id>` when added from the tree. */
+export function GroupAddPage() {
+  const { t } = useTranslation();
+  usePageTitle(t('groups.add_title'));
+  const back = useGoBack('/groups');
+  const parent = Number(useSearchParams()[0].get('parent'));
+  const options = useMemo(() => (parent > 0 ? { preset: { parent_id: parent } } : {}), [parent]);
+  return (
+    <FormPage
+      commandId="group.create"
+      options={options}
+      overrides={overrides}
+      onDone={back}
+      onCancel={back}
+      doneMessage={t('groups.created')}
+    />
+  );
+}
+
+/** /groups/:id/edit: the group's fields; generate child groups; delete (a group with children or users is kept). */
+export function GroupEditPage() {
+  const { t } = useTranslation();
+  const id = Number(useParams().id);
+  const { record, error } = useRecord<Group>('group', id);
+  const back = useGoBack('/groups');
+  const can = useCan();
+  usePageTitle(record?.name ?? t('groups.edit_title'));
+  const options = useMemo(
+    () => ({ record: record as unknown as Record<string, unknown>, fixed: { id } }),
+    [record, id],
+  );
+  // a group cannot be its own parent
+  const editOverrides = useMemo<Record<string, FieldOverride>>(
+    () => ({ ...overrides, parent_id: { exclude: [id] } }),
+    [id],
+  );
+
+  if (error) return <FormError message={error} />;
+  if (!record)
+    return (
+      <div role="status" className="flex items-center gap-2 text-sm text-slate-500">
+        <Spinner />
+        {t('layout.loading')}
+      </div>
+    );
+  return (
+    <FormPage
+      key={record.id}
+      commandId="group.update"
+      options={options}
+      overrides={editOverrides}
+      readOnly={!can(getCommand('group.update').gates).can}
+      onDone={back}
+      onCancel={back}
+      actions={
+        <>
+          <span className="text-xs text-slate-500">
+            {t('groups.counts', { users: record.users_count, children: record.children_count })}
+          </span>
+          {can(getCommand('group.save_generated').gates).can && (
+            <Button
+              icon={<Icon name="wand" />}
+              onClick={() => openGenerateDialog(id)}
+              data-testid="generate-children"
+            >
+              {t('groups.generate')}
+            </Button>
+          )}
+          {can(getCommand('group.delete').gates).can && (
+            <Button
+              variant="ghost"
+              className="text-red-700"
+              icon={<Icon name="trash" />}
+              data-testid="delete-group"
+              onClick={() => void deleteRows('group', [id]).then((done) => done && back())}
+            >
+              {t('delete.one')}
+            </Button>
+          )}
+        </>
+      }
+    />
+  );
+}

@@ -1,0 +1,273 @@
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { GroupTreeNode } from '@lintel/commands';
+import { runCommand } from '../../api/client';
+import { describeError } from '../../api/errors';
+import { useShortcut } from '../../keys/shortcuts';
+import { rememberName } from '../../pickers/names';
+import { focusRing } from '../../ui/button';
+import { FormError } from '../../ui/field';
+import { Icon, Spinner } from '../../ui/icon';
+import { inputClass } from '../../ui/field';
+
+interface Visible {
+  node: GroupTreeNode;
+  depth: number;
+  hasChildren: boolean;
+  parent: number | null;
+}
+
+const KEY = 'lintel.groups.expanded';
+
+function storedExpanded(): Set<number> | null {
+  try {
+    const raw = window.localStorage.getItem(KEY);
+    return raw ? new Set(JSON.parse(raw) as number[]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Nodes matching the filter, with their ancestors so the match shows where it sits. */
+function keepMatching(nodes: GroupTreeNode[], needle: string): GroupTreeNode[] {
+  if (!needle) return nodes;
+  const out: GroupTreeNode[] = [];
+  for (const n of nodes) {
+    const children = keepMatching(n.children, needle);
+    const hit =
+      n.name.toLowerCase().includes(needle) || (n.logic_address ?? '').toLowerCase().includes(needle);
+    if (hit || children.length) out.push({ ...n, children: hit ? n.children : children });
+  }
+  return out;
+}
+
+/**
+ * The group hierarchy as a keyboard tree (WAI-ARIA tree view): ↑ ↓ move, → opens or goes to the first child,
+ * ← closes or goes to the parent, Enter opens the group; `a` adds a child group to the chosen one.
+ */
+export function GroupTree({
+  toolbar,
+  refreshKey,
+  onOpen,
+  onAddChild,
+}: {
+  toolbar: ReactNode;
+  refreshKey: unknown;
+  onOpen: (id: number) => void;
+  onAddChild?: (id: number) => void;
+}) {
+  const { t } = useTranslation();
+  const [roots, setRoots] = useState<GroupTreeNode[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [expanded, setExpanded] = useState<Set<number> | null>(storedExpanded);
+  const [active, setActive] = useState<number | null>(null);
+  const [filter, setFilter] = useState('');
+  const listRef = useRef<HTMLUListElement>(null);
+
+  useEffect(() => {
+    let live = true;
+    runCommand('group.tree', {})
+      .then((r) => {
+        if (!live) return;
+        const walk = (ns: GroupTreeNode[]) =>
+          ns.forEach((n) => (rememberName('group', n.id, n.name), walk(n.children)));
+        walk(r.data);
+        setRoots(r.data);
+        // first visit: the top two levels open
+        setExpanded((e) => e ?? new Set(r.data.flatMap((n) => [n.id, ...n.children.map((c) => c.id)])));
+      })
+      .catch((err: unknown) => live && setError(describeError(err).message));
+    return () => {
+      live = false;
+    };
+  }, [refreshKey]);
+
+  useEffect(() => {
+    if (!expanded) return;
+    try {
+      window.localStorage.setItem(KEY, JSON.stringify([...expanded]));
+    } catch {
+      // not remembered
+    }
+  }, [expanded]);
+
+  const needle = filter.trim().toLowerCase();
+  const visible = useMemo(() => {
+    const out: Visible[] = [];
+    const walk = (ns: GroupTreeNode[], depth: number, parent: number | null) => {
+      for (const n of ns) {
+        out.push({ node: n, depth, hasChildren: n.children.length > 0, parent });
+        if ((needle || expanded?.has(n.id)) && n.children.length) walk(n.children, depth + 1, n.id);
+      }
+    };
+    walk(keepMatching(roots ?? [], needle), 0, null);
+    return out;
+  }, [roots, expanded, needle]);
+
+  const activeIndex = Math.max(
+    0,
+    visible.findIndex((v) => v.node.id === active),
+  );
+  const current = visible[activeIndex];
+
+  // `a` adds a group under the chosen one, wherever the focus is on this screen
+  useShortcut(
+    'a',
+    () => current && onAddChild?.(current.node.id),
+    { labelKey: 'keys.add_child', enabled: !!onAddChild && !!current },
+    [current?.node.id, onAddChild],
+  );
+
+  useEffect(() => {
+    listRef.current
+      ?.querySelector<HTMLElement>(`[data-id="${current?.node.id}"]`)
+      ?.scrollIntoView({ block: 'nearest' });
+  }, [current?.node.id]);
+
+  function toggle(id: number, open?: boolean) {
+    setExpanded((e) => {
+      const next = new Set(e ?? []);
+      if (open ?? !next.has(id)) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }
+
+  function onKeyDown(e: KeyboardEvent) {
+    if (!current) return;
+    const move = (i: number) => setActive(visible[Math.max(0, Math.min(visible.length - 1, i))]!.node.id);
+    const open = needle !== '' || expanded?.has(current.node.id);
+    switch (e.key) {
+      case 'ArrowDown':
+        move(activeIndex + 1);
+        break;
+      case 'ArrowUp':
+        move(activeIndex - 1);
+        break;
+      case 'Home':
+        move(0);
+        break;
+      case 'End':
+        move(visible.length - 1);
+        break;
+      case 'ArrowRight':
+        if (current.hasChildren && !open) toggle(current.node.id, true);
+        else if (current.hasChildren) move(activeIndex + 1);
+        break;
+      case 'ArrowLeft':
+        if (current.hasChildren && open && !needle) toggle(current.node.id, false);
+        else if (current.parent !== null) setActive(current.parent);
+        break;
+      case 'Enter':
+        onOpen(current.node.id);
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+  }
+
+  return (
+    <div
+      className="flex h-full flex-col rounded-lg border border-slate-200 bg-white"
+      data-testid="group-tree"
+    >
+      <div className="flex h-10 shrink-0 items-center gap-2 border-b border-slate-200 px-2">
+        <label className="relative">
+          <span className="sr-only">{t('groups.filter')}</span>
+          <Icon name="search" className="pointer-events-none absolute top-2 left-2 size-3.5 text-slate-400" />
+          <input
+            type="search"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            placeholder={t('groups.filter')}
+            data-testid="tree-filter"
+            className={`${inputClass} h-7 w-56 border-slate-300 pl-7 text-xs`}
+          />
+        </label>
+        <span className="text-xs text-slate-500">{roots && t('groups.tree_hint')}</span>
+        <div className="ml-auto flex items-center gap-2">{toolbar}</div>
+      </div>
+      {error && (
+        <div className="p-3">
+          <FormError message={error} />
+        </div>
+      )}
+      {!roots && !error && (
+        <div role="status" className="flex items-center gap-2 p-3 text-sm text-slate-500">
+          <Spinner />
+          {t('layout.loading')}
+        </div>
+      )}
+      {roots && (
+        <ul
+          ref={listRef}
+          role="tree"
+          aria-label={t('groups.title')}
+          tabIndex={0}
+          aria-activedescendant={current ? `group-node-${current.node.id}` : undefined}
+          onKeyDown={onKeyDown}
+          className={`min-h-0 flex-1 overflow-y-auto py-1 text-[13px] ${focusRing}`}
+        >
+          {visible.length === 0 && (
+            <li role="none" className="px-3 py-2 text-slate-500">
+              {t('groups.none')}
+            </li>
+          )}
+          {visible.map((v, i) => {
+            const isOpen = needle !== '' || !!expanded?.has(v.node.id);
+            return (
+              <li
+                key={v.node.id}
+                id={`group-node-${v.node.id}`}
+                data-id={v.node.id}
+                role="treeitem"
+                aria-level={v.depth + 1}
+                aria-expanded={v.hasChildren ? isOpen : undefined}
+                aria-selected={i === activeIndex}
+                onClick={() => setActive(v.node.id)}
+                onDoubleClick={() => onOpen(v.node.id)}
+                className={`flex h-7 cursor-default items-center gap-1.5 pr-3 ${i === activeIndex ? 'bg-blue-50 text-blue-950' : 'hover:bg-slate-50'}`}
+                style={{ paddingLeft: `${8 + v.depth * 18}px` }}
+              >
+                <button
+                  type="button"
+                  tabIndex={-1}
+                  aria-hidden="true"
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    if (v.hasChildren) toggle(v.node.id);
+                  }}
+                  className={`flex size-4 items-center justify-center rounded text-slate-500 ${v.hasChildren ? 'hover:bg-slate-200' : 'invisible'}`}
+                >
+                  <Icon
+                    name="chevron-right"
+                    className={`size-3 transition-transform ${isOpen ? 'rotate-90' : ''}`}
+                  />
+                </button>
+                <Icon name="building" className="size-3.5 text-slate-400" />
+                <span className="min-w-0 truncate font-medium">{v.node.name}</span>
+                {v.node.logic_address && (
+                  <span className="font-mono text-[11px] text-slate-500">{v.node.logic_address}</span>
+                )}
+                {v.hasChildren && (
+                  <span
+                    className="rounded-full bg-slate-100 px-1.5 text-[11px] text-slate-600 tabular-nums"
+                    title={t('groups.children_count', { count: v.node.children.length })}
+                  >
+                    {v.node.children.length}
+                  </span>
+                )}
+                {v.node.type && (
+                  <span className="ml-auto rounded bg-slate-100 px-1.5 text-[11px] text-slate-600">
+                    {v.node.type}
+                  </span>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,435 @@
+import { useId, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { i18next } from '../i18n';
+import { EntityPicker } from '../pickers/entity-picker';
+import { Button, focusRing } from '../ui/button';
+import { inputClass, PasswordField, TextField } from '../ui/field';
+import { Icon } from '../ui/icon';
+import { fieldLabelKey } from './fields';
+import { PermissionsField } from './permissions-field';
+import { DUMMY_PASSWORD, toFormValues, valueAt, type FormValue, type FormValues } from './shape';
+import type { FieldSpec } from './schema';
+
+const tr = (key: string, params?: Record<string, unknown>): string =>
+  (i18next.t as unknown as (k: string, o?: Record<string, unknown>) => string)(key, params);
+
+/**
+ * The label of a field: `commands:fields.<noun>.<parent>_<field>` for a nested field whose name alone is
+ * ambiguous (a licence period's `from`), then `commands:fields.<noun>.<field>`.
+ */
+export function fieldLabel(commandId: string, field: Pick<FieldSpec, 'key'>, path?: string): string {
+  const parent = path
+    ?.split('.')
+    .filter((p) => !/^\d+$/.test(p))
+    .slice(-2, -1)[0];
+  const keys = [
+    ...(parent ? [fieldLabelKey(commandId, { key: `${parent}_${field.key}` })] : []),
+    fieldLabelKey(commandId, field),
+  ];
+  const found = keys.find((k) => i18next.exists(k));
+  return found ? tr(found) : field.key;
+}
+
+/** The title of an enum value: `values.<field>.<value>` when the locale has one, else the value itself. */
+export function valueLabel(field: Pick<FieldSpec, 'key'>, value: string): string {
+  const key = `values.${field.key}.${value}`;
+  return i18next.exists(key) ? tr(key) : value;
+}
+
+export interface FieldOverride {
+  hidden?: boolean;
+  /** a different label key (any namespace) */
+  labelKey?: string;
+  hint?: string;
+  /** replaces the widget */
+  render?: (ctx: FieldContext) => ReactNode;
+  /** picker: ids that may not be chosen */
+  exclude?: readonly number[];
+  /** a password field offers to generate one (default: every password but the current one) */
+  generate?: boolean;
+  /** focus this field first */
+  autoFocus?: boolean;
+}
+
+export interface FieldContext {
+  field: FieldSpec;
+  path: string;
+  label: string;
+  value: FormValue | undefined;
+  set: (value: FormValue) => void;
+  error: string | undefined;
+  disabled: boolean;
+}
+
+export interface CommandFormProps {
+  commandId: string;
+  fields: readonly FieldSpec[];
+  values: FormValues;
+  onChange: (path: string, value: FormValue) => void;
+  errors: Record<string, string>;
+  readOnly?: boolean;
+  overrides?: Record<string, FieldOverride>;
+  /** names of the related rows the record holds, by field path (chips show them at once) */
+  known?: Record<string, readonly { id: number; name: string }[]>;
+}
+
+/** Wide widgets take the whole row of the two-column grid. */
+function isWide(f: FieldSpec): boolean {
+  return !!f.multiline || ['ids', 'object', 'list', 'strings', 'numbers'].includes(f.type);
+}
+
+/**
+ * A form generated from a command's argument schema: text, number, boolean, enum, pickers for ids, nested
+ * objects as fieldsets and lists of records, with per-field overrides. Values and errors are by dotted path.
+ */
+export function CommandForm(props: CommandFormProps) {
+  return (
+    <div className="grid grid-cols-1 gap-x-4 gap-y-3 sm:grid-cols-2" data-testid={`form-${props.commandId}`}>
+      {props.fields.map((f) => (
+        <FieldView key={f.path} form={props} field={f} path={f.path} />
+      ))}
+    </div>
+  );
+}
+
+function FieldView({ form, field, path }: { form: CommandFormProps; field: FieldSpec; path: string }) {
+  const { t } = useTranslation();
+  const id = useId();
+  const o = form.overrides?.[path] ?? {};
+  if (o.hidden) return null;
+  const label = o.labelKey ? tr(o.labelKey) : fieldLabel(form.commandId, field, path);
+  const value = valueAt(form.values, path);
+  const error = form.errors[path];
+  const disabled = !!form.readOnly;
+  const set = (v: FormValue) => form.onChange(path, v);
+  const required = !field.optional && !field.nullable && field.type !== 'boolean';
+  const span = isWide(field) ? 'sm:col-span-2' : '';
+  const ctx: FieldContext = { field, path, label, value, set, error, disabled };
+  if (o.render) return <div className={span}>{o.render(ctx)}</div>;
+
+  const labelText = (
+    <>
+      {label}
+      {required && (
+        <span aria-hidden="true" className="text-red-600">
+          {' '}
+          *
+        </span>
+      )}
+    </>
+  );
+  const errorLine = error && (
+    <p className="mt-1 flex items-center gap-1 text-xs text-red-700" data-testid={`error-${path}`}>
+      <Icon name="error" className="size-3.5 shrink-0" />
+      {error}
+    </p>
+  );
+  const autoFocus = o.autoFocus ? { 'data-autofocus': true } : {};
+
+  switch (field.type) {
+    case 'text': {
+      const text = typeof value === 'string' ? value : '';
+      if (field.secret)
+        return (
+          <PasswordField
+            className={span}
+            name={path}
+            label={label}
+            value={text}
+            onValue={set}
+            error={error}
+            readOnly={disabled}
+            required={required}
+            autoComplete="new-password"
+            hint={o.hint}
+            onFocus={(e) => {
+              // the dummy placeholder goes away when one starts typing a new password
+              if (text === DUMMY_PASSWORD) e.currentTarget.select();
+            }}
+            // a new password can be generated; the current one cannot
+            {...((o.generate ?? field.key !== 'old') ? { onGenerate: set } : {})}
+            {...autoFocus}
+          />
+        );
+      if (field.multiline)
+        return (
+          <div className={span}>
+            <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
+              {labelText}
+            </label>
+            <textarea
+              id={id}
+              name={path}
+              value={text}
+              rows={3}
+              readOnly={disabled}
+              maxLength={field.maxLength}
+              onChange={(e) => set(e.target.value)}
+              aria-invalid={error ? true : undefined}
+              data-testid={`field-${path}`}
+              className={`${inputClass} h-auto py-1.5 ${error ? 'border-red-500' : 'border-slate-300'}`}
+              {...autoFocus}
+            />
+            {errorLine}
+          </div>
+        );
+      return (
+        <TextField
+          className={span}
+          name={path}
+          label={label}
+          value={text}
+          onValue={set}
+          error={error}
+          readOnly={disabled}
+          required={required}
+          type={field.email ? 'email' : 'text'}
+          autoComplete="off"
+          spellCheck={false}
+          maxLength={field.maxLength}
+          hint={o.hint}
+          {...autoFocus}
+        />
+      );
+    }
+    case 'number':
+      return (
+        <TextField
+          className={span}
+          name={path}
+          label={label}
+          value={typeof value === 'string' ? value : ''}
+          onValue={set}
+          error={error}
+          readOnly={disabled}
+          required={required}
+          inputMode={field.integer ? 'numeric' : 'decimal'}
+          autoComplete="off"
+          hint={
+            o.hint ??
+            (field.min !== undefined && field.max !== undefined && field.max < 1e6
+              ? t('forms.range', { min: field.min, max: field.max })
+              : undefined)
+          }
+          {...autoFocus}
+        />
+      );
+    case 'numbers':
+      return (
+        <TextField
+          className={span}
+          name={path}
+          label={label}
+          value={typeof value === 'string' ? value : ''}
+          onValue={set}
+          error={error}
+          readOnly={disabled}
+          autoComplete="off"
+          hint={o.hint ?? t('forms.numbers_hint')}
+          {...autoFocus}
+        />
+      );
+    case 'boolean':
+      return (
+        <div className={`${span} flex items-end`}>
+          <label className="flex min-h-8 cursor-pointer items-center gap-2 text-sm text-slate-800">
+            <input
+              type="checkbox"
+              name={path}
+              checked={value === true}
+              disabled={disabled}
+              onChange={(e) => set(e.target.checked)}
+              data-testid={`field-${path}`}
+              className={`size-4 accent-blue-700 ${focusRing}`}
+              {...autoFocus}
+            />
+            {label}
+          </label>
+          {errorLine}
+        </div>
+      );
+    case 'enum':
+      return (
+        <div className={span}>
+          <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
+            {labelText}
+          </label>
+          <select
+            id={id}
+            name={path}
+            value={typeof value === 'string' ? value : ''}
+            disabled={disabled}
+            onChange={(e) => set(e.target.value)}
+            aria-invalid={error ? true : undefined}
+            data-testid={`field-${path}`}
+            className={`${inputClass} ${error ? 'border-red-500' : 'border-slate-300'}`}
+            {...autoFocus}
+          >
+            {(field.optional || field.nullable || !value) && <option value="">{t('forms.not_set')}</option>}
+            {(field.options ?? []).map((opt) => (
+              <option key={opt} value={opt}>
+                {valueLabel(field, opt)}
+              </option>
+            ))}
+          </select>
+          {errorLine}
+        </div>
+      );
+    case 'id':
+    case 'ids':
+      return (
+        <div className={span}>
+          <EntityPicker
+            family={field.family!}
+            multiple={field.type === 'ids'}
+            value={
+              field.type === 'ids'
+                ? Array.isArray(value)
+                  ? (value as number[])
+                  : []
+                : typeof value === 'number'
+                  ? value
+                  : null
+            }
+            onChange={(v) => set(v as FormValue)}
+            label={label}
+            name={path}
+            error={error}
+            disabled={disabled}
+            required={required || (field.type === 'ids' && (field.minLength ?? 0) > 0)}
+            known={form.known?.[path]}
+            exclude={o.exclude}
+            placeholder={
+              field.key === 'parent_id'
+                ? t('forms.none_root')
+                : field.type === 'id' && (field.nullable || field.optional)
+                  ? t('forms.not_set')
+                  : undefined
+            }
+          />
+        </div>
+      );
+    case 'strings':
+      if (field.key === 'permissions')
+        return (
+          <div className={span}>
+            <PermissionsField
+              name={path}
+              label={label}
+              value={Array.isArray(value) ? (value as string[]) : []}
+              onChange={set}
+              disabled={disabled}
+              error={error}
+            />
+          </div>
+        );
+      return (
+        <div className={span}>
+          <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
+            {labelText}
+          </label>
+          <textarea
+            id={id}
+            name={path}
+            rows={3}
+            value={Array.isArray(value) ? (value as string[]).join('\n') : ''}
+            readOnly={disabled}
+            onChange={(e) =>
+              set(
+                e.target.value
+                  .split('\n')
+                  .map((s) => s.trim())
+                  .filter(Boolean),
+              )
+            }
+            data-testid={`field-${path}`}
+            className={`${inputClass} h-auto py-1.5 ${error ? 'border-red-500' : 'border-slate-300'}`}
+          />
+          {errorLine}
+        </div>
+      );
+    case 'object':
+      return (
+        <details
+          className={`${span} group rounded-md border border-slate-200`}
+          open={!field.optional || !!error || hasErrorUnder(form.errors, path) || undefined}
+          data-testid={`fieldset-${path}`}
+        >
+          <summary
+            className={`flex h-8 cursor-pointer list-none items-center gap-1.5 rounded-md px-2 text-xs font-semibold text-slate-700 select-none hover:bg-slate-50 ${focusRing}`}
+          >
+            <Icon name="chevron-right" className="size-3.5 transition-transform group-open:rotate-90" />
+            {label}
+          </summary>
+          <fieldset className="grid grid-cols-1 gap-x-4 gap-y-3 border-t border-slate-100 px-3 py-3 sm:grid-cols-2">
+            <legend className="sr-only">{label}</legend>
+            {(field.fields ?? []).map((f) => (
+              <FieldView key={f.key} form={form} field={f} path={`${path}.${f.key}`} />
+            ))}
+          </fieldset>
+          {errorLine}
+        </details>
+      );
+    case 'list': {
+      const items = Array.isArray(value) ? (value as FormValues[]) : [];
+      return (
+        <fieldset
+          className={`${span} rounded-md border border-slate-200 px-3 pt-1 pb-3`}
+          data-testid={`fieldset-${path}`}
+        >
+          <legend className="px-1 text-xs font-semibold text-slate-700">{label}</legend>
+          {items.length === 0 && <p className="text-xs text-slate-500">{t('forms.list_empty')}</p>}
+          {items.map((_, i) => (
+            <div
+              key={i}
+              className="mb-2 grid grid-cols-1 gap-x-4 gap-y-2 border-b border-slate-100 pb-2 sm:grid-cols-2"
+            >
+              {(field.fields ?? []).map((f) => (
+                <FieldView key={f.key} form={form} field={f} path={`${path}.${i}.${f.key}`} />
+              ))}
+              {!disabled && (
+                <div className="sm:col-span-2">
+                  <Button size="sm" variant="ghost" onClick={() => set(items.filter((__, j) => j !== i))}>
+                    {t('forms.remove_item')}
+                  </Button>
+                </div>
+              )}
+            </div>
+          ))}
+          {!disabled && (
+            <Button size="sm" onClick={() => set([...items, toFormValues(field.fields ?? [])])}>
+              {t('forms.add_item')}
+            </Button>
+          )}
+          {errorLine}
+        </fieldset>
+      );
+    }
+    case 'file':
+      return (
+        <div className={span}>
+          <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
+            {labelText}
+          </label>
+          <input
+            id={id}
+            type="file"
+            name={path}
+            disabled={disabled}
+            accept={field.key === 'image' ? 'image/*' : undefined}
+            onChange={(e) => set(e.target.files?.[0] ?? null)}
+            aria-invalid={error ? true : undefined}
+            data-testid={`field-${path}`}
+            className={`block w-full text-sm text-slate-700 file:mr-2 file:h-8 file:rounded-md file:border file:border-slate-300 file:bg-white file:px-3 file:text-sm file:font-medium ${focusRing}`}
+          />
+          {errorLine}
+        </div>
+      );
+    default:
+      return null;
+  }
+}
+
+function hasErrorUnder(errors: Record<string, string>, path: string): boolean {
+  return Object.keys(errors).some((k) => k.startsWith(`${path}.`));
+}

@@ -1,0 +1,94 @@
+import { useState } from 'react';
+import { NavLink } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { useCan } from '../access/use-can';
+import { Pages, Sections, type Section } from '../nav/pages';
+import { focusRing } from '../ui/button';
+import { Icon } from '../ui/icon';
+
+const KEY = 'lintel.menu';
+
+/** The side menu state is a stored browser setting (spec part 2 §9): sections start expanded. */
+function storedCollapsed(): Partial<Record<Section, boolean>> {
+  try {
+    const v = JSON.parse(window.localStorage.getItem(KEY) ?? '{}') as unknown;
+    return v && typeof v === 'object' ? (v as Partial<Record<Section, boolean>>) : {};
+  } catch (err) {
+    console.warn('lintel: menu state unreadable', err);
+    return {};
+  }
+}
+
+/**
+ * The menu of spec part 1 §2.3: sections in order, each item shown only when the user may open its page
+ * (the same gate evaluator as routes and the palette), empty sections left out.
+ */
+export function SideMenu() {
+  const { t } = useTranslation();
+  const can = useCan();
+  const [collapsed, setCollapsed] = useState(storedCollapsed);
+  const tr = t as unknown as (k: string) => string;
+
+  function toggle(section: Section) {
+    setCollapsed((c) => {
+      const next = { ...c, [section]: !c[section] };
+      try {
+        window.localStorage.setItem(KEY, JSON.stringify(next));
+      } catch {
+        // not remembered
+      }
+      return next;
+    });
+  }
+
+  return (
+    <nav aria-label={t('menu.label')} className="flex-1 overflow-y-auto px-2 py-2" data-testid="side-menu">
+      {Sections.map((section) => {
+        const items = Pages.filter((p) => p.menu && p.section === section && can(p.gates).can);
+        if (!items.length) return null;
+        const open = !collapsed[section];
+        const listId = `menu-${section}`;
+        return (
+          <div key={section} className="mb-1">
+            <button
+              type="button"
+              aria-expanded={open}
+              aria-controls={listId}
+              onClick={() => toggle(section)}
+              data-testid={`menu-section-${section}`}
+              className={`flex h-7 w-full items-center gap-1 rounded px-2 text-[11px] font-semibold tracking-wider text-slate-400 uppercase hover:text-slate-200 ${focusRing} focus-visible:ring-offset-slate-900`}
+            >
+              <Icon
+                name="chevron-right"
+                className={`size-3 transition-transform ${open ? 'rotate-90' : ''}`}
+              />
+              {t(`menu.section.${section}`)}
+            </button>
+            {open && (
+              <ul id={listId}>
+                {items.map((item) => (
+                  <li key={item.id}>
+                    <NavLink
+                      to={item.path}
+                      data-testid={`menu-${item.id}`}
+                      className={({ isActive }) =>
+                        `flex h-8 items-center gap-2 rounded-md px-2 text-sm ${focusRing} focus-visible:ring-offset-slate-900 ${
+                          isActive
+                            ? 'bg-slate-700 font-medium text-white'
+                            : 'text-slate-300 hover:bg-slate-800 hover:text-white'
+                        }`
+                      }
+                    >
+                      <Icon name={item.icon} />
+                      {tr(item.titleKey)}
+                    </NavLink>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        );
+      })}
+    </nav>
+  );
+}

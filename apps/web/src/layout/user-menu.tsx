@@ -1,0 +1,171 @@
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useAtomValue } from 'jotai';
+import { useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { profileAtom, signOut, useProjects, useSession } from '../session/session';
+import { focusRing } from '../ui/button';
+import { Icon, Spinner } from '../ui/icon';
+
+export function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  const letters =
+    parts.length > 1 ? [parts[0]![0], parts[parts.length - 1]![0]] : [name.trim()[0], name.trim()[1]];
+  return letters.filter(Boolean).join('').toUpperCase() || '?';
+}
+
+/** The user menu of the top bar: who is signed in, the profile, switching project, signing out. */
+export function UserMenu() {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const profile = useAtomValue(profileAtom);
+  const session = useSession();
+  const projects = useProjects();
+  const [open, setOpen] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  const rootRef = useRef<HTMLDivElement>(null);
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLDivElement>(null);
+  const menuId = useId();
+
+  const name = profile?.name ?? session?.login ?? '';
+  const login = profile?.login ?? session?.login ?? '';
+  const canSwitch = (projects?.sessions.length ?? 0) > 1;
+
+  const items = () => [
+    ...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])') ?? []),
+  ];
+
+  useEffect(() => {
+    if (!open) return;
+    items()[0]?.focus();
+    const onPointer = (e: PointerEvent) => {
+      if (!rootRef.current?.contains(e.target as Node)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onPointer);
+    return () => document.removeEventListener('pointerdown', onPointer);
+  }, [open]);
+
+  function close(focusButton = true) {
+    setOpen(false);
+    if (focusButton) buttonRef.current?.focus();
+  }
+
+  function onMenuKey(e: KeyboardEvent) {
+    const list = items();
+    const at = list.indexOf(document.activeElement as HTMLElement);
+    const go = (i: number) => list[(i + list.length) % list.length]?.focus();
+    if (e.key === 'ArrowDown') go(at + 1);
+    else if (e.key === 'ArrowUp') go(at - 1);
+    else if (e.key === 'Home') go(0);
+    else if (e.key === 'End') go(list.length - 1);
+    else if (e.key === 'Escape') close();
+    else if (e.key === 'Tab') close(false);
+    else return;
+    if (e.key !== 'Tab') e.preventDefault();
+  }
+
+  async function logout() {
+    setLeaving(true);
+    await signOut();
+    navigate('/login', { replace: true });
+  }
+
+  const itemClass = `flex w-full items-center gap-2 rounded px-2 py-1.5 text-left text-sm text-slate-700 hover:bg-slate-100 focus:bg-slate-100 ${focusRing}`;
+
+  return (
+    <div ref={rootRef} className="relative">
+      <button
+        ref={buttonRef}
+        type="button"
+        data-testid="user-menu"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? menuId : undefined}
+        aria-label={t('user_menu.label', { name })}
+        onClick={() => setOpen((o) => !o)}
+        onKeyDown={(e) => {
+          if (e.key === 'ArrowDown' && !open) {
+            e.preventDefault();
+            setOpen(true);
+          }
+        }}
+        className={`flex h-8 items-center gap-2 rounded-md pr-1.5 pl-1 text-sm text-slate-700 hover:bg-slate-100 ${focusRing}`}
+      >
+        <span
+          aria-hidden="true"
+          className="flex size-6 items-center justify-center rounded-full bg-slate-700 text-[11px] font-semibold text-white"
+        >
+          {initials(name)}
+        </span>
+        <span className="hidden max-w-40 truncate font-medium sm:inline" data-testid="user-menu-name">
+          {name}
+        </span>
+        <Icon name="chevron-down" className="size-3.5 text-slate-500" />
+      </button>
+      {open && (
+        <div
+          ref={menuRef}
+          id={menuId}
+          role="menu"
+          aria-label={t('user_menu.title')}
+          onKeyDown={onMenuKey}
+          className="absolute top-full right-0 z-40 mt-1 w-60 rounded-md border border-slate-200 bg-white p-1 shadow-lg"
+        >
+          <div className="border-b border-slate-100 px-2 pt-1 pb-2" role="none">
+            <div className="truncate text-sm font-medium text-slate-900">{name}</div>
+            <div className="truncate text-xs text-slate-500">{login}</div>
+            {session && <div className="mt-0.5 truncate text-xs text-slate-500">{session.project.name}</div>}
+          </div>
+          <div className="pt-1" role="none">
+            <button
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              data-testid="menu-profile"
+              className={itemClass}
+              onClick={() => {
+                setOpen(false);
+                navigate('/profile');
+              }}
+            >
+              <Icon name="user" className="size-4 text-slate-500" />
+              {t('user_menu.profile')}
+            </button>
+            {canSwitch && (
+              <button
+                type="button"
+                role="menuitem"
+                tabIndex={-1}
+                data-testid="switch-project"
+                className={itemClass}
+                onClick={() => {
+                  setOpen(false);
+                  navigate('/choose-project');
+                }}
+              >
+                <Icon name="swap" className="size-4 text-slate-500" />
+                {t('user_menu.switch_project')}
+              </button>
+            )}
+            <button
+              type="button"
+              role="menuitem"
+              tabIndex={-1}
+              data-testid="logout"
+              disabled={leaving}
+              className={itemClass}
+              onClick={() => void logout()}
+            >
+              {leaving ? (
+                <Spinner className="size-4 text-slate-500" />
+              ) : (
+                <Icon name="logout" className="size-4 text-slate-500" />
+              )}
+              {t('user_menu.sign_out')}
+            </button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,371 @@
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { atom, useAtom, useAtomValue } from 'jotai';
+import { Command } from 'cmdk';
+import { useNavigate } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { Locales } from '@lintel/core';
+import { getCommand, type CommandId } from '@lintel/commands';
+import { evaluateGates } from '../access/gates';
+import { holderOf } from '../access/use-can';
+import { recentItems, rememberRecent, type RecentItem } from '../commands/recent';
+import { EDIT_PAGES, runnableCommands, startCommand } from '../commands/start';
+import { commandTitle } from '../commands/titles';
+import { nounOf } from '../forms/fields';
+import type { Family } from '../forms/schema';
+import { i18next } from '../i18n';
+import { useShortcut } from '../keys/shortcuts';
+import { Pages } from '../nav/pages';
+import { searchFamily } from '../pickers/entity-picker';
+import { profileAtom } from '../session/session';
+import { openCommandForm } from '../commands/dialogs';
+import { pageActionsAtom } from './page-actions';
+import { Icon, Spinner, type IconName } from '../ui/icon';
+import { parseEntityQuery, rank, type EntityWords } from './search';
+
+export const paletteOpenAtom = atom(false);
+
+interface Entry {
+  key: string;
+  kind: 'command' | 'page' | 'entity' | 'action';
+  titles: string[];
+  keywords?: string[];
+  hint: string;
+  /** a row's login or parent, to tell two rows of one name apart */
+  detail?: string;
+  icon: IconName;
+  run: () => void;
+}
+
+const tr = (key: string, lng?: string): string =>
+  (i18next.t as unknown as (k: string, o?: Record<string, unknown>) => string)(
+    key,
+    lng ? { lng } : undefined,
+  );
+
+/** The interface language first, then the others. */
+const languages = () => {
+  const current = i18next.resolvedLanguage ?? 'en';
+  return [current, ...Locales.filter((l) => l !== current)];
+};
+
+const FAMILY_ICON: Record<string, IconName> = {
+  user: 'user',
+  group: 'building',
+  role: 'shield',
+  marker: 'key',
+  domain_type: 'list',
+};
+/** Families the palette finds rows of, by name. */
+const SEARCHED: readonly Family[] = ['user', 'group', 'role', 'marker'];
+
+function entityWords(): EntityWords {
+  const split = (key: string) =>
+    Locales.flatMap((lng) =>
+      tr(key, lng)
+        .split(',')
+        .map((w) => w.trim())
+        .filter(Boolean),
+    )
+      // longer words first: "группу" before "групп"
+      .sort((a, b) => b.length - a.length);
+  return {
+    open: split('palette.words.open'),
+    families: {
+      user: split('palette.words.user'),
+      group: split('palette.words.group'),
+      role: split('palette.words.role'),
+      marker: split('palette.words.marker'),
+      domain_type: split('palette.words.domain_type'),
+    },
+  };
+}
+
+/**
+ * The palette's list. It stays mounted while the palette is closed (display: none), so opening costs no
+ * rendering; what changes between two openings (the query, recent items) is reset when it closes.
+ */
+const PaletteContent = memo(function PaletteContent({ open, close }: { open: boolean; close: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const profile = useAtomValue(profileAtom);
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<Entry[]>([]);
+  const [searching, setSearching] = useState(false);
+  const [closings, setClosings] = useState(0);
+  const holder = holderOf(profile);
+  const lang = i18next.resolvedLanguage;
+  const pageActions = useAtomValue(pageActionsAtom);
+
+  // closed: start the next opening empty, with the recent items of this one first
+  useEffect(() => {
+    if (open) return;
+    setQuery('');
+    setClosings((n) => n + 1);
+  }, [open]);
+
+  const go = (fn: () => void) => {
+    close();
+    fn();
+  };
+
+  const { commands, pages } = useMemo(() => {
+    const lngs = languages();
+    const commands: Entry[] = runnableCommands(holder).map((c) => ({
+      key: `command:${c.id}`,
+      kind: 'command',
+      titles: lngs.map((l) => commandTitle(c.id, l)),
+      keywords: [c.id],
+      hint: tr(`palette.family.${nounOf(c.id)}`),
+      icon: FAMILY_ICON[nounOf(c.id)] ?? 'command',
+      run: () => go(() => void startCommand(c.id, navigate)),
+    }));
+    const pages: Entry[] = Pages.filter(
+      (p) => (p.menu || p.id === 'profile') && evaluateGates(p.gates, holder).can,
+    ).map((p) => ({
+      key: `page:${p.path}`,
+      kind: 'page',
+      titles: lngs.map((l) => tr(p.titleKey, l)),
+      keywords: [p.path],
+      hint: tr('palette.page'),
+      icon: p.icon,
+      run: () =>
+        go(() => {
+          rememberRecent({ kind: 'page', path: p.path });
+          navigate(p.path);
+        }),
+    }));
+    return { commands, pages };
+    // the lists follow the profile (permissions) and the language
+  }, [profile, lang]);
+
+  // what the screen on show offers (a table's Export), first
+  const actions = useMemo<Entry[]>(
+    () =>
+      pageActions.map((a) => ({
+        key: `action:${a.id}`,
+        kind: 'action',
+        titles: languages().map((l) => tr(a.labelKey, l)),
+        keywords: [a.id],
+        hint: tr('palette.this_page'),
+        icon: a.icon,
+        run: () => go(a.run),
+      })),
+    // the titles follow the language
+    [pageActions, lang],
+  );
+
+  const entityEntry = (family: Family, id: number, name: string, detail?: string): Entry => ({
+    key: `entity:${family}:${id}`,
+    kind: 'entity',
+    titles: [name],
+    detail,
+    hint: tr(`palette.family.${family}`),
+    icon: FAMILY_ICON[family] ?? 'list',
+    run: () =>
+      go(() => {
+        rememberRecent({ kind: 'entity', family, id, name });
+        const edit = EDIT_PAGES[family];
+        if (edit) navigate(edit(id));
+        // no page of its own: its edit form, with the row loaded
+        else openCommandForm(`${family}.update`, { preset: { id } });
+      }),
+  });
+
+  const recent = useMemo(() => {
+    const byKey = new Map([...commands, ...pages].map((e) => [e.key, e]));
+    return recentItems()
+      .map((r: RecentItem) =>
+        r.kind === 'command'
+          ? byKey.get(`command:${r.id}`)
+          : r.kind === 'page'
+            ? byKey.get(`page:${r.path}`)
+            : evaluateGates(getCommand(`${r.family}.list` as CommandId).gates, holder).can
+              ? entityEntry(r.family, r.id, r.name)
+              : undefined,
+      )
+      .filter((e): e is Entry => !!e);
+    // `closings`: read the recent items again after each use
+  }, [commands, pages, closings]);
+
+  // rows by name, searched on the server (cmdk filters only what it holds)
+  const searchable = useMemo(
+    () => SEARCHED.filter((f) => evaluateGates(getCommand(`${f}.list` as CommandId).gates, holder).can),
+    [profile],
+  );
+  useEffect(() => {
+    const parsed = parseEntityQuery(query, entityWords(), searchable);
+    if (!parsed) {
+      setFound([]);
+      setSearching(false);
+      return;
+    }
+    let live = true;
+    setSearching(true);
+    const timer = window.setTimeout(() => {
+      void Promise.all(
+        parsed.families.map((f) =>
+          searchFamily(f, parsed.text, 1, 5)
+            .then((r) => r.rows.map((row) => entityEntry(f, row.id, row.name, row.hint)))
+            .catch(() => [] as Entry[]),
+        ),
+      ).then((lists) => {
+        if (!live) return;
+        setFound(lists.flat());
+        setSearching(false);
+      });
+    }, 150);
+    return () => {
+      live = false;
+      window.clearTimeout(timer);
+    };
+  }, [query, searchable]);
+
+  const q = query.trim();
+  const recentKeys = new Set(recent.map((r) => r.key));
+  const groups: { id: string; heading: string; items: Entry[] }[] = q
+    ? [
+        {
+          id: 'best',
+          heading: t('palette.best'),
+          items: rank(
+            [
+              ...actions,
+              ...recent,
+              ...pages.filter((p) => !recentKeys.has(p.key)),
+              ...commands.filter((c) => !recentKeys.has(c.key)),
+            ],
+            q,
+          ).slice(0, 40),
+        },
+        { id: 'found', heading: t('palette.found'), items: found },
+      ]
+    : [
+        { id: 'actions', heading: t('palette.on_this_page'), items: actions },
+        { id: 'recent', heading: t('palette.recent'), items: recent },
+        { id: 'pages', heading: t('palette.pages'), items: pages.filter((p) => !recentKeys.has(p.key)) },
+        {
+          id: 'commands',
+          heading: t('palette.commands'),
+          items: commands.filter((c) => !recentKeys.has(c.key)),
+        },
+      ];
+
+  return (
+    <Command
+      label={t('palette.title')}
+      shouldFilter={false}
+      loop
+      className="flex min-h-0 flex-1 flex-col"
+      data-testid="palette"
+    >
+      <div className="flex h-11 shrink-0 items-center gap-2 border-b border-slate-200 px-3">
+        <Icon name="search" className="size-4 text-slate-400" />
+        <Command.Input
+          value={query}
+          onValueChange={setQuery}
+          placeholder={t('palette.placeholder')}
+          aria-label={t('palette.placeholder')}
+          data-testid="palette-input"
+          className="h-full min-w-0 flex-1 border-0 bg-transparent text-sm outline-none placeholder:text-slate-400"
+        />
+        {searching && <Spinner className="size-4 text-slate-400" />}
+        <kbd className="rounded border border-slate-300 px-1 font-mono text-[10px] text-slate-500">Esc</kbd>
+      </div>
+      <Command.List
+        className="max-h-[min(60vh,28rem)] overflow-y-auto p-1.5"
+        aria-label={t('palette.results')}
+      >
+        <Command.Empty className="px-3 py-6 text-center text-sm text-slate-500">
+          {searching ? t('palette.searching') : t('palette.nothing')}
+        </Command.Empty>
+        {groups
+          .filter((g) => g.items.length)
+          .map((g) => (
+            <Command.Group
+              key={g.id}
+              heading={g.heading}
+              className="mb-1 [&_[cmdk-group-heading]]:px-2 [&_[cmdk-group-heading]]:pt-1.5 [&_[cmdk-group-heading]]:pb-1 [&_[cmdk-group-heading]]:text-[11px] [&_[cmdk-group-heading]]:font-semibold [&_[cmdk-group-heading]]:tracking-wide [&_[cmdk-group-heading]]:text-slate-500 [&_[cmdk-group-heading]]:uppercase"
+            >
+              {g.items.map((e) => (
+                <Command.Item
+                  key={`${g.id}:${e.key}`}
+                  value={`${g.id}:${e.key}`}
+                  onSelect={e.run}
+                  data-testid="palette-item"
+                  data-key={e.key}
+                  className="flex h-8 cursor-pointer items-center gap-2.5 rounded-md px-2 text-sm text-slate-800 data-[selected=true]:bg-blue-700 data-[selected=true]:text-white [&[data-selected=true]_.hint]:text-white"
+                >
+                  <Icon name={e.icon} className="size-4 shrink-0 opacity-70" />
+                  <span className="min-w-0 flex-1 truncate">{e.titles[0]}</span>
+                  {e.detail && (
+                    <span className="hint min-w-0 truncate font-mono text-xs text-slate-600">{e.detail}</span>
+                  )}
+                  <span className="hint shrink-0 text-xs text-slate-600">{e.hint}</span>
+                </Command.Item>
+              ))}
+            </Command.Group>
+          ))}
+      </Command.List>
+      <div className="flex h-8 shrink-0 items-center gap-3 border-t border-slate-200 bg-slate-50 px-3 text-[11px] text-slate-500">
+        <span>{t('palette.help_move')}</span>
+        <span>{t('palette.help_run')}</span>
+        <span className="ml-auto">{t('palette.help_keys')}</span>
+      </div>
+    </Command>
+  );
+});
+
+/**
+ * The command palette (Ctrl/Cmd+K from anywhere, even inside a dialog): every page and every command the
+ * user may run, recent ones first, fuzzy-matched in English and Russian, and rows found by name.
+ */
+export function Palette() {
+  const [open, setOpen] = useAtom(paletteOpenAtom);
+  const ref = useRef<HTMLDialogElement>(null);
+  const { t } = useTranslation();
+  // the list is built once the page is idle, so the first Ctrl+K only has to show it
+  const [built, setBuilt] = useState(false);
+  useEffect(() => {
+    const idle = window.requestIdleCallback ?? ((fn: () => void) => window.setTimeout(fn, 200));
+    const cancel = window.cancelIdleCallback ?? window.clearTimeout;
+    const id = idle(() => setBuilt(true));
+    return () => cancel(id);
+  }, []);
+  const close = useMemo(() => () => setOpen(false), [setOpen]);
+
+  useShortcut('mod+k', () => setOpen((o) => !o), {
+    labelKey: 'keys.palette',
+    inInputs: true,
+    inDialogs: true,
+  });
+
+  useLayoutEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // the input mounted while the dialog was closed, so its autofocus could not take
+      dialog.querySelector<HTMLInputElement>('[cmdk-input]')?.focus();
+    }
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+
+  return (
+    <dialog
+      ref={ref}
+      aria-label={t('palette.title')}
+      onCancel={(e) => {
+        e.preventDefault();
+        setOpen(false);
+      }}
+      onClose={() => setOpen(false)}
+      onMouseDown={(e) => {
+        // a click on the backdrop closes
+        if (e.target === ref.current) setOpen(false);
+      }}
+      className="mx-auto mt-[12vh] w-[min(640px,calc(100vw-2rem))] flex-col overflow-hidden rounded-lg border border-slate-300 bg-white p-0 text-slate-900 shadow-2xl backdrop:bg-slate-900/30 open:flex"
+    >
+      {(built || open) && <PaletteContent open={open} close={close} />}
+    </dialog>
+  );
+}

@@ -1,0 +1,443 @@
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type MouseEvent as ReactMouseEvent,
+  type ReactNode,
+  type RefObject,
+} from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { PageLoader } from './page-loader';
+import { assignSlots } from './slots';
+import type { CellText, TableColumn } from './table-columns';
+
+/** Fixed geometry: every row is exactly this tall, so nothing is measured while scrolling. */
+export const ROW_HEIGHT = 30;
+export const HEADER_HEIGHT = 32;
+export const SELECT_WIDTH = 36;
+const OVERSCAN = 3;
+/**
+ * When the view moves more than this many pixels from one drawn frame to the next, twice running, rows are
+ * drawn as placeholders until it slows down: nobody reads rows flying by, and a placeholder row costs the
+ * browser next to nothing (react-virtuoso's "scroll seek"). 10 rows a frame is 600 rows a second at 60 Hz.
+ */
+const SEEK_STEP = 10 * ROW_HEIGHT;
+
+/** What the keyboard (and the table around the grid) can ask of the grid. */
+export interface GridHandle {
+  move(delta: number): void;
+  moveTo(index: number): void;
+  /** a screenful down (1) or up (-1) */
+  page(direction: 1 | -1): void;
+  open(): void;
+  toggle(): void;
+  toggleRange(): void;
+  focus(): void;
+  element(): HTMLElement | null;
+}
+
+export interface GridProps<Row extends { id: number }> {
+  gridId: string;
+  label: string;
+  loader: PageLoader<Row>;
+  total: number | null;
+  loading: boolean;
+  columns: TableColumn<Row>[];
+  /** the header row (built by the table, which owns sorting and sizing) */
+  header: ReactNode;
+  selected: ReadonlySet<number>;
+  /** set these rows' selection */
+  onSelect: (ids: number[], on: boolean) => void;
+  onOpen?: (row: Row) => void;
+  /** a new query: focus goes back to the first row */
+  resetKey: string;
+  handleRef: RefObject<GridHandle | null>;
+  /** the rows fully or partly on screen, for the counter */
+  onRange: (first: number, last: number) => void;
+  selectLabel: (row: Row) => string;
+  words: CellText;
+  /** a placeholder drawn over the body (empty, error, first load) */
+  overlay?: ReactNode;
+}
+
+const noop = () => undefined;
+
+
+interface RowProps<Row extends { id: number }> {
+  index: number;
+  domId: string;
+  row: Row | undefined;
+  columns: TableColumn<Row>[];
+  focused: boolean;
+  selected: boolean;
+  selectLabel: (row: Row) => string;
+  words: CellText;
+  /** draw grey bars in the cells of a row not loaded yet (not while seeking: nothing is drawn then) */
+  bars: boolean;
+}
+
+const alignClass = { left: 'text-left', right: 'text-right tabular-nums', center: 'text-center' } as const;
+
+/**
+ * A cell whose row has not arrived shows a grey bar: a background of the cell it already has, written as
+ * literal values (a value through a CSS variable would be parsed again for every cell drawn).
+ */
+const BAR = 'bg-[linear-gradient(#e2e8f0,#e2e8f0)] bg-no-repeat bg-[position:8px_50%]';
+const BAR_LENGTHS = [
+  'bg-[length:55%_8px]',
+  'bg-[length:38%_8px]',
+  'bg-[length:70%_8px]',
+  'bg-[length:46%_8px]',
+];
+
+/**
+ * One row: its own compositor layer (will-change), moved by transform, its cells painted only when its
+ * content changes. Zebra stripes are each row's background: one stripe image under 3,000,000 px of rows
+ * had the whole surface rastered again on every frame. Tooltips are set on hover (see the grid).
+ */
+function GridRowInner<Row extends { id: number }>({
+  index,
+  domId,
+  row,
+  columns,
+  focused,
+  selected,
+  selectLabel,
+  words,
+  bars,
+}: RowProps<Row>) {
+  const tone = selected
+    ? 'bg-blue-50 hover:bg-blue-100'
+    : focused
+      ? 'bg-slate-100'
+      : index % 2
+        ? 'bg-slate-50 hover:bg-slate-100'
+        : 'bg-white hover:bg-slate-100';
+  return (
+    <div
+      role="row"
+      id={domId}
+      aria-rowindex={index + 2}
+      aria-selected={row ? selected : undefined}
+      aria-busy={row ? undefined : true}
+      data-index={index}
+      className={`absolute left-0 flex h-[30px] w-full border-b border-slate-100 text-[13px] leading-[29px] top-0 text-slate-800 will-change-transform [contain:strict] ${tone} ${
+        focused ? 'group-focus:outline-2 group-focus:-outline-offset-2 group-focus:outline-blue-600' : ''
+      }`}
+      style={{ transform: `translateY(${index * ROW_HEIGHT}px)` }}
+    >
+      <div role="gridcell" className="flex w-9 shrink-0 items-center justify-center">
+        {row && (
+          <input
+            type="checkbox"
+            data-select=""
+            tabIndex={-1}
+            checked={selected}
+            onChange={noop}
+            aria-label={selectLabel(row)}
+            className="size-3.5 cursor-pointer accent-blue-700"
+          />
+        )}
+      </div>
+      {columns.map((c, ci) => {
+        // cells take the widths the table publishes as CSS variables: resizing re-renders no row
+        const place = { width: `var(--lt-w${ci})` };
+        let content: ReactNode = null;
+        let tone = !row
+          ? bars
+            ? `${BAR} ${BAR_LENGTHS[(index + ci * 3) % BAR_LENGTHS.length]}`
+            : ''
+          : c.id === 'id'
+            ? 'text-slate-600'
+            : '';
+        let name: string | undefined;
+        if (row) {
+          if (c.render) content = c.render(row);
+          else if (c.kind === 'boolean') {
+            // the mark for the eye, the word for a screen reader
+            const v = c.value(row);
+            content = v === true ? '✓' : v === false ? '—' : '';
+            tone = v === true ? 'font-semibold text-emerald-700' : 'text-slate-500';
+            name = v === true ? words.yes : v === false ? words.no : undefined;
+          } else {
+            content = c.text(row);
+            if (content === '') {
+              content = '—';
+              tone = 'text-slate-500';
+            }
+          }
+        }
+        return (
+          <div
+            key={c.id}
+            role="gridcell"
+            aria-label={name}
+            className={`shrink-0 truncate px-2 ${alignClass[c.align]} ${tone}`}
+            style={place}
+            data-col={ci}
+          >
+            {content}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+const GridRow = memo(GridRowInner) as typeof GridRowInner;
+
+/** True while the view jumps more than SEEK_STEP per frame (entered after two such frames, left below half). */
+function useScrollSeek(offset: number, scrolling: boolean): boolean {
+  const last = useRef({ offset, fast: 0, seeking: false });
+  const s = last.current;
+  if (!scrolling) {
+    s.fast = 0;
+    s.seeking = false;
+  } else if (offset !== s.offset) {
+    const step = Math.abs(offset - s.offset);
+    s.fast = step > SEEK_STEP ? s.fast + 1 : 0;
+    if (s.fast >= 2) s.seeking = true;
+    else if (step < SEEK_STEP / 2) s.seeking = false;
+  }
+  s.offset = offset;
+  return s.seeking;
+}
+
+function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
+  const {
+    gridId,
+    label,
+    loader,
+    total,
+    loading,
+    columns,
+    header,
+    selected,
+    onSelect,
+    onOpen,
+    resetKey,
+    handleRef,
+    onRange,
+    selectLabel,
+    words,
+    overlay,
+  } = props;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  // re-render when rows arrive
+  useSyncExternalStore(loader.subscribe, loader.getVersion);
+  const count = total ?? 0;
+  const [focus, setFocus] = useState(0);
+  const focusRef = useRef(0);
+  focusRef.current = Math.min(focus, Math.max(0, count - 1));
+  const anchorRef = useRef<number | null>(null);
+  const scrollOnFocus = useRef(false);
+
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: OVERSCAN,
+    paddingStart: HEADER_HEIGHT,
+    scrollPaddingStart: HEADER_HEIGHT,
+    initialRect: { width: 1200, height: 800 },
+  });
+  const items = virtualizer.getVirtualItems();
+  const seeking = useScrollSeek(virtualizer.scrollOffset ?? 0, virtualizer.isScrolling);
+  const slotsRef = useRef<Map<number, number>>(new Map());
+  const slots = assignSlots(
+    items.map((i) => i.index),
+    slotsRef.current,
+  );
+  slotsRef.current = slots;
+  // While the view moves, rows stay in slot order in the DOM, so a recycled row is not moved (a move
+  // rebuilds its layout); at rest they are put back in row order, as screen readers read them.
+  const drawn = virtualizer.isScrolling
+    ? [...items].sort((a, b) => slots.get(a.index)! - slots.get(b.index)!)
+    : items;
+  const range = virtualizer.range;
+  const firstItem = items[0]?.index ?? 0;
+  const lastItem = items[items.length - 1]?.index ?? 0;
+  const visibleFirst = range?.startIndex ?? 0;
+  const visibleLast = range?.endIndex ?? 0;
+
+  // no page is asked for while rows fly by as placeholders: only where the view comes to rest
+  useEffect(() => {
+    if (!seeking) loader.setRange(firstItem, lastItem);
+  }, [loader, firstItem, lastItem, seeking]);
+  useEffect(() => {
+    onRange(visibleFirst, visibleLast);
+  }, [onRange, visibleFirst, visibleLast]);
+
+  // a new query starts at the top
+  const lastReset = useRef(resetKey);
+  useLayoutEffect(() => {
+    if (lastReset.current === resetKey) return;
+    lastReset.current = resetKey;
+    setFocus(0);
+    anchorRef.current = null;
+    if (scrollRef.current) scrollRef.current.scrollTop = 0;
+  }, [resetKey]);
+
+  const ensureVisible = useCallback((index: number) => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const top = HEADER_HEIGHT + index * ROW_HEIGHT;
+    const bottom = top + ROW_HEIGHT;
+    if (top < el.scrollTop + HEADER_HEIGHT) el.scrollTop = index * ROW_HEIGHT;
+    else if (bottom > el.scrollTop + el.clientHeight) el.scrollTop = bottom - el.clientHeight;
+  }, []);
+
+  const focusedIndex = focusRef.current;
+  useLayoutEffect(() => {
+    if (!scrollOnFocus.current) return;
+    scrollOnFocus.current = false;
+    ensureVisible(focusedIndex);
+  }, [focusedIndex, ensureVisible]);
+
+  const focusGrid = useCallback(() => {
+    const el = scrollRef.current;
+    if (el && document.activeElement !== el) el.focus({ preventScroll: true });
+  }, []);
+
+  const moveTo = useCallback(
+    (index: number) => {
+      const n = loader.getTotal() ?? 0;
+      if (n <= 0) return;
+      const next = Math.max(0, Math.min(n - 1, index < 0 ? n - 1 : index));
+      scrollOnFocus.current = true;
+      focusGrid();
+      setFocus(next);
+      // the same index again still brings it into view
+      if (next === focusRef.current) ensureVisible(next);
+    },
+    [loader, focusGrid, ensureVisible],
+  );
+
+  const toggleAt = useCallback(
+    (index: number, range: boolean) => {
+      const anchor = anchorRef.current;
+      if (range && anchor !== null && anchor !== index) {
+        const from = Math.min(anchor, index);
+        const to = Math.max(anchor, index);
+        onSelect(
+          loader.loadedRows(from, to).map((r) => r.row.id),
+          true,
+        );
+      } else {
+        const row = loader.rowAt(index);
+        if (!row) return;
+        onSelect([row.id], !selected.has(row.id));
+      }
+      anchorRef.current = index;
+    },
+    [loader, onSelect, selected],
+  );
+
+  useLayoutEffect(() => {
+    handleRef.current = {
+      move: (delta) => moveTo(focusRef.current + delta),
+      moveTo,
+      page: (direction) => {
+        const el = scrollRef.current;
+        const rows = el ? Math.max(1, Math.floor((el.clientHeight - HEADER_HEIGHT) / ROW_HEIGHT) - 1) : 20;
+        moveTo(focusRef.current + direction * rows);
+      },
+      open: () => {
+        const row = loader.rowAt(focusRef.current);
+        if (row && onOpen) onOpen(row);
+      },
+      toggle: () => toggleAt(focusRef.current, false),
+      toggleRange: () => toggleAt(focusRef.current, true),
+      focus: focusGrid,
+      element: () => scrollRef.current,
+    };
+  });
+
+  const indexOf = (e: ReactMouseEvent) => {
+    const rowEl = (e.target as HTMLElement).closest<HTMLElement>('[data-index]');
+    return rowEl ? Number(rowEl.dataset.index) : null;
+  };
+  const onClick = (e: ReactMouseEvent) => {
+    const index = indexOf(e);
+    if (index === null) return;
+    if ((e.target as HTMLElement).matches('input[data-select]')) toggleAt(index, e.shiftKey);
+    else if (e.shiftKey) toggleAt(index, true);
+    setFocus(index);
+    focusGrid();
+  };
+  const onDoubleClick = (e: ReactMouseEvent) => {
+    const index = indexOf(e);
+    if (index === null || (e.target as HTMLElement).matches('input[data-select]')) return;
+    const row = loader.rowAt(index);
+    if (row && onOpen) onOpen(row);
+  };
+
+  // the full text of a cut cell, as its tooltip, set when the pointer comes (not on every row drawn)
+  const showTitle = (e: ReactMouseEvent) => {
+    const cell = (e.target as HTMLElement).closest<HTMLElement>('[data-col]');
+    if (!cell) return;
+    const text = cell.textContent ?? '';
+    const cut = cell.scrollWidth > cell.clientWidth;
+    if (cut && cell.title !== text) cell.title = text;
+    else if (!cut && cell.title) cell.removeAttribute('title');
+  };
+
+  const rowId = (index: number) => `${gridId}-r${index}`;
+  const activeRendered = count > 0 && focusedIndex >= firstItem && focusedIndex <= lastItem;
+
+  return (
+    <div className="relative min-h-0 flex-1">
+      <div
+        ref={scrollRef}
+        id={gridId}
+        role="grid"
+        aria-label={label}
+        aria-rowcount={total === null ? -1 : count + 1}
+        aria-colcount={columns.length + 1}
+        aria-multiselectable="true"
+        aria-busy={loading || undefined}
+        aria-activedescendant={activeRendered ? rowId(focusedIndex) : undefined}
+        tabIndex={0}
+        data-testid="resource-grid"
+        className="group absolute inset-0 overflow-auto overscroll-contain outline-none [contain:strict]"
+      >
+        {header}
+        {count > 0 && (
+          <div
+            role="rowgroup"
+            className="relative"
+            style={{ height: count * ROW_HEIGHT, minWidth: 'var(--lt-width)' }}
+            onClick={onClick}
+            onDoubleClick={onDoubleClick}
+            onMouseOver={showTitle}
+          >
+            {drawn.map((item) => {
+              const row = seeking ? undefined : loader.rowAt(item.index);
+              return (
+                <GridRow
+                  key={slots.get(item.index)}
+                  index={item.index}
+                  domId={rowId(item.index)}
+                  row={row}
+                  columns={columns}
+                  focused={item.index === focusedIndex}
+                  selected={row ? selected.has(row.id) : false}
+                  selectLabel={selectLabel}
+                  words={words}
+                  bars={!seeking}
+                />
+              );
+            })}
+          </div>
+        )}
+      </div>
+      {overlay}
+    </div>
+  );
+}
+
+export const Grid = memo(GridInner) as typeof GridInner;

@@ -1,0 +1,214 @@
+import { useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { focusRing } from './button';
+import { Icon } from './icon';
+
+export const inputClass =
+  'block h-8 w-full min-w-0 rounded-md border bg-white px-2.5 text-sm text-slate-900 shadow-xs placeholder:text-slate-400 ' +
+  'read-only:bg-slate-50 read-only:text-slate-600 disabled:bg-slate-100 disabled:text-slate-500 ' +
+  'outline-none focus:border-blue-600 focus:ring-2 focus:ring-blue-600/25 ';
+
+export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange' | 'value'> {
+  name: string;
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  error?: string | undefined;
+  hint?: ReactNode;
+  /** an element placed inside the right edge of the input (e.g. show-password) */
+  adornment?: ReactNode;
+}
+
+/** A labelled input with its hint and its error, wired for screen readers. */
+export function TextField({
+  name,
+  label,
+  value,
+  onValue,
+  error,
+  hint,
+  adornment,
+  className = '',
+  id,
+  ...rest
+}: TextFieldProps) {
+  const auto = useId();
+  const inputId = id ?? `${auto}-${name}`;
+  const hintId = hint ? `${inputId}-hint` : undefined;
+  const errorId = error ? `${inputId}-error` : undefined;
+  return (
+    <div className={className}>
+      <label htmlFor={inputId} className="mb-1 block text-xs font-medium text-slate-700">
+        {label}
+        {rest.required && (
+          <span aria-hidden="true" className="text-red-600">
+            {' '}
+            *
+          </span>
+        )}
+      </label>
+      <div className="relative">
+        <input
+          id={inputId}
+          name={name}
+          value={value}
+          onChange={(e) => onValue(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={[errorId, hintId].filter(Boolean).join(' ') || undefined}
+          data-testid={`field-${name}`}
+          className={`${inputClass} ${adornment ? 'pr-16' : ''} ${error ? 'border-red-500 focus:border-red-600 focus:ring-red-600/25' : 'border-slate-300'}`}
+          {...rest}
+        />
+        {adornment && <div className="absolute inset-y-0 right-1 flex items-center gap-0.5">{adornment}</div>}
+      </div>
+      {error && (
+        <p
+          id={errorId}
+          className="mt-1 flex items-center gap-1 text-xs text-red-700"
+          data-testid={`error-${name}`}
+        >
+          <Icon name="error" className="size-3.5 shrink-0" />
+          {error}
+        </p>
+      )}
+      {hint && !error && (
+        <p id={hintId} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export function AdornmentButton({
+  label,
+  onClick,
+  children,
+  pressed,
+  testId,
+}: {
+  label: string;
+  onClick: () => void;
+  children: ReactNode;
+  pressed?: boolean;
+  testId?: string;
+}) {
+  return (
+    <button
+      type="button"
+      onClick={onClick}
+      aria-label={label}
+      title={label}
+      aria-pressed={pressed}
+      data-testid={testId}
+      className={`rounded p-1 text-slate-500 hover:bg-slate-100 hover:text-slate-800 ${focusRing}`}
+    >
+      {children}
+    </button>
+  );
+}
+
+const PASSWORD_ALPHABETS = ['ABCDEFGHJKLMNPQRSTUVWXYZ', 'abcdefghijkmnopqrstuvwxyz', '23456789', '-_.!@#%+='];
+
+/** A uniform random integer in [0, n), from crypto.getRandomValues (rejection sampling). */
+function randomInt(n: number): number {
+  const buf = new Uint32Array(1);
+  const limit = Math.floor(0x1_0000_0000 / n) * n;
+  do crypto.getRandomValues(buf);
+  while (buf[0]! >= limit);
+  return buf[0]! % n;
+}
+
+/** A random password holding every character class. */
+export function generatePassword(length = 16): string {
+  const pick = (set: string) => set[randomInt(set.length)]!;
+  const all = PASSWORD_ALPHABETS.join('');
+  const chars = PASSWORD_ALPHABETS.map(pick);
+  while (chars.length < length) chars.push(pick(all));
+  for (let i = chars.length - 1; i > 0; i--) {
+    const j = randomInt(i + 1);
+    [chars[i], chars[j]] = [chars[j]!, chars[i]!];
+  }
+  return chars.join('');
+}
+
+/** A password input with show/hide, and optionally generate (spec part 1 §2.4). */
+export function PasswordField({
+  onGenerate,
+  ...props
+}: Omit<TextFieldProps, 'type' | 'adornment'> & { onGenerate?: (password: string) => void }) {
+  const { t } = useTranslation();
+  const [shown, setShown] = useState(false);
+  return (
+    <TextField
+      {...props}
+      type={shown ? 'text' : 'password'}
+      spellCheck={false}
+      autoCapitalize="off"
+      adornment={
+        <>
+          {onGenerate && (
+            <AdornmentButton
+              label={t('password.generate')}
+              testId={`generate-${props.name}`}
+              onClick={() => {
+                onGenerate(generatePassword());
+                setShown(true);
+              }}
+            >
+              <Icon name="dice" />
+            </AdornmentButton>
+          )}
+          <AdornmentButton
+            label={shown ? t('password.hide') : t('password.show')}
+            pressed={shown}
+            testId={`toggle-${props.name}`}
+            onClick={() => setShown((s) => !s)}
+          >
+            <Icon name={shown ? 'eye-off' : 'eye'} />
+          </AdornmentButton>
+        </>
+      }
+    />
+  );
+}
+
+/** The message of a failed form, announced to screen readers. */
+export function FormError({ message }: { message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <div
+      role="alert"
+      data-testid="form-error"
+      className="flex items-start gap-2 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"
+    >
+      <Icon name="error" className="mt-0.5 size-4 shrink-0" />
+      <span>{message}</span>
+    </div>
+  );
+}
+
+export function Notice({
+  kind,
+  children,
+  testId,
+}: {
+  kind: 'success' | 'info';
+  children: ReactNode;
+  testId?: string;
+}) {
+  const tone =
+    kind === 'success'
+      ? 'border-emerald-200 bg-emerald-50 text-emerald-900'
+      : 'border-sky-200 bg-sky-50 text-sky-900';
+  return (
+    <div
+      role="status"
+      data-testid={testId}
+      className={`flex items-start gap-2 rounded-md border px-3 py-2 text-sm ${tone}`}
+    >
+      <Icon name={kind === 'success' ? 'check' : 'info'} className="mt-0.5 size-4 shrink-0" />
+      <div className="min-w-0">{children}</div>
+    </div>
+  );
+}

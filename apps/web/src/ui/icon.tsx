@@ -1,0 +1,68 @@
+/** A small inline icon set (16px grid, stroke icons) so the console needs no icon package. */
+const paths = {
+  error: 'M8 1.5a6.5 6.5 0 1 0 0 13 6.5 6.5 0 0 0 0-13ZM8 4.5v4M8 11h.01',
+  warning: 'M8 2 1.5 13.5h13L8 2ZM8 6.5v3.5M8 12h.01',
+  check: 'm3 8.5 3 3 7-7',
+  info: 'M8 1.5a6.5 6.5 0 1 0 0 13 6.5 6.5 0 0 0 0-13ZM8 7v4.5M8 4.5h.01',
+  close: 'm4 4 8 8M12 4l-8 8',
+  eye: 'M1.5 8S4 3.5 8 3.5 14.5 8 14.5 8 12 12.5 8 12.5 1.5 8 1.5 8ZM8 10a2 2 0 1 0 0-4 2 2 0 0 0 0 4Z',
+  'eye-off':
+    'M2 2l12 12M6.6 6.6a2 2 0 0 0 2.8 2.8M4.2 4.7C2.5 5.9 1.5 8 1.5 8S4 12.5 8 12.5c1.3 0 2.5-.4 3.5-1M7 3.6c.3 0 .7-.1 1-.1 4 0 6.5 4.5 6.5 4.5s-.5 1-1.5 2.1',
+  dice: 'M3 2.5h10a.5.5 0 0 1 .5.5v10a.5.5 0 0 1-.5.5H3a.5.5 0 0 1-.5-.5V3a.5.5 0 0 1 .5-.5ZM5.5 5.5h.01M10.5 5.5h.01M8 8h.01M5.5 10.5h.01M10.5 10.5h.01',
+  'chevron-down': 'm4 6 4 4 4-4',
+  'chevron-right': 'm6 4 4 4-4 4',
+  logout: 'M6 2.5H3a.5.5 0 0 0-.5.5v10a.5.5 0 0 0 .5.5h3M10.5 11 13.5 8l-3-3M13.5 8H6',
+  home: 'M2 7.5 8 2.5l6 5M3.5 6.5V13.5h3.5V10h2v3.5h3.5V6.5',
+  building: 'M3 14V2.5h7V14M10 6h3v8M1.5 14h13M5 5h1M7.5 5h.01M5 7.5h1M7.5 7.5h.01M5 10h1M7.5 10h.01',
+  swap: 'M2.5 5h10l-2.5-2.5M13.5 11h-10L6 13.5',
+  mail: 'M2 3.5h12v9H2v-9ZM2 4l6 5 6-5',
+  user: 'M8 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6ZM2.5 14c.5-3 2.8-4.5 5.5-4.5s5 1.5 5.5 4.5',
+  users:
+    'M6 7.5a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5ZM1.5 13.5c.4-2.5 2.2-3.7 4.5-3.7s4.1 1.2 4.5 3.7M10.5 2.7a2.5 2.5 0 0 1 0 4.6M12 9.9c1.4.4 2.3 1.6 2.5 3.6',
+  shield: 'M8 1.5 2.5 3.5v4c0 3.3 2.3 5.8 5.5 7 3.2-1.2 5.5-3.7 5.5-7v-4L8 1.5ZM5.5 8l2 2 3-3.5',
+  list: 'M5.5 4h8M5.5 8h8M5.5 12h8M2.5 4h.01M2.5 8h.01M2.5 12h.01',
+  plus: 'M8 3v10M3 8h10',
+  search: 'M7 12a5 5 0 1 0 0-10 5 5 0 0 0 0 10ZM10.5 10.5 14 14',
+  trash: 'M2.5 4h11M6 4V2.5h4V4M4 4l.7 9.5h6.6L12 4M6.5 6.5v4.5M9.5 6.5v4.5',
+  key: 'M10 9.5a3.5 3.5 0 1 0 0-7 3.5 3.5 0 0 0 0 7ZM7.5 8.5 2 14M4 12l1.5 1.5M5.5 10.5 7 12',
+  tree: 'M2.5 2.5h4v3h-4zM6.5 4h3M9.5 2.5h4v3h-4zM4.5 5.5v6h5M9.5 10h4v3h-4z',
+  table: 'M2 3h12v10H2zM2 6.5h12M2 10h12M6 3v10',
+  keyboard: 'M1.5 4h13v8h-13zM4 6.5h.01M6.5 6.5h.01M9 6.5h.01M11.5 6.5h.01M5 9.5h6',
+  command:
+    'M5.5 2.5a2 2 0 1 0 0 4h5a2 2 0 1 0 0-4 2 2 0 0 0-2 2v7a2 2 0 1 0 2-2h-5a2 2 0 1 0 0 4 2 2 0 0 0 2-2v-7a2 2 0 0 0-2-2Z',
+  send: 'M14 2 7 9M14 2l-4.5 12L7 9 2 6.5 14 2Z',
+  'arrow-left': 'M13 8H3M7 4 3 8l4 4',
+  refresh: 'M13.5 8a5.5 5.5 0 1 1-1.6-3.9M13.5 2.5v3h-3',
+  download: 'M8 2.5v8M4.5 7 8 10.5 11.5 7M3 13.5h10',
+  lock: 'M4 7.5h8v6H4zM5.5 7.5V5a2.5 2.5 0 0 1 5 0v2.5',
+  wand: 'M2.5 13.5l8-8M9 3l.5 1.5L11 5l-1.5.5L9 7l-.5-1.5L7 5l1.5-.5L9 3ZM12.5 8.5l.3.9.9.3-.9.3-.3.9-.3-.9-.9-.3.9-.3.3-.9Z',
+} as const;
+
+export type IconName = keyof typeof paths;
+
+export function Icon({ name, className = 'size-4' }: { name: IconName; className?: string }) {
+  return (
+    <svg
+      viewBox="0 0 16 16"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth={1.5}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+      className={className}
+    >
+      <path d={paths[name]} />
+    </svg>
+  );
+}
+
+export function Spinner({ className = 'size-4' }: { className?: string }) {
+  return (
+    <svg viewBox="0 0 16 16" aria-hidden="true" focusable="false" className={`animate-spin ${className}`}>
+      <circle cx="8" cy="8" r="6" fill="none" stroke="currentColor" strokeOpacity={0.25} strokeWidth={2} />
+      <path d="M14 8a6 6 0 0 0-6-6" fill="none" stroke="currentColor" strokeWidth={2} strokeLinecap="round" />
+    </svg>
+  );
+}
