@@ -1,0 +1,96 @@
+import { CommanderError } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '@lintel/core';
+import { CliError, describeFailure } from './errors';
+import { ExitCode } from './exit-codes';
+
+describe('failures', () => {
+  it('maps API statuses to exit codes and catalogue texts', () => {
+    const cases: Array<[ApiError, number, string]> = [
+      [
+        new ApiError(401, 'Unauthenticated', 'not_authorized'),
+        ExitCode.signedOut,
+        'Your session has ended. Sign in again',
+      ],
+      [
+        new ApiError(401, 'incorrect_login_password', 'incorrect_login_password'),
+        ExitCode.error,
+        'Incorrect login/password',
+      ],
+      [
+        new ApiError(403, 'method_prohibited', 'method_prohibited'),
+        ExitCode.refused,
+        'Method or action is prohibited',
+      ],
+      [new ApiError(404, 'item_not_found', 'item_not_found'), ExitCode.notFound, 'Item not found'],
+      [
+        new ApiError(422, 'limit_exceeded', 'limit_exceeded', { used: 5, max: 5 }),
+        ExitCode.error,
+        'Limit exceeded - used 5, max 5',
+      ],
+      [
+        new ApiError(422, 'check_fields_data', 'check_fields_data', {
+          fields: [{ field: 'sort', rule: 'one_of', params: { values: ['id', 'name'] } }],
+        }),
+        ExitCode.usage,
+        'Check fields data\n  sort: Choose one of the allowed values: id, name',
+      ],
+      [
+        new ApiError(500, 'something else', 'weird'),
+        ExitCode.error,
+        'Error performing action. Contact support.',
+      ],
+    ];
+    for (const [err, exitCode, text] of cases) {
+      expect(describeFailure(err)).toEqual({ body: err.body, exitCode, text });
+    }
+  });
+
+  it('lists field rules under check_fields_data', () => {
+    const err = new CliError(
+      'check_fields_data',
+      ExitCode.usage,
+      { fields: [{ field: 'name', rule: 'max_length', params: { length: 3 } }] },
+      'errors',
+    );
+    expect(describeFailure(err).text).toBe('Check fields data\n  name: Maximum length 3 characters');
+    // a rule whose text has plural forms
+    const plural = new CliError(
+      'check_fields_data',
+      ExitCode.usage,
+      { fields: [{ field: 'domains', rule: 'min_items', params: { count: 1 } }] },
+      'errors',
+    );
+    expect(describeFailure(plural).text).toBe('Check fields data\n  domains: At least 1 item');
+  });
+
+  it('names the permissions a refused command needs', () => {
+    const err = new CliError(
+      'method_prohibited',
+      ExitCode.refused,
+      { command: 'role.create', permissions: ['roles.create'] },
+      'errors',
+    );
+    expect(describeFailure(err)).toMatchObject({
+      body: {
+        error_code: 'method_prohibited',
+        data: { command: 'role.create', permissions: ['roles.create'] },
+      },
+      text: 'Method or action is prohibited\nIt needs one of the permissions: roles.create',
+      exitCode: ExitCode.refused,
+    });
+  });
+
+  it('translates commander usage errors, with the suggestion', () => {
+    const err = new CommanderError(
+      1,
+      'commander.unknownOption',
+      "error: unknown option '--jsn'\n(Did you mean --json?)",
+    );
+    expect(describeFailure(err)).toMatchObject({
+      body: { error_code: 'unknown_option', data: { name: '--jsn', suggestion: '--json' } },
+      text: 'Unknown option --jsn.\nDid you mean --json?',
+      exitCode: ExitCode.usage,
+    });
+  });
+});

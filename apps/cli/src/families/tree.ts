@@ -1,0 +1,188 @@
+import { Argument, Option, type Command as Commander } from 'commander';
+import { pathParams, registry, type CommandId } from '@lintel/commands';
+import { ListQuery, type Profile } from '@lintel/core';
+import type { CliContext } from '../context';
+import { t } from '../i18n';
+import { offer, setHint, type Ask, type ValueHint } from '../meta';
+import { deriveFlags, type FlagSpec } from './flags';
+import { evaluateGates, type GateResult } from './gates';
+import { commandTitle, familyDescription, fieldLabel } from './labels';
+import { rowsOf } from './render';
+import { runVerb, type VerbPlan } from './run';
+import type { RunSession } from './session';
+import { families, type Family, type Verb } from './words';
+
+export interface FamilyOptions {
+  session: RunSession;
+  /** the signed-in user's profile when help is shown, to mark what they may not run; null: mark nothing */
+  profile: Profile | null;
+}
+
+function placeholder(f: FlagSpec): string {
+  switch (f.kind) {
+    case 'number':
+      return t('placeholders.number');
+    case 'choice':
+      return t('placeholders.choice');
+    case 'list':
+      return f.item === 'number' ? t('placeholders.numbers') : t('placeholders.texts');
+    case 'json':
+      return t('placeholders.json');
+    case 'file':
+      return t('placeholders.file');
+    default:
+      return t('placeholders.text');
+  }
+}
+
+const shown = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** The help line of a flag: its label, then what it takes and whether it must be given. */
+function describeFlag(noun: string, f: FlagSpec): string {
+  const notes: string[] = [];
+  if (f.required) notes.push(t('flags.required'));
+  if (f.choices?.length) notes.push(t('flags.choices', { values: f.choices.join(', ') }));
+  if (f.kind === 'list') notes.push(t('flags.list'));
+  if (f.kind === 'json') notes.push(t('flags.json'));
+  if (f.nullable) notes.push(t('flags.nullable'));
+  if (f.hasDefault && (f.defaultValue === null || typeof f.defaultValue !== 'object'))
+    notes.push(t('flags.default', { value: shown(f.defaultValue) }));
+  return notes.length ? `${fieldLabel(noun, f.path)} (${notes.join('; ')})` : fieldLabel(noun, f.path);
+}
+
+/** The values a flag takes, for shell completion and the palette's choice lists. */
+function hintOfFlag(f: FlagSpec): ValueHint | null {
+  if (f.kind === 'file') return { files: true };
+  if (f.kind === 'boolean') return { values: ['true', 'false'] };
+  if (f.choices?.length) return { values: f.choices, list: f.kind === 'list' };
+  return null;
+}
+
+function noteOf(f: FlagSpec): string | undefined {
+  if (f.kind === 'list') return t('flags.list');
+  if (f.kind === 'number') return t('placeholders.number');
+  if (f.kind === 'json') return t('flags.json');
+  if (f.kind === 'file') return t('placeholders.file');
+  return undefined;
+}
+
+/** What the palette asks before it runs the verb: the path parameters, then the required flags. */
+function asksOf(noun: string, positionals: readonly FlagSpec[], flags: readonly FlagSpec[]): Ask[] {
+  const ask = (f: FlagSpec, flag?: string): Ask => {
+    const hint = hintOfFlag(f);
+    return {
+      label: fieldLabel(noun, f.path),
+      ...(flag ? { flag } : {}),
+      ...(hint?.values && !hint.list ? { choices: hint.values } : {}),
+      ...(noteOf(f) ? { note: noteOf(f) } : {}),
+    };
+  };
+  return [
+    ...positionals.filter((p) => p.required).map((p) => ask(p)),
+    ...flags.filter((f) => f.required && !f.hasDefault).map((f) => ask(f, `--${f.name}`)),
+  ];
+}
+
+function gateMark(gate: GateResult): string {
+  if (gate.can) return '';
+  return ` ${gate.reason === 'permission' ? t('gates.no_permission') : t('gates.no_licence')}`;
+}
+
+function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb, opts: FamilyOptions): void {
+  const cmd = verb.command;
+  const isList = cmd.args === ListQuery;
+  const { flags, positionals } = deriveFlags(cmd.args, {
+    positional: pathParams(cmd.http.path),
+    skip: isList ? ['filters', 'match'] : [],
+  });
+  const rows = rowsOf(cmd.result);
+  const gate: GateResult = opts.profile ? evaluateGates(cmd, opts.profile) : { can: true };
+  const sub = parent.command(verb.word).description(commandTitle(cmd) + gateMark(gate));
+  offer(sub, {
+    gate: cmd.id as CommandId,
+    titleKey: `commands:${cmd.id}.label`,
+    asks: asksOf(family.noun, positionals, flags),
+  });
+
+  for (const p of positionals) {
+    const arg = new Argument(p.required ? `<${p.name}>` : `[${p.name}]`, fieldLabel(family.noun, p.path));
+    const hint = hintOfFlag(p);
+    sub.addArgument(hint ? setHint(arg, hint) : arg);
+  }
+
+  const byAttribute = new Map<string, FlagSpec>();
+  for (const f of flags) {
+    let description = describeFlag(family.noun, f);
+    const sortable = isList && f.name === 'sort' ? (family.resource?.sortable ?? []) : [];
+    if (sortable.length) description += ` ${t('list.sort_fields', { fields: sortable.join(', ') })}`;
+    if (f.kind === 'boolean') {
+      const on = new Option(`--${f.name} [${t('placeholders.boolean')}]`, description);
+      sub.addOption(setHint(on, { values: ['true', 'false'] }));
+      sub.addOption(new Option(`--no-${f.name}`, t('flags.negate', { flag: `--${f.name}` })));
+      byAttribute.set(on.attributeName(), f);
+    } else {
+      const option = new Option(`--${f.name} <${placeholder(f)}>`, description);
+      if (f.kind === 'list')
+        option.argParser((v: string, prev: unknown) => [...(Array.isArray(prev) ? prev : []), v]);
+      const hint = sortable.length
+        ? { values: [...sortable, ...sortable.map((s) => `-${s}`)] }
+        : hintOfFlag(f);
+      sub.addOption(hint ? setHint(option, hint) : option);
+      byAttribute.set(option.attributeName(), f);
+    }
+  }
+  if (isList) {
+    const filterable = Object.keys(family.resource?.filterable ?? {});
+    sub.addOption(
+      new Option(
+        `--where <${t('placeholders.filter')}>`,
+        [t('list.where'), filterable.length ? t('list.where_fields', { fields: filterable.join(', ') }) : '']
+          .filter(Boolean)
+          .join(' '),
+      ),
+    );
+    sub.addOption(new Option('--all', t('list.all')));
+  }
+  if (flags.length || positionals.length)
+    sub.addOption(new Option(`--data <${t('placeholders.data')}>`, t('options.data')));
+  if (rows) {
+    sub.addOption(
+      setHint(
+        new Option(
+          `--fields <${t('placeholders.texts')}>`,
+          t('options.fields', { fields: rows.keys.join(', ') }),
+        ),
+        { values: rows.keys, list: true },
+      ),
+    );
+  }
+  sub.option('--json', t('options.json'));
+
+  const plan: VerbPlan = { family, verb, isList, flags, positionals, byAttribute, rows };
+  sub.action(async (...received: unknown[]) => {
+    const self = received[received.length - 1] as Commander;
+    await runVerb(ctx, opts.session, plan, self.processedArgs as unknown[], self.opts());
+  });
+}
+
+/**
+ * `lintel <family> <verb> [id]` for every command of the registry a person may run from a terminal: flags
+ * from the argument schema, `--where`/`--all` on lists, `--fields`, `--data` and `--json` everywhere.
+ */
+export function addFamilies(program: Commander, ctx: CliContext, opts: FamilyOptions): void {
+  for (const family of families(registry)) {
+    const group = program.command(family.word).description(
+      familyDescription(
+        family.word,
+        family.verbs.map((v) => v.word),
+      ),
+    );
+    if (family.alias) group.alias(family.alias);
+    for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts);
+  }
+}
+
+/** The words of the generated families (and their aliases), to tell when help for one is asked. */
+export function familyWords(): Set<string> {
+  return new Set(families(registry).flatMap((f) => (f.alias ? [f.word, f.alias] : [f.word])));
+}

@@ -1,0 +1,53 @@
+import type { Profile } from '@lintel/core';
+import type { CliContext } from '../context';
+import { ExitCode } from '../exit-codes';
+import { RunSession } from '../families/session';
+import { t } from '../i18n';
+import { printFailure } from '../output';
+import { createProgram, run } from '../program';
+import { paletteEntries } from './entries';
+import { openPalette, shellLine } from './palette';
+
+/** The palette needs a person at a terminal on both sides; CI=true means none, as for prompts. */
+export function canOpenPalette(ctx: CliContext): boolean {
+  const ci = ctx.env.CI && ctx.env.CI !== 'false' && ctx.env.CI !== '0';
+  return Boolean(ctx.stdin.isTTY && ctx.stdout.isTTY && !ci);
+}
+
+/**
+ * `lintel` alone at a terminal: the palette of the commands the signed-in user may run; the one picked runs
+ * as if typed (its output, errors and exit code are the command's own). Not signed in: exit 3, as any command.
+ */
+export async function interactive(ctx: CliContext): Promise<number> {
+  const session = new RunSession(ctx);
+  let profile: Profile;
+  let server: string;
+  try {
+    server = session.signedIn().server;
+    profile = await session.profile();
+  } catch (err) {
+    return printFailure(ctx, false, err);
+  }
+  const program = createProgram(ctx, { session, profile });
+  const entries = paletteEntries(program, profile);
+  const host = (() => {
+    try {
+      return new URL(server).host;
+    } catch {
+      return server;
+    }
+  })();
+  const picked = await openPalette(ctx, entries, {
+    title: t('interactive.title'),
+    detail: t('interactive.who', {
+      login: profile.login,
+      role: profile.role.name,
+      project: profile.project.name,
+      server: host,
+    }),
+  });
+  if (picked.kind === 'quit') return ExitCode.ok;
+  if (picked.kind === 'interrupt') return ExitCode.cancelled;
+  ctx.stderr.write(`$ ${shellLine(picked.argv)}\n`);
+  return run(picked.argv, ctx, session);
+}
