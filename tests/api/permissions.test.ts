@@ -1,0 +1,512 @@
+/**
+ * The permission matrix, generated from the registry: every command of the identity families is called
+ * (a) with its permission in scope, (b) without the permission, (c) with it but out of scope (another
+ * subtree, another project), (d) without the licence where it has one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Jimp } from 'jimp';
+import { getCommand, registry, type CommandId } from '@lintel/commands';
+import { AllPermissions, type ApiClient } from '@lintel/core';
+import { startTestServer, type TestServer } from '../support/server';
+import { admin, failure, group, licence, secondProject, uid, userWith } from '../support/fixtures';
+
+let ts: TestServer;
+let api: ApiClient;
+const w = {} as {
+  root: number;
+  A: number;
+  A1: number;
+  B: number;
+  P2: { api: ApiClient; rootGroup: number };
+  emptyRole: number;
+  userA1: number;
+  userB: number;
+  userP2: number;
+  markerA: number;
+  markerB: number;
+  typeP2: number;
+  groupP2: number;
+};
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await admin(ts);
+  const full = await getCommand('group.full').run({ api }, {});
+  w.root = full.data.find((g) => g.parent_id === null)!.id;
+  w.A = await group(api, 'A', w.root);
+  w.A1 = await group(api, 'A1', w.A);
+  w.B = await group(api, 'B', w.root);
+  w.P2 = await secondProject(ts);
+  w.emptyRole = (await getCommand('role.create').run({ api }, { name: 'Empty', permissions: [] })).data.id;
+  const mk = async (domains: number[], client = api) =>
+    (
+      await getCommand('user.create').run(
+        { api: client },
+        {
+          login: `x${uid()}`,
+          name: `X ${uid()}`,
+          role:
+            client === api
+              ? w.emptyRole
+              : (await getCommand('role.list').run({ api: client }, { limit: 1, sort: 'id' })).data[0]!.id,
+          domains,
+          password: 'pw-long-enough',
+          send_registration_link: false,
+        },
+      )
+    ).data.id;
+  w.userA1 = await mk([w.A1]);
+  w.userB = await mk([w.B]);
+  w.userP2 = await mk([w.P2.rootGroup], w.P2.api);
+  // markers made by people of A and of B
+  const makerA = await userWith(ts, api, { permissions: ['markers.create'], domains: [w.A1] });
+  const makerB = await userWith(ts, api, { permissions: ['markers.create'], domains: [w.B] });
+  w.markerA = (
+    await getCommand('marker.create').run(
+      { api: await makerA.client() },
+      { name: `MA${uid()}`, color: '#aa0000' },
+    )
+  ).data.id;
+  w.markerB = (
+    await getCommand('marker.create').run(
+      { api: await makerB.client() },
+      { name: `MB${uid()}`, color: '#00aa00' },
+    )
+  ).data.id;
+  w.typeP2 = (
+    await getCommand('domain_type.create').run({ api: w.P2.api }, { type: 'entrance', name: 'Entrance' })
+  ).data.id;
+  w.groupP2 = await group(w.P2.api, 'P2 group', w.P2.rootGroup);
+  await licence(ts, { mobile_app: { is_enabled: true, is_white_label_enabled: true } });
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+type Args = Record<string, unknown>;
+interface Case {
+  /** the tester's permissions for (a) and (c) */
+  perms: string[];
+  /** roles the tester's role may assign */
+  available?: () => number[];
+  /** in-scope arguments (fresh targets are made here) */
+  ok: () => Promise<Args> | Args;
+  /** out-of-scope arguments; lists must not show the target, others answer 404 or 403 */
+  out?: () => Promise<Args> | Args;
+  /** for lists: the id that must not be listed with `out` arguments */
+  hidden?: () => number;
+}
+
+const freshUser = async (domains = [w.A1], extra: Args = {}) =>
+  (
+    await getCommand('user.create').run(
+      { api },
+      {
+        login: `f${uid()}`,
+        name: `F ${uid()}`,
+        role: w.emptyRole,
+        domains,
+        password: 'pw-long-enough',
+        send_registration_link: false,
+        ...extra,
+      },
+    )
+  ).data.id;
+const freshGroup = (parent = w.A) => group(api, `G${uid()}`, parent);
+const freshRole = async () =>
+  (await getCommand('role.create').run({ api }, { name: `R${uid()}`, permissions: [] })).data.id;
+const freshMarker = async () => {
+  const maker = await userWith(ts, api, { permissions: ['markers.create'], domains: [w.A1] });
+  return (
+    await getCommand('marker.create').run(
+      { api: await maker.client() },
+      { name: `M${uid()}`, color: '#123456' },
+    )
+  ).data.id;
+};
+/** the tester of the case running now (imports belong to whoever started them) */
+let currentTester: ApiClient | null = null;
+const importOf = async (client: ApiClient) => (await getCommand('user.import_start').run({ api: client }, {})).id;
+const png = async () => new Blob([new Uint8Array(await new Jimp({ width: 32, height: 32, color: 0x808080ff }).getBuffer('image/png'))], { type: 'image/png' });
+const idIs = (id: number) => ({ filters: [{ field: 'id', rule: 'equals', value: id }] });
+
+const cases: Record<string, Case> = {
+  'user.list': {
+    perms: ['users.view'],
+    ok: () => idIs(w.userA1),
+    out: () => idIs(w.userB),
+    hidden: () => w.userB,
+  },
+  'user.get': { perms: ['users.view'], ok: () => ({ id: w.userA1 }), out: () => ({ id: w.userB }) },
+  'user.create': {
+    perms: ['users.create', 'users.view'],
+    available: () => [w.emptyRole],
+    ok: () => ({
+      login: `c${uid()}`,
+      name: 'Created',
+      role: w.emptyRole,
+      domains: [w.A1],
+      password: 'pw-long-enough',
+      send_registration_link: false,
+    }),
+    out: () => ({
+      login: `c${uid()}`,
+      name: 'Created',
+      role: w.emptyRole,
+      domains: [w.B],
+      password: 'pw-long-enough',
+      send_registration_link: false,
+    }),
+  },
+  'user.update': {
+    perms: ['users.view', 'users.edit_all'],
+    ok: async () => ({ id: await freshUser(), name: 'Renamed' }),
+    out: () => ({ id: w.userB, name: 'Renamed' }),
+  },
+  'user.delete': {
+    perms: ['users.view', 'users.delete'],
+    ok: async () => ({ id: await freshUser() }),
+    out: () => ({ id: w.userB }),
+  },
+  'user.delete_all': {
+    perms: ['users.view', 'users.delete'],
+    ok: async () => ({ items: [await freshUser()] }),
+    out: () => ({ items: [w.userB, w.userP2] }),
+  },
+  'user.password': {
+    perms: ['users.view', 'users.edit_all'],
+    ok: async () => ({ id: await freshUser(), new_password: 'another-long-one' }),
+    out: () => ({ id: w.userB, new_password: 'another-long-one' }),
+  },
+  'user.send_registration_link': {
+    perms: ['users.view', 'users.edit_all'],
+    ok: async () => ({
+      id: await freshUser([w.A1], {
+        password: undefined,
+        email: `${uid()}@example.test`,
+        send_registration_link: false,
+      }),
+    }),
+    out: () => ({ id: w.userB }),
+  },
+  'user.avatar_upload': {
+    perms: ['users.view', 'users.edit_all'],
+    ok: async () => ({ id: await freshUser(), image: await png(), x: 0, y: 0, size: 20 }),
+    out: async () => ({ id: w.userB, image: await png(), x: 0, y: 0, size: 20 }),
+  },
+  'user.avatar_delete': {
+    perms: ['users.view', 'users.edit_all'],
+    ok: async () => ({ id: await freshUser() }),
+    out: () => ({ id: w.userP2 }),
+  },
+
+  'group.list': {
+    perms: ['domains.create_descendant'],
+    ok: () => idIs(w.A1),
+    out: () => idIs(w.B),
+    hidden: () => w.B,
+  },
+  'group.get': { perms: ['domains.create_descendant'], ok: () => ({ id: w.A1 }), out: () => ({ id: w.B }) },
+  'group.full': { perms: ['domains.create_descendant'], ok: () => ({}) },
+  'group.tree': { perms: ['domains.create_descendant'], ok: () => ({}) },
+  'group.children': {
+    perms: ['domains.create_descendant'],
+    ok: () => ({ id: w.A }),
+    out: () => ({ id: w.B }),
+  },
+  'group.create': {
+    perms: ['domains.create_descendant'],
+    ok: () => ({ name: `N${uid()}`, parent_id: w.A }),
+    out: () => ({ name: `N${uid()}`, parent_id: w.B }),
+  },
+  'group.update': {
+    perms: ['domains.edit_descendant'],
+    ok: async () => ({ id: await freshGroup(), description: 'changed' }),
+    out: () => ({ id: w.B, description: 'changed' }),
+  },
+  'group.delete': {
+    perms: ['domains.delete_all', 'domains.view_all'],
+    ok: async () => ({ id: await freshGroup() }),
+    out: () => ({ id: w.groupP2 }),
+  },
+  'group.delete_all': {
+    perms: ['domains.delete_all', 'domains.view_all'],
+    ok: async () => ({ items: [await freshGroup()] }),
+    out: () => ({ items: [w.groupP2] }),
+  },
+  'group.generate': {
+    perms: ['domains.create_descendant'],
+    ok: () => ({ id: w.A, count: 2, prefix: 'Flat ' }),
+    out: () => ({ id: w.B, count: 2, prefix: 'Flat ' }),
+  },
+  'group.save_generated': {
+    perms: ['domains.create_descendant'],
+    ok: async () => ({ id: await freshGroup(), count: 2, prefix: 'Flat ' }),
+    out: () => ({ id: w.B, count: 2, prefix: 'Flat ' }),
+  },
+  'group.whitelabel_logo_delete': {
+    perms: ['domains.edit_descendant', 'domains.own_white_label'],
+    ok: async () => ({ id: await freshGroup() }),
+    out: () => ({ id: w.B }),
+  },
+
+  'role.list': {
+    perms: ['roles.view'],
+    available: () => [w.emptyRole],
+    ok: () => idIs(w.emptyRole),
+    out: async () => idIs(await freshRole()),
+  },
+  'role.get': {
+    perms: ['roles.view'],
+    available: () => [w.emptyRole],
+    ok: () => ({ id: w.emptyRole }),
+    out: async () => ({ id: await freshRole() }),
+  },
+  'role.create': {
+    perms: ['roles.create', 'users.view'],
+    ok: () => ({ name: `R${uid()}`, permissions: ['users.view'] }),
+  },
+  'role.update': {
+    perms: ['roles.view', 'roles.edit_available'],
+    ok: async () => ({ id: (cases['role.update'] as { target?: number }).target!, description: 'changed' }),
+    out: async () => ({ id: await freshRole(), description: 'changed' }),
+  },
+  'role.delete': {
+    perms: ['roles.view', 'roles.delete_available'],
+    ok: async () => ({ id: (cases['role.delete'] as { target?: number }).target! }),
+    out: async () => ({ id: await freshRole() }),
+  },
+  'role.delete_all': {
+    perms: ['roles.view', 'roles.delete_available'],
+    ok: async () => ({ items: [(cases['role.delete_all'] as { target?: number }).target!] }),
+    out: async () => ({ items: [await freshRole()] }),
+  },
+
+  'marker.list': {
+    perms: ['markers.view'],
+    ok: () => idIs(w.markerA),
+    out: () => idIs(w.markerB),
+    hidden: () => w.markerB,
+  },
+  'marker.get': { perms: ['markers.view'], ok: () => ({ id: w.markerA }), out: () => ({ id: w.markerB }) },
+  'marker.create': { perms: ['markers.create'], ok: () => ({ name: `M${uid()}`, color: '#abcdef' }) },
+  'marker.update': {
+    perms: ['markers.view', 'markers.edit'],
+    ok: async () => ({ id: await freshMarker(), color: '#000000' }),
+    out: () => ({ id: w.markerB, color: '#000000' }),
+  },
+  'marker.delete': {
+    perms: ['markers.view', 'markers.delete'],
+    ok: async () => ({ id: await freshMarker() }),
+    out: () => ({ id: w.markerB }),
+  },
+  'marker.delete_all': {
+    perms: ['markers.view', 'markers.delete'],
+    ok: async () => ({ items: [await freshMarker()] }),
+    out: () => ({ items: [w.markerB] }),
+  },
+  'marker.apply': {
+    perms: ['markers.view', 'markers.apply_to_user', 'users.view'],
+    ok: () => ({ id: w.markerA, users: [w.userA1] }),
+    out: () => ({ id: w.markerB, users: [w.userA1] }),
+  },
+
+  'domain_type.list': {
+    perms: ['domains.edit_all'],
+    ok: async () =>
+      idIs((await getCommand('domain_type.create').run({ api }, { type: `t${uid()}`, name: 'T' })).data.id),
+    out: () => idIs(w.typeP2),
+    hidden: () => w.typeP2,
+  },
+  'domain_type.get': {
+    perms: ['domains.edit_all'],
+    ok: async () => ({
+      id: (await getCommand('domain_type.create').run({ api }, { type: `t${uid()}`, name: 'T' })).data.id,
+    }),
+    out: () => ({ id: w.typeP2 }),
+  },
+  'domain_type.create': { perms: ['domains.edit_all'], ok: () => ({ type: `t${uid()}`, name: 'Type' }) },
+  'domain_type.update': {
+    perms: ['domains.edit_all'],
+    ok: async () => ({
+      id: (await getCommand('domain_type.create').run({ api }, { type: `t${uid()}`, name: 'T' })).data.id,
+      name: 'U',
+    }),
+    out: () => ({ id: w.typeP2, name: 'U' }),
+  },
+  'domain_type.delete': {
+    perms: ['domains.edit_all'],
+    ok: async () => ({
+      id: (await getCommand('domain_type.create').run({ api }, { type: `t${uid()}`, name: 'T' })).data.id,
+    }),
+    out: () => ({ id: w.typeP2 }),
+  },
+  'domain_type.delete_all': {
+    perms: ['domains.edit_all'],
+    ok: async () => ({
+      items: [
+        (await getCommand('domain_type.create').run({ api }, { type: `t${uid()}`, name: 'T' })).data.id,
+      ],
+    }),
+    out: () => ({ items: [w.typeP2] }),
+  },
+
+  // the import of users: a session of the importer's own, in his project
+  'user.import_start': { perms: ['users.create'], ok: () => ({ file_name: 'people.csv' }) },
+  'user.import_rows': {
+    perms: ['users.create'],
+    ok: async () => ({ id: await importOf(currentTester!), rows: [{ line: 2, login: `i${uid()}`, name: 'Imported', role: w.emptyRole, domains: [w.A1] }] }),
+    out: async () => ({ id: await importOf(w.P2.api), rows: [{ line: 2, login: `i${uid()}`, name: 'Imported', role: w.emptyRole, domains: [w.A1] }] }),
+  },
+  'user.import_commit': { perms: ['users.create'], ok: async () => ({ id: await importOf(currentTester!), dry_run: true }), out: async () => ({ id: await importOf(w.P2.api), dry_run: true }) },
+  'user.import_cancel': { perms: ['users.create'], ok: async () => ({ id: await importOf(currentTester!) }), out: async () => ({ id: await importOf(w.P2.api) }) },
+
+  'audit_event.list': {
+    perms: ['audit.view'],
+    ok: () => ({}),
+    out: () => ({ filters: [{ field: 'user', rule: 'equals', value: w.userP2 }] }),
+  },
+};
+
+const FAMILIES = ['user.', 'group.', 'role.', 'marker.', 'domain_type.', 'audit_event.'];
+const familyCommands = [...registry.values()].filter((c) => FAMILIES.some((f) => c.id.startsWith(f)));
+/** Commands any signed-in user may call: they act on the caller's own session and profile. */
+const SELF_SERVICE = new Set([
+  'session.logout',
+  'profile.get',
+  'profile.update',
+  'profile.password',
+  'profile.mobile_popup',
+  'profile.delete',
+  'server.settings',
+  'resources.meta',
+]);
+
+describe('the registry', () => {
+  it('has no signed-in route without a permission gate, except the self-service ones', () => {
+    for (const cmd of registry.values()) {
+      if (cmd.access === 'public' || SELF_SERVICE.has(cmd.id)) continue;
+      expect(cmd.gates.anyPermission?.length, cmd.id).toBeGreaterThan(0);
+    }
+  });
+  it('has a matrix case for every command of the identity families', () => {
+    expect(familyCommands.map((c) => c.id).filter((id) => !cases[id])).toEqual([]);
+  });
+});
+
+describe.each(familyCommands.map((c) => [c.id]))('%s', (id) => {
+  const cmd = registry.get(id)!;
+  const c = cases[id]!;
+
+  async function tester(perms: string[], domains = [w.A]) {
+    return (
+      await userWith(ts, api, { permissions: perms, domains, available: c.available?.() ?? [] })
+    ).client();
+  }
+  /** targets the tester's role must list, for the role family */
+  async function prepareRoleTargets(roleAvailable: number[]) {
+    for (const key of ['role.update', 'role.delete', 'role.delete_all'])
+      if (id === key) {
+        const target = await freshRole();
+        (c as { target?: number }).target = target;
+        roleAvailable.push(target);
+      }
+  }
+
+  it('(a) runs with the permission in scope', async () => {
+    const available = [...(c.available?.() ?? [])];
+    await prepareRoleTargets(available);
+    const client = await (
+      await userWith(ts, api, { permissions: c.perms, domains: [w.A], available })
+    ).client();
+    currentTester = client;
+    const result = (await cmd.run({ api: client }, (await c.ok()) as never)) as Record<string, unknown>;
+    if (id.endsWith('.list')) expect((result.data as unknown[]).length).toBeGreaterThan(0);
+    if (id.endsWith('.delete_all')) expect((result.not_deleted as unknown[]).length).toBe(0);
+  });
+
+  it('(b) is refused without the permission', async () => {
+    // some permission, but none of the ones this command accepts
+    const other = AllPermissions.find((p) => !cmd.gates.anyPermission!.includes(p))!;
+    const client = await tester([other]);
+    currentTester = await (await userWith(ts, api, { permissions: c.perms, domains: [w.A] })).client();
+    const e = await failure(cmd.run({ api: client }, (await c.ok()) as never));
+    expect(e.status).toBe(403);
+    expect(e.message).toBe('method_prohibited');
+  });
+
+  // commands without an out-of-scope target (creates without a place, whole-tree reads) get no (c)
+  if (c.out)
+    it('(c) does not reach out of scope (another subtree, another project)', async () => {
+      const client = await tester(c.perms);
+      const args = (await c.out!()) as never;
+      if (id.endsWith('.list')) {
+        const result = (await cmd.run({ api: client }, args)) as { data: Array<{ id: number }> };
+        if (c.hidden) expect(result.data.map((r) => r.id)).not.toContain(c.hidden());
+        else expect(result.data).toEqual([]);
+      } else if (id.endsWith('.delete_all')) {
+        const result = (await cmd.run({ api: client }, args)) as {
+          deleted: number[];
+          not_deleted: Array<{ reason: string }>;
+        };
+        expect(result.deleted).toEqual([]);
+        expect(
+          result.not_deleted.every((n) => ['item_not_found', 'method_prohibited'].includes(n.reason)),
+        ).toBe(true);
+      } else {
+        const e = await failure(cmd.run({ api: client }, args));
+        expect([403, 404]).toContain(e.status);
+      }
+    });
+
+  if (cmd.gates.licence?.length)
+    it('(d) is refused without the licence', async () => {
+      // the tester's group switches its own licences on, without this feature
+      const g = await group(api, `Unlicensed ${uid()}`, w.A, {
+        license_settings: { is_enabled: true, licenses: [] },
+      });
+      const client = await (await userWith(ts, api, { permissions: c.perms, domains: [g] })).client();
+      const target = await group(api, `Child ${uid()}`, g);
+      const e = await failure(
+        cmd.run({ api: client }, { ...((await c.ok()) as object), id: target } as never),
+      );
+      expect(e.status).toBe(403);
+      expect(e.message).toBe('feature_not_licensed');
+      expect(e.data).toMatchObject({ feature: cmd.gates.licence![0], by: 'group' });
+    });
+});
+
+describe('licences', () => {
+  it('a feature needs the server licence too', async () => {
+    const db = ts.server.context.db;
+    await db.updateTable('licenses').set({ is_active: false }).execute();
+    try {
+      const e = await failure(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A }));
+      expect(e.message).toBe('feature_not_licensed');
+      await db
+        .updateTable('licenses')
+        .set({ is_active: true, valid_to: new Date(Date.now() - 1000) })
+        .execute();
+      expect(
+        (await failure(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A }))).message,
+      ).toBe('license_expired');
+    } finally {
+      await db.updateTable('licenses').set({ is_active: true, valid_to: null }).execute();
+    }
+    await expect(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A })).resolves.toEqual({
+      ok: true,
+    });
+  });
+
+  it('shows in the profile what both the server and the groups allow', async () => {
+    const profile = await getCommand('profile.get').run({ api }, {});
+    expect(profile.license_info.mobile_app).toMatchObject({
+      is_enabled: true,
+      is_white_label_enabled: true,
+      is_siri_enabled: false,
+    });
+    expect(profile.license_info.sip.is_enabled).toBe(false);
+  });
+});
+
+export type { CommandId };

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server';
+
+let ts: TestServer;
+beforeAll(async () => {
+  ts = await startTestServer({ config: { trustProxy: true, login: { slowAfter: 2, blockAfter: 5, windowS: 600, blockS: 2, maxDelayMs: 400 } } });
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+const attempt = (password: string, ip = '203.0.113.7') =>
+  fetch(`${ts.url}/api/v0/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+    body: JSON.stringify({ login: ts.adminLogin, password }),
+  });
+
+describe('repeated failed logins', () => {
+  it('are slowed, then blocked for a while, then allowed again', async () => {
+    const timings: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const t0 = performance.now();
+      const res = await attempt('wrong');
+      timings.push(performance.now() - t0);
+      expect(res.status).toBe(401);
+    }
+    // the third and fourth failures were held back (250 ms, then 400 ms, the configured maximum)
+    expect(timings[3]!).toBeGreaterThanOrEqual(380);
+    expect((await attempt('wrong')).status).toBe(401); // the fifth: now blocked
+    const blocked = await attempt(ts.adminPassword);
+    expect(blocked.status).toBe(429);
+    const body = await blocked.json();
+    expect(body).toMatchObject({ message: 'too_many_attempts', error_code: 'too_many_attempts' });
+    expect(body.data.seconds).toBeGreaterThan(0);
+    const events = await ts.server.context.db.selectFrom('audit_events').select('action').where('action', '=', 'login_failed').execute();
+    expect(events.length).toBe(5);
+
+    // another address is not affected
+    expect((await attempt(ts.adminPassword, '198.51.100.20')).status).toBe(200);
+
+    await new Promise((r) => setTimeout(r, 2100));
+    expect((await attempt(ts.adminPassword)).status).toBe(200);
+  });
+});

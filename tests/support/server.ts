@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import pg from 'pg';
+import { createServer, loadConfig, type Config, type LintelServer } from '@lintel/server';
+import { ApiClient, MemorySessionStore, type StoredSession } from '@lintel/core';
+
+export interface TestServer {
+  url: string;
+  adminLogin: string;
+  adminPassword: string;
+  server: LintelServer;
+  /** everything the server logged so far */
+  logs(): string;
+  /** an API client of its own (no session yet) */
+  client(session?: StoredSession | null): ApiClient;
+  close(): Promise<void>;
+}
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+export const builtWebDir = path.join(repoRoot, 'apps/web/dist');
+
+/**
+ * A fresh database per server: a new PostgreSQL database when DATABASE_URL is set (dropped afterwards),
+ * else PGlite in memory.
+ */
+async function freshDatabase(): Promise<{ url?: string; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { drop: async () => undefined };
+  const name = `lintel_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startTestServer(opts: { webDir?: string; config?: Partial<Config> } = {}): Promise<TestServer> {
+  const db = await freshDatabase();
+  const adminPassword = `Admin-${randomBytes(6).toString('hex')}`;
+  let logText = '';
+  const logStream = new Writable({
+    write(chunk, _enc, cb) {
+      logText += chunk.toString();
+      cb();
+    },
+  });
+  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-storage-'));
+  const webDir = opts.webDir ?? (fs.existsSync(path.join(builtWebDir, 'index.html')) ? builtWebDir : undefined);
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: 'memory://',
+      storageDir,
+      databaseUrl: db.url,
+      adminPassword,
+      webDir,
+      logLevel: 'debug',
+      logStream,
+      ...opts.config,
+    },
+  );
+  const server = await createServer(config);
+  const address = await server.listen();
+  const url = address.replace('0.0.0.0', '127.0.0.1');
+  server.context.config.publicUrl = url;
+  return {
+    url,
+    adminLogin: config.adminLogin,
+    adminPassword,
+    server,
+    logs: () => logText,
+    client: (session = null) => new ApiClient({ baseUrl: url, store: new MemorySessionStore(session) }),
+    async close() {
+      await server.close();
+      await db.drop();
+      fs.rmSync(storageDir, { recursive: true, force: true });
+    },
+  };
+}
