@@ -1,0 +1,65 @@
+// Shared by the benchmarks: start the built server as its own process, wait for it, sign in, and write
+// figures into bench/RESULTS.md with the date and the machine.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export function machine() {
+  const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
+  return `${os.cpus().length} × ${cpu.trim()}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+export async function waitFor(url, ms = 60_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+/** Starts apps/server/dist/main.js with this environment; resolves when /server-info answers. */
+export async function startServer(env) {
+  const child = spawn(process.execPath, [path.join(root, 'apps/server/dist/main.js')], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${env.PORT}`;
+  await waitFor(`${url}/api/v0/server-info`);
+  return {
+    url,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export async function signIn(url, login, password) {
+  const r = await fetch(`${url}/api/v0/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password }) });
+  if (!r.ok) throw new Error(`login failed: ${r.status} ${await r.text()}`);
+  return (await r.json()).sessions[0].token;
+}
+
+/** Replaces this benchmark's section of bench/RESULTS.md (between its markers), keeping the others. */
+export function writeResults(name, markdown) {
+  const file = path.join(root, 'bench', 'RESULTS.md');
+  const head = '# Benchmark results\n\nEach section is written by its benchmark (`npm run bench -- <name>`); ratios are measured in one run on one machine.\n';
+  let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : head;
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const re = new RegExp(`${start}[\\s\\S]*?${end}`);
+  text = re.test(text) ? text.replace(re, block) : `${text.trimEnd()}\n\n${block}\n`;
+  fs.writeFileSync(file, text);
+}
