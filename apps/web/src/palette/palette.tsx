@@ -1,4 +1,4 @@
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { atom, useAtom, useAtomValue } from 'jotai';
 import { Command } from 'cmdk';
 import { useNavigate } from 'react-router';
@@ -333,7 +333,20 @@ export function Palette() {
   }, []);
   const close = useMemo(() => () => setOpen(false), [setOpen]);
 
-  useShortcut('mod+k', () => setOpen((o) => !o), {
+  // The dialog element is the truth here: the browser may have closed it (Escape) before React re-rendered,
+  // and a toggle of the state alone would then leave it closed with the state saying open.
+  const toggle = useCallback(() => {
+    const dialog = ref.current;
+    if (dialog?.open) {
+      dialog.close();
+      setOpen(false);
+    } else {
+      dialog?.showModal();
+      setOpen(true);
+      dialog?.querySelector<HTMLInputElement>('[cmdk-input]')?.focus();
+    }
+  }, [setOpen]);
+  useShortcut('mod+k', toggle, {
     labelKey: 'keys.palette',
     inInputs: true,
     inDialogs: true,
@@ -342,8 +355,8 @@ export function Palette() {
   useLayoutEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    if (open && !dialog.open) {
-      dialog.showModal();
+    if (open) {
+      if (!dialog.open) dialog.showModal();
       // the input mounted while the dialog was closed, so its autofocus could not take
       dialog.querySelector<HTMLInputElement>('[cmdk-input]')?.focus();
     }
@@ -358,7 +371,10 @@ export function Palette() {
         e.preventDefault();
         setOpen(false);
       }}
-      onClose={() => setOpen(false)}
+      // 'close' comes as a later task: by then Ctrl+K may have opened the palette again, which must stand
+      onClose={() => {
+        if (!ref.current?.open) setOpen(false);
+      }}
       onMouseDown={(e) => {
         // a click on the backdrop closes
         if (e.target === ref.current) setOpen(false);
