@@ -31,7 +31,9 @@ describe('error messages (spec part 2 §8)', () => {
 
   it('marks the one field a catalogue error names', async () => {
     await i18next.changeLanguage('en');
-    const failure = describeError(new ApiError(409, 'login_already_used', 'login_already_used', { field: 'login' }));
+    const failure = describeError(
+      new ApiError(409, 'login_already_used', 'login_already_used', { field: 'login' }),
+    );
     expect(failure.fields).toEqual({ login: failure.message });
     expect(failure.message).not.toBe('Error performing action. Contact support.');
   });

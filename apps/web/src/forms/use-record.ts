@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { CommandId } from '@lintel/commands';
 import { runCommand } from '../api/client';
 import { describeError } from '../api/errors';
@@ -34,5 +34,10 @@ export function useRecord<T extends { id: number; name: string }>(family: Family
     };
   }, [family, id, tick]);
   const reload = useCallback(() => setTick((t) => t + 1), []);
-  return { record, setRecord, error, reload };
+  // what the edit form starts from: the record's values, and its id fixed
+  const formOptions = useMemo(
+    () => ({ record: record as unknown as Record<string, unknown>, fixed: { id } }),
+    [record, id],
+  );
+  return { record, setRecord, error, reload, formOptions };
 }

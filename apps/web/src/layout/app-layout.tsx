@@ -13,8 +13,8 @@ import { useShortcut } from '../keys/shortcuts';
 import { Pages, type PageDef } from '../nav/pages';
 import { Palette, paletteOpenAtom } from '../palette/palette';
 import { Button, focusRing } from '../ui/button';
-import { FormError } from '../ui/field';
-import { Icon, Spinner } from '../ui/icon';
+import { FormError, Loading } from '../ui/field';
+import { Icon } from '../ui/icon';
 import { Brand } from './brand';
 import { Breadcrumbs } from './breadcrumbs';
 import { FloatingActionArea } from './fab';
@@ -170,10 +170,7 @@ export function AppLayout() {
                 <Button onClick={retry}>{t('layout.retry')}</Button>
               </div>
             ) : (
-              <div role="status" className="flex items-center gap-2 text-sm text-slate-500">
-                <Spinner />
-                {t('layout.loading')}
-              </div>
+              <Loading />
             )}
           </main>
           {profile && <FloatingActionArea />}

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { Outlet } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { Button } from '../ui/button';
 import { Brand } from './brand';
 import { LanguageSwitcher } from './language-switcher';
 import { useServerInfo } from './server-info';
@@ -65,3 +66,20 @@ export function AuthPanel({
 
 export const linkClass =
   'rounded-sm font-medium text-blue-700 underline-offset-2 hover:underline outline-none focus-visible:ring-2 focus-visible:ring-blue-600';
+
+/** The one full-width submit button of a signed-out page's form. */
+export function SubmitButton({
+  busy,
+  testId,
+  children,
+}: {
+  busy: boolean;
+  testId: string;
+  children: ReactNode;
+}) {
+  return (
+    <Button type="submit" variant="primary" className="w-full" busy={busy} data-testid={testId}>
+      {children}
+    </Button>
+  );
+}

@@ -2,7 +2,7 @@ import { memo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { focusRing } from '../ui/button';
 import { Popover } from './table-popover';
-import { TableIcon } from './table-icons';
+import { Icon } from '../ui/icon';
 
 interface ColumnChoice {
   id: string;
@@ -35,7 +35,7 @@ function ColumnChooserInner({
         className={`inline-flex h-7 items-center gap-1.5 rounded-md px-2 text-xs font-medium text-slate-700 hover:bg-slate-100 ${focusRing}`}
         data-testid="columns-button"
       >
-        <TableIcon name="columns" />
+        <Icon name="columns" className="size-3.5" />
         {t('table.columns.button')}
       </button>
       {open && (

@@ -13,7 +13,7 @@ import type { Filter, FilterableField, FilterRule } from '@lintel/core';
 import { focusRing } from '../ui/button';
 import { inputClass } from '../ui/field';
 import { Popover } from './table-popover';
-import { TableIcon } from './table-icons';
+import { Icon } from '../ui/icon';
 import {
   filtersToWhere,
   MAX_FILTERS,
@@ -419,7 +419,7 @@ function FilterBarInner({ fields, labelOf, filters, match, onChange, onDone, han
               }}
               className={`${chipButton} px-1 text-blue-800 hover:bg-blue-100`}
             >
-              <TableIcon name="close" className="size-3" />
+              <Icon name="close" className="size-3" />
             </button>
           </span>
         );
@@ -438,7 +438,7 @@ function FilterBarInner({ fields, labelOf, filters, match, onChange, onDone, han
           className={`inline-flex h-7 items-center gap-1 rounded-md border border-dashed border-slate-300 px-2 text-xs font-medium text-slate-700 hover:border-slate-400 hover:bg-slate-50 disabled:opacity-50 ${focusRing}`}
           data-testid="filter-add"
         >
-          <TableIcon name="plus" className="size-3" />
+          <Icon name="plus" className="size-3" />
           {t('table.filter.add')}
         </button>
         {editing !== null && (
@@ -472,7 +472,7 @@ function FilterBarInner({ fields, labelOf, filters, match, onChange, onDone, han
           className={`inline-flex h-7 items-center rounded-md px-1.5 text-slate-600 hover:bg-slate-100 hover:text-slate-900 ${focusRing}`}
           data-testid="filter-text"
         >
-          <TableIcon name="code" />
+          <Icon name="code" className="size-3.5" />
         </button>
         {textOpen && (
           <WhereEditor

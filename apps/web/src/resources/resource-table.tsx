@@ -24,7 +24,7 @@ import { describeError } from '../api/errors';
 import { usePageAction } from '../palette/page-actions';
 import { profileAtom } from '../session/session';
 import { focusRing } from '../ui/button';
-import { Spinner } from '../ui/icon';
+import { Icon, Spinner } from '../ui/icon';
 import { ColumnChooser } from './column-chooser';
 import {
   defaultWidth,
@@ -44,7 +44,6 @@ import { PageLoader, PAGE_SIZE } from './page-loader';
 import { buildColumns, type CellText, type ColumnOverride, type TableColumn } from './table-columns';
 import { Grid, SELECT_WIDTH, type GridHandle } from './table-grid';
 import { HeaderRow } from './table-header';
-import { TableIcon } from './table-icons';
 import { TableKeys, type TableActions } from './table-keys';
 import {
   buildListQuery,
@@ -440,7 +439,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
         data-testid="table-error"
       >
         <div role="alert" className="flex max-w-md flex-col items-center gap-3 text-center">
-          <TableIcon name="error" className="size-6 text-red-600" />
+          <Icon name="error" className="size-6 text-red-600" />
           <p className="text-sm text-slate-800">{error}</p>
           <button
             type="button"
@@ -483,7 +482,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
         data-testid="table-empty"
       >
         <div className="flex max-w-md flex-col items-center gap-2 text-center">
-          <TableIcon name="inbox" className="size-6 text-slate-400" />
+          <Icon name="inbox" className="size-6 text-slate-400" />
           <p className="text-sm font-medium text-slate-800">
             {filtered ? t('table.empty.filtered') : t('table.empty.title')}
           </p>
@@ -512,7 +511,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
       {/* toolbar: search, filter chips, then the table's own buttons and the screen's */}
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-2 py-1.5">
         <div className="relative">
-          <TableIcon
+          <Icon
             name="search"
             className="pointer-events-none absolute top-1/2 left-2 size-3.5 -translate-y-1/2 text-slate-500"
           />
@@ -562,7 +561,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
             title={t('table.reload')}
             className={`inline-flex h-7 items-center rounded-md px-1.5 text-slate-600 hover:bg-slate-100 hover:text-slate-900 ${focusRing}`}
           >
-            <TableIcon name="reload" />
+            <Icon name="refresh" className="size-3.5" />
           </button>
           {onExport && (
             <button
@@ -573,7 +572,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
               data-testid="table-export"
               className={`inline-flex h-7 items-center gap-1.5 rounded-md px-2 text-xs font-medium text-slate-700 hover:bg-slate-100 ${focusRing}`}
             >
-              <TableIcon name="download" />
+              <Icon name="download" className="size-3.5" />
               {t('table.export')}
             </button>
           )}
@@ -631,7 +630,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           className="flex items-center gap-2 border-b border-red-200 bg-red-50 px-3 py-1.5 text-[13px] text-red-800"
           data-testid="table-alert"
         >
-          <TableIcon name="error" className="shrink-0" />
+          <Icon name="error" className="shrink-0" />
           <span className="min-w-0 flex-1 truncate">{bulkError ?? error}</span>
           {!bulkError && (
             <button
@@ -649,7 +648,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
               aria-label={t('table.dismiss')}
               className={`rounded p-1 hover:bg-red-100 ${focusRing}`}
             >
-              <TableIcon name="close" className="size-3" />
+              <Icon name="close" className="size-3" />
             </button>
           )}
         </div>

@@ -66,7 +66,6 @@ export interface GridProps<Row extends { id: number }> {
 
 const noop = () => undefined;
 
-
 interface RowProps<Row extends { id: number }> {
   index: number;
   domId: string;

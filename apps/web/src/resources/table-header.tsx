@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
 import type { Header } from '@tanstack/react-table';
 import { focusRing } from '../ui/button';
-import { TableIcon } from './table-icons';
+import { Icon } from '../ui/icon';
 import type { TableColumn } from './table-columns';
 
 /** The sticky header row: select-all, then a title per column (a sort button when it sorts) and a resize edge. */
@@ -70,7 +70,7 @@ export function HeaderRow<Row>({
                 >
                   <span className="truncate">{info.label}</span>
                   {sorted && (
-                    <TableIcon
+                    <Icon
                       name={sorted === 'asc' ? 'arrow-up' : 'arrow-down'}
                       className="size-3 shrink-0 text-blue-700"
                     />

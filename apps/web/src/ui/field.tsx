@@ -1,7 +1,8 @@
 import { useId, useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Limits } from '@lintel/core';
 import { focusRing } from './button';
-import { Icon } from './icon';
+import { Icon, Spinner } from './icon';
 
 export const inputClass =
   'block h-8 w-full min-w-0 rounded-md border bg-white px-2.5 text-sm text-slate-900 shadow-xs placeholder:text-slate-400 ' +
@@ -210,5 +211,29 @@ export function Notice({
       <Icon name={kind === 'success' ? 'check' : 'info'} className="mt-0.5 size-4 shrink-0" />
       <div className="min-w-0">{children}</div>
     </div>
+  );
+}
+
+/** "Loading…" with a spinner, announced to screen readers, while a screen or a panel waits for its data. */
+export function Loading({ className = '' }: { className?: string }) {
+  const { t } = useTranslation();
+  return (
+    <div role="status" className={`flex items-center gap-2 text-sm text-slate-500 ${className}`}>
+      <Spinner />
+      {t('layout.loading')}
+    </div>
+  );
+}
+
+/** A new password: browsers may suggest one, and the hint gives the least length (spec part 2 §5). */
+export function NewPasswordField(props: Parameters<typeof PasswordField>[0]) {
+  const { t } = useTranslation();
+  return (
+    <PasswordField
+      autoComplete="new-password"
+      required
+      hint={t('password.hint', { min: Limits.password.min })}
+      {...props}
+    />
   );
 }

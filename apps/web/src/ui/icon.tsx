@@ -36,6 +36,12 @@ const paths = {
   download: 'M8 2.5v8M4.5 7 8 10.5 11.5 7M3 13.5h10',
   lock: 'M4 7.5h8v6H4zM5.5 7.5V5a2.5 2.5 0 0 1 5 0v2.5',
   wand: 'M2.5 13.5l8-8M9 3l.5 1.5L11 5l-1.5.5L9 7l-.5-1.5L7 5l1.5-.5L9 3ZM12.5 8.5l.3.9.9.3-.9.3-.3.9-.3-.9-.9-.3.9-.3.3-.9Z',
+  'arrow-up': 'M8 13V3M4 7l4-4 4 4',
+  'arrow-down': 'M8 3v10M4 9l4 4 4-4',
+  filter: 'M2 3h12L9.5 8.5V13l-3-1.5v-3L2 3Z',
+  columns: 'M2.5 3h11v10h-11V3ZM6.5 3v10M9.5 3v10',
+  code: 'M5.5 4.5 2 8l3.5 3.5M10.5 4.5 14 8l-3.5 3.5',
+  inbox: 'M2 9.5 4 3h8l2 6.5V13H2V9.5ZM2 9.5h3.5L6.5 11h3l1-1.5H14',
 } as const;
 
 export type IconName = keyof typeof paths;

@@ -3,15 +3,15 @@ import { useParams, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { getCommand, type Group } from '@lintel/commands';
 import { useCan } from '../../access/use-can';
-import { deleteRows } from '../../commands/delete-rows';
+import { DeleteRecordButton } from '../../commands/delete-button';
 import { FormPage } from '../../forms/form-page';
 import { useRecord } from '../../forms/use-record';
 import type { FieldOverride } from '../../forms/command-form';
 import { usePageTitle } from '../../layout/page-title';
 import { useGoBack } from '../../nav/return-to';
 import { Button } from '../../ui/button';
-import { FormError } from '../../ui/field';
-import { Icon, Spinner } from '../../ui/icon';
+import { FormError, Loading } from '../../ui/field';
+import { Icon } from '../../ui/icon';
 import { openGenerateDialog } from './generate-dialog';
 
 const overrides: Record<string, FieldOverride> = { name: { autoFocus: true } };
@@ -39,14 +39,10 @@ export function GroupAddPage() {
 export function GroupEditPage() {
   const { t } = useTranslation();
   const id = Number(useParams().id);
-  const { record, error } = useRecord<Group>('group', id);
+  const { record, error, formOptions } = useRecord<Group>('group', id);
   const back = useGoBack('/groups');
   const can = useCan();
   usePageTitle(record?.name ?? t('groups.edit_title'));
-  const options = useMemo(
-    () => ({ record: record as unknown as Record<string, unknown>, fixed: { id } }),
-    [record, id],
-  );
   // a group cannot be its own parent
   const editOverrides = useMemo<Record<string, FieldOverride>>(
     () => ({ ...overrides, parent_id: { exclude: [id] } }),
@@ -54,18 +50,12 @@ export function GroupEditPage() {
   );
 
   if (error) return <FormError message={error} />;
-  if (!record)
-    return (
-      <div role="status" className="flex items-center gap-2 text-sm text-slate-500">
-        <Spinner />
-        {t('layout.loading')}
-      </div>
-    );
+  if (!record) return <Loading />;
   return (
     <FormPage
       key={record.id}
       commandId="group.update"
-      options={options}
+      options={formOptions}
       overrides={editOverrides}
       readOnly={!can(getCommand('group.update').gates).can}
       onDone={back}
@@ -85,15 +75,7 @@ export function GroupEditPage() {
             </Button>
           )}
           {can(getCommand('group.delete').gates).can && (
-            <Button
-              variant="ghost"
-              className="text-red-700"
-              icon={<Icon name="trash" />}
-              data-testid="delete-group"
-              onClick={() => void deleteRows('group', [id]).then((done) => done && back())}
-            >
-              {t('delete.one')}
-            </Button>
+            <DeleteRecordButton family="group" id={id} onDeleted={back} testId="delete-group" />
           )}
         </>
       }

@@ -6,8 +6,8 @@ import { describeError } from '../../api/errors';
 import { useShortcut } from '../../keys/shortcuts';
 import { rememberName } from '../../pickers/names';
 import { focusRing } from '../../ui/button';
-import { FormError } from '../../ui/field';
-import { Icon, Spinner } from '../../ui/icon';
+import { FormError, Loading } from '../../ui/field';
+import { Icon } from '../../ui/icon';
 import { inputClass } from '../../ui/field';
 
 interface Visible {
@@ -193,12 +193,7 @@ export function GroupTree({
           <FormError message={error} />
         </div>
       )}
-      {!roots && !error && (
-        <div role="status" className="flex items-center gap-2 p-3 text-sm text-slate-500">
-          <Spinner />
-          {t('layout.loading')}
-        </div>
-      )}
+      {!roots && !error && <Loading className="p-3" />}
       {roots && (
         <ul
           ref={listRef}

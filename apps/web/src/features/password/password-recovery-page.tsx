@@ -3,9 +3,8 @@ import { Link } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { runCommand } from '../../api/client';
 import { validateArgs } from '../../api/errors';
-import { AuthPanel, linkClass } from '../../layout/auth-layout';
+import { AuthPanel, linkClass, SubmitButton } from '../../layout/auth-layout';
 import { usePageTitle } from '../../layout/page-title';
-import { Button } from '../../ui/button';
 import { FormError, Notice, TextField } from '../../ui/field';
 import { useForm } from '../../ui/use-form';
 
@@ -54,15 +53,9 @@ export function PasswordRecoveryPage() {
             spellCheck={false}
             {...form.text('email')}
           />
-          <Button
-            type="submit"
-            variant="primary"
-            className="w-full"
-            busy={form.busy}
-            data-testid="recovery-submit"
-          >
+          <SubmitButton busy={form.busy} testId="recovery-submit">
             {t('recovery.submit')}
-          </Button>
+          </SubmitButton>
         </form>
       )}
     </AuthPanel>

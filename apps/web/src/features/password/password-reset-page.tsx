@@ -1,13 +1,11 @@
-import { Limits } from '@lintel/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { runCommand } from '../../api/client';
 import { localFailure, ruleMessage, validateArgs } from '../../api/errors';
-import { AuthPanel, linkClass } from '../../layout/auth-layout';
+import { AuthPanel, linkClass, SubmitButton } from '../../layout/auth-layout';
 import { usePageTitle } from '../../layout/page-title';
-import { Button } from '../../ui/button';
-import { FormError, Notice, PasswordField } from '../../ui/field';
+import { FormError, Notice, PasswordField, NewPasswordField } from '../../ui/field';
 import { useForm } from '../../ui/use-form';
 
 /** /password/reset/{token}: a new password, typed twice. */
@@ -52,29 +50,16 @@ export function PasswordResetPage() {
       ) : (
         <form ref={form.formRef} onSubmit={onSubmit} noValidate className="space-y-3">
           <FormError message={message} />
-          <PasswordField
-            label={t('reset.password')}
-            autoComplete="new-password"
-            autoFocus
-            required
-            hint={t('password.hint', { min: Limits.password.min })}
-            {...form.text('password')}
-          />
+          <NewPasswordField label={t('reset.password')} autoFocus {...form.text('password')} />
           <PasswordField
             label={t('reset.repeat')}
             autoComplete="new-password"
             required
             {...form.text('repeat')}
           />
-          <Button
-            type="submit"
-            variant="primary"
-            className="w-full"
-            busy={form.busy}
-            data-testid="reset-submit"
-          >
+          <SubmitButton busy={form.busy} testId="reset-submit">
             {t('reset.submit')}
-          </Button>
+          </SubmitButton>
         </form>
       )}
     </AuthPanel>

@@ -1,16 +1,14 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { Limits, type InviteInfo } from '@lintel/core';
+import { type InviteInfo } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError, validateArgs } from '../../api/errors';
-import { AuthPanel, linkClass } from '../../layout/auth-layout';
+import { AuthPanel, linkClass, SubmitButton } from '../../layout/auth-layout';
 import { usePageTitle } from '../../layout/page-title';
 import { useServerInfo } from '../../layout/server-info';
 import { startSession } from '../../session/session';
-import { Button } from '../../ui/button';
-import { FormError, Notice, PasswordField, TextField } from '../../ui/field';
-import { Spinner } from '../../ui/icon';
+import { FormError, Notice, TextField, Loading, NewPasswordField } from '../../ui/field';
 import { useForm } from '../../ui/use-form';
 
 function BackToLogin() {
@@ -74,23 +72,14 @@ function SimpleRegistration() {
             hint={t('registration.login_hint')}
             {...form.text('login')}
           />
-          <PasswordField
+          <NewPasswordField
             label={t('registration.password')}
-            autoComplete="new-password"
-            required
-            hint={t('password.hint', { min: Limits.password.min })}
             onGenerate={(p) => form.set('password', p)}
             {...form.text('password')}
           />
-          <Button
-            type="submit"
-            variant="primary"
-            className="w-full"
-            busy={form.busy}
-            data-testid="registration-submit"
-          >
+          <SubmitButton busy={form.busy} testId="registration-submit">
             {t('registration.submit')}
-          </Button>
+          </SubmitButton>
         </form>
       )}
     </AuthPanel>
@@ -137,10 +126,7 @@ function Invitation({ token }: { token: string }) {
       {loadError ? (
         <FormError message={loadError} />
       ) : !invite ? (
-        <p role="status" className="flex items-center gap-2 text-sm text-slate-500">
-          <Spinner />
-          {t('layout.loading')}
-        </p>
+        <Loading />
       ) : (
         <form ref={form.formRef} onSubmit={onSubmit} noValidate className="space-y-3">
           <FormError message={form.failure?.message} />
@@ -168,24 +154,15 @@ function Invitation({ token }: { token: string }) {
               readOnly
             />
           )}
-          <PasswordField
+          <NewPasswordField
             label={t('invitation.password')}
-            autoComplete="new-password"
             autoFocus
-            required
-            hint={t('password.hint', { min: Limits.password.min })}
             onGenerate={(p) => form.set('password', p)}
             {...form.text('password')}
           />
-          <Button
-            type="submit"
-            variant="primary"
-            className="w-full"
-            busy={form.busy}
-            data-testid="invitation-submit"
-          >
+          <SubmitButton busy={form.busy} testId="invitation-submit">
             {t('invitation.submit')}
-          </Button>
+          </SubmitButton>
         </form>
       )}
     </AuthPanel>

@@ -1,17 +1,17 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { Limits, SelfRegistrationUserTypes, type CodeInfo } from '@lintel/core';
+import { SelfRegistrationUserTypes, type CodeInfo } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError, validateArgs } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
-import { AuthPanel, linkClass } from '../../layout/auth-layout';
+import { AuthPanel, linkClass, SubmitButton } from '../../layout/auth-layout';
 import { usePageTitle } from '../../layout/page-title';
 import { useServerInfo } from '../../layout/server-info';
 import { startSession } from '../../session/session';
 import { Button, focusRing } from '../../ui/button';
-import { FormError, Notice, PasswordField, TextField } from '../../ui/field';
-import { Icon, Spinner } from '../../ui/icon';
+import { FormError, Notice, TextField, Loading, NewPasswordField } from '../../ui/field';
+import { Icon } from '../../ui/icon';
 import { useForm } from '../../ui/use-form';
 
 type UserType = (typeof SelfRegistrationUserTypes)[number];
@@ -127,23 +127,14 @@ function SelfRegistrationForm() {
             autoComplete="organization"
             {...form.text('object_name')}
           />
-          <PasswordField
+          <NewPasswordField
             label={t('self_registration.user_password')}
-            autoComplete="new-password"
-            required
-            hint={t('password.hint', { min: Limits.password.min })}
             onGenerate={(p) => form.set('user_password', p)}
             {...form.text('user_password')}
           />
-          <Button
-            type="submit"
-            variant="primary"
-            className="w-full"
-            busy={form.busy}
-            data-testid="self-registration-submit"
-          >
+          <SubmitButton busy={form.busy} testId="self-registration-submit">
             {t('self_registration.submit')}
-          </Button>
+          </SubmitButton>
         </form>
       )}
     </AuthPanel>
@@ -237,10 +228,7 @@ function CodeStep({ token }: { token: string }) {
           </Link>
         </div>
       ) : !info ? (
-        <p role="status" className="flex items-center gap-2 text-sm text-slate-500">
-          <Spinner />
-          {t('layout.loading')}
-        </p>
+        <Loading />
       ) : (
         <form ref={form.formRef} onSubmit={onSubmit} noValidate className="space-y-3">
           <p className="flex items-start gap-2 text-sm text-slate-700">

@@ -5,11 +5,11 @@ import { useTranslation } from 'react-i18next';
 import { sessionStore, runCommand } from '../../api/client';
 import { validateArgs } from '../../api/errors';
 import { clearAlerts } from '../../alerts/alerts';
-import { AuthPanel, linkClass } from '../../layout/auth-layout';
+import { AuthPanel, linkClass, SubmitButton } from '../../layout/auth-layout';
 import { usePageTitle } from '../../layout/page-title';
 import { useServerInfo } from '../../layout/server-info';
 import { acknowledgeSignOut, signedOutReasonAtom, startSession } from '../../session/session';
-import { Button, focusRing } from '../../ui/button';
+import { focusRing } from '../../ui/button';
 import { FormError, Notice, PasswordField, TextField } from '../../ui/field';
 import { useForm } from '../../ui/use-form';
 
@@ -106,15 +106,9 @@ export function LoginPage() {
           />
           {t('login.remember')}
         </label>
-        <Button
-          type="submit"
-          variant="primary"
-          className="w-full"
-          busy={form.busy}
-          data-testid="login-submit"
-        >
+        <SubmitButton busy={form.busy} testId="login-submit">
           {t('login.submit')}
-        </Button>
+        </SubmitButton>
       </form>
     </AuthPanel>
   );

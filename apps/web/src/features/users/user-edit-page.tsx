@@ -1,4 +1,4 @@
-import { useMemo, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { useAtomValue } from 'jotai';
 import { useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -6,7 +6,7 @@ import { getCommand, type User } from '@lintel/commands';
 import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
 import { useCan } from '../../access/use-can';
-import { deleteRows } from '../../commands/delete-rows';
+import { DeleteRecordButton } from '../../commands/delete-button';
 import { openCommandForm } from '../../commands/dialogs';
 import { execute } from '../../commands/execute';
 import { FormPage } from '../../forms/form-page';
@@ -16,8 +16,8 @@ import { usePageTitle } from '../../layout/page-title';
 import { useGoBack } from '../../nav/return-to';
 import { profileAtom } from '../../session/session';
 import { Button } from '../../ui/button';
-import { FormError } from '../../ui/field';
-import { Icon, Spinner } from '../../ui/icon';
+import { FormError, Loading } from '../../ui/field';
+import { Icon } from '../../ui/icon';
 import { userOverrides } from './user-form';
 import { AvatarPanel } from './avatar-panel';
 
@@ -39,7 +39,7 @@ function Fact({ label, children, testId }: { label: string; children: ReactNode;
 export function UserEditPage() {
   const { t } = useTranslation();
   const id = Number(useParams().id);
-  const { record, setRecord, error, reload } = useRecord<User>('user', id);
+  const { record, setRecord, error, reload, formOptions } = useRecord<User>('user', id);
   const back = useGoBack('/users');
   const can = useCan();
   const me = useAtomValue(profileAtom);
@@ -52,19 +52,9 @@ export function UserEditPage() {
   const canLink = can(getCommand('user.send_registration_link').gates).can;
   const canPassword = can(getCommand('user.password').gates).can && canEdit;
   const canDelete = can(getCommand('user.delete').gates).can && me?.id !== id;
-  const options = useMemo(
-    () => ({ record: record as unknown as Record<string, unknown>, fixed: { id } }),
-    [record, id],
-  );
 
   if (error) return <FormError message={error} />;
-  if (!record)
-    return (
-      <div role="status" className="flex items-center gap-2 text-sm text-slate-500">
-        <Spinner />
-        {t('layout.loading')}
-      </div>
-    );
+  if (!record) return <Loading />;
 
   async function sendLink() {
     try {
@@ -105,7 +95,7 @@ export function UserEditPage() {
     <FormPage
       key={record.id}
       commandId="user.update"
-      options={options}
+      options={formOptions}
       overrides={userOverrides}
       readOnly={!canEdit}
       onDone={back}
@@ -127,17 +117,7 @@ export function UserEditPage() {
               {t('users.change_password')}
             </Button>
           )}
-          {canDelete && (
-            <Button
-              variant="ghost"
-              className="text-red-700"
-              icon={<Icon name="trash" />}
-              data-testid="delete-user"
-              onClick={() => void deleteRows('user', [id]).then((done) => done && back())}
-            >
-              {t('delete.one')}
-            </Button>
-          )}
+          {canDelete && <DeleteRecordButton family="user" id={id} onDeleted={back} testId="delete-user" />}
         </>
       }
     />
