@@ -14,6 +14,7 @@ import { roleResource } from './role/role.resource';
 import { markerResource } from './marker/marker.resource';
 import { domainTypeResource } from './domain-type/domain-type.resource';
 import type { Command } from './command';
+import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
 
 export * from './command';
 export * from './resource';
@@ -73,4 +74,20 @@ export function getCommand<Id extends CommandId>(id: Id): CommandById<Id> {
 /** The family a command belongs to, if it is one of a generic family's six. */
 export function resourceOf(commandId: string) {
   return resources.find((r) => Object.values(r.commands).some((c) => c.id === commandId));
+}
+
+const isPickerFamily = (noun: string): noun is PickerFamily => (PickerFamilies as readonly string[]).includes(noun);
+
+/**
+ * The family whose ids an argument field of a command holds (`many`: a list of ids, else one id): `id` and
+ * `items` at the top of the arguments name the command's own family's rows (`user.get`, `user.delete_all`);
+ * anywhere else the field's name says (`role`, `domains`, `parent_id`).
+ */
+export function refFamilyOf(commandId: string, key: string, top: boolean, many: boolean): PickerFamily | undefined {
+  if (top && key === (many ? 'items' : 'id')) {
+    const noun = resourceOf(commandId)?.noun ?? commandId.slice(0, commandId.indexOf('.'));
+    return isPickerFamily(noun) ? noun : undefined;
+  }
+  const ref = REF_FIELDS[key];
+  return ref?.many === many ? ref.family : undefined;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registry, getCommand, toRequest, type CommandId } from './index';
+import { registry, getCommand, refFamilyOf, toRequest, type CommandId } from './index';
 
 describe('registry', () => {
   it('holds every command once, with a locale title key and a path under the API', () => {
@@ -18,5 +18,28 @@ describe('registry', () => {
     expect(toRequest(info, { token: 'a b' })).toEqual({ path: '/registration/invite/a%20b', query: {} });
     const del = getCommand('profile.delete');
     expect(toRequest(del, { password: 'x' })).toEqual({ path: '/profile', body: { password: 'x' } });
+  });
+});
+
+describe('refFamilyOf: the arguments that hold ids of another family', () => {
+  it("names the command's own family for a top-level id or items", () => {
+    expect(refFamilyOf('user.get', 'id', true, false)).toBe('user');
+    expect(refFamilyOf('user.delete_all', 'items', true, true)).toBe('user');
+    expect(refFamilyOf('group.save_generated', 'id', true, false)).toBe('group');
+    expect(refFamilyOf('domain_type.update', 'id', true, false)).toBe('domain_type');
+  });
+  it('names the family of a reference field by its name and shape', () => {
+    expect(refFamilyOf('user.create', 'role', true, false)).toBe('role');
+    expect(refFamilyOf('user.create', 'domains', true, true)).toBe('group');
+    expect(refFamilyOf('group.create', 'parent_id', true, false)).toBe('group');
+    expect(refFamilyOf('marker.apply', 'users', true, true)).toBe('user');
+    expect(refFamilyOf('role.create', 'available_roles', true, true)).toBe('role');
+  });
+  it('is no reference where the shape differs, nested ids, or families without a list', () => {
+    // `users` of seed.scale is a count, not a list of user ids
+    expect(refFamilyOf('seed.scale', 'users', true, false)).toBeUndefined();
+    expect(refFamilyOf('user.create', 'role', true, true)).toBeUndefined();
+    expect(refFamilyOf('user.update', 'id', false, false)).toBeUndefined();
+    expect(refFamilyOf('audit_event.get', 'id', true, false)).toBeUndefined();
   });
 });

@@ -1,17 +1,5 @@
-import { getCommand, resourceOf, type CommandId } from '@lintel/commands';
-import { describeArgs, Families, type Family, type FieldSpec } from './schema';
-
-/** Field names that name another family's ids, wherever they appear (spec part 1 §2.4 "Pickers"). */
-const REF_FIELDS: Record<string, Family> = {
-  role: 'role',
-  available_roles: 'role',
-  domains: 'group',
-  parent_id: 'group',
-  markers: 'marker',
-  domain_type_id: 'domain_type',
-  users: 'user',
-  user_id: 'user',
-};
+import { getCommand, refFamilyOf, type CommandId } from '@lintel/commands';
+import { describeArgs, type FieldSpec } from './schema';
 
 const SECRET_FIELDS = new Set(['password', 'new_password', 'old', 'new', 'user_password']);
 const MULTILINE_FIELDS = new Set(['description']);
@@ -27,22 +15,18 @@ export function nounOf(commandId: string): string {
   return commandId.slice(0, commandId.indexOf('.'));
 }
 
-function familyOfNoun(noun: string): Family | undefined {
-  return (Families as readonly string[]).includes(noun) ? (noun as Family) : undefined;
-}
-
-function resolve(fields: FieldSpec[], own: Family | undefined, top: boolean): FieldSpec[] {
+function resolve(fields: FieldSpec[], commandId: string, top: boolean): FieldSpec[] {
   return fields
     .filter((f) => f.type !== 'unknown' && !HIDDEN_FIELDS.has(f.path))
     .map((f) => {
       const spec: FieldSpec = { ...f };
-      // `id` and `items` of a family's command name that family's rows; elsewhere, the field name says
-      const family = top && (f.key === 'id' || f.key === 'items') ? own : REF_FIELDS[f.key];
-      if (family && f.type === 'number') Object.assign(spec, { type: 'id', family });
-      if (family && f.type === 'numbers') Object.assign(spec, { type: 'ids', family });
+      if (f.type === 'number' || f.type === 'numbers') {
+        const family = refFamilyOf(commandId, f.key, top, f.type === 'numbers');
+        if (family) Object.assign(spec, { type: f.type === 'number' ? 'id' : 'ids', family });
+      }
       if (SECRET_FIELDS.has(f.key) && f.type === 'text') spec.secret = true;
       if (MULTILINE_FIELDS.has(f.key) && f.type === 'text') spec.multiline = true;
-      if (spec.fields) spec.fields = resolve(spec.fields, own, false);
+      if (spec.fields) spec.fields = resolve(spec.fields, commandId, false);
       return spec;
     });
 }
@@ -53,9 +37,7 @@ const cache = new Map<string, FieldSpec[]>();
 export function commandFields(commandId: CommandId | string): FieldSpec[] {
   let fields = cache.get(commandId);
   if (!fields) {
-    const cmd = getCommand(commandId as CommandId);
-    const own = familyOfNoun(resourceOf(commandId)?.noun ?? nounOf(commandId));
-    fields = resolve(describeArgs(cmd.args), own, true);
+    fields = resolve(describeArgs(getCommand(commandId as CommandId).args), commandId, true);
     cache.set(commandId, fields);
   }
   return fields;

@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import type { PickerFamily } from '@lintel/commands';
 
 /**
  * What a form field holds, read from a command's zod 4 argument schema. The widgets are chosen from this
@@ -53,9 +54,8 @@ export interface FieldSpec {
   multiline?: boolean;
 }
 
-/** The families a picker can list (each has a `<family>.list` command with `search`). */
-export const Families = ['user', 'group', 'role', 'marker', 'domain_type'] as const;
-export type Family = (typeof Families)[number];
+export { PickerFamilies as Families } from '@lintel/commands';
+export type Family = PickerFamily;
 
 interface Def {
   type: string;

@@ -1,33 +1,13 @@
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { CommandId } from '@lintel/commands';
+import { pickerRow, type CommandId, type PickerRow } from '@lintel/commands';
 import { runCommand } from '../api/client';
 import { describeError } from '../api/errors';
 import type { Family } from '../forms/schema';
 import { Icon, Spinner } from '../ui/icon';
 import { knownName, rememberName } from './names';
 
-export interface PickerRow {
-  id: number;
-  name: string;
-  hint?: string;
-  color?: string;
-}
-
 const PAGE = 20;
-
-/** A secondary line per family: where a group sits, a user's login, a marker's colour. */
-function toRow(family: Family, r: Record<string, unknown>): PickerRow {
-  const row: PickerRow = { id: Number(r.id), name: String(r.name ?? r.id) };
-  if (family === 'user' && typeof r.login === 'string') row.hint = r.login;
-  if (family === 'group') {
-    const parent = r.parent as { name?: string } | null | undefined;
-    if (parent?.name) row.hint = parent.name;
-  }
-  if (family === 'domain_type' && typeof r.type === 'string') row.hint = r.type;
-  if (family === 'marker' && typeof r.color === 'string') row.color = r.color;
-  return row;
-}
 
 /** One page of a family's list command, searched on the server. */
 export async function searchFamily(
@@ -42,7 +22,7 @@ export async function searchFamily(
     limit,
     sort: 'name',
   })) as unknown as { data: Record<string, unknown>[]; meta: { total: number } };
-  const rows = reply.data.map((r) => toRow(family, r));
+  const rows = reply.data.map((r) => pickerRow(family, r));
   for (const r of rows) rememberName(family, r.id, r.name);
   return { rows, total: reply.meta.total };
 }
