@@ -53,6 +53,17 @@ async function until(test, what, ms = 30_000) {
     await sleep(50);
   }
 }
+/** Ctrl+C out of the palette, then a clear screen with the prompt alone. */
+async function quitToCleanPrompt() {
+  keys('C-c');
+  await until((s) => s.trimEnd().endsWith('$'), 'prompt');
+  keys('clear', 'Enter');
+  await until((s) => s.trim() === '$', 'prompt');
+}
+async function openPalette() {
+  keys('lintel', 'Enter');
+  await until((s) => / of \d+ · /.test(s), 'palette');
+}
 const save = (name, s) => {
   fs.writeFileSync(path.join(out, name), s);
   console.log(`wrote docs/screenshots/${name}`);
@@ -91,8 +102,7 @@ try {
   await until((s) => s.trim() === '$', 'prompt');
 
   // the palette, filtered to the user commands, on "Create user"
-  keys('lintel', 'Enter');
-  await until((s) => / of \d+ · /.test(s), 'palette');
+  await openPalette();
   text('user');
   await until((s) => s.includes('› user') && s.includes('Create user'), 'filtered palette');
   keys('Down', 'Down');
@@ -106,27 +116,43 @@ try {
   await until((s) => s.includes('Login: ann.lee'), 'the name prompt');
   text('Ann Lee');
   keys('Enter');
-  await until((s) => /Role \(/.test(s), 'the role prompt');
-  text('4');
-  save('cli-palette-args.txt', await until((s) => s.includes('--role 4'), 'the role typed'));
-  keys('C-c');
-  await until((s) => s.trimEnd().endsWith('$'), 'prompt');
-  keys('clear', 'Enter');
-  await until((s) => s.trim() === '$', 'prompt');
+  await until((s) => /Role \(/.test(s) && /#\d+/.test(s), 'the roles');
+  text('conc');
+  await until((s) => /❯ +Concierge/.test(s) && /--role \d+/.test(s), 'Concierge found');
+  keys('Enter');
+  // the groups by name: two entrances picked with Tab
+  await until((s) => s.includes('Role: Concierge') && /#\d+/.test(s), 'the groups');
+  text('entrance 1');
+  await until((s) => /❯ +Entrance 1 +Building 1/.test(s), 'entrances found');
+  keys('Tab');
+  await until((s) => s.includes('Picked: Entrance 1 (Building 1)'), 'one entrance picked');
+  keys('Tab');
+  save('cli-palette-args.txt', await until((s) => /Picked: .*Building 2/.test(s), 'two entrances picked'));
+
+  // then the optional arguments: an e-mail added, Run first
+  keys('Enter');
+  await until((s) => s.includes('Optional arguments') && /❯ Run/.test(s), 'the optional arguments');
+  text('mail');
+  await until((s) => /❯ E-mail/.test(s), 'E-mail found');
+  keys('Enter');
+  await until((s) => s.includes('E-mail (optional)'), 'the e-mail prompt');
+  text('ann.lee@riverside.example');
+  keys('Enter');
+  save(
+    'cli-palette-options.txt',
+    await until((s) => s.includes('E-mail: ann.lee@') && /❯ Run/.test(s), 'the e-mail added'),
+  );
+  await quitToCleanPrompt();
 
   // a choice: the saved contexts
-  keys('lintel', 'Enter');
-  await until((s) => / of \d+ · /.test(s), 'palette');
+  await openPalette();
   text('context use');
   await until((s) => /❯ Make a saved context the current one/.test(s), 'context use chosen');
   keys('Enter');
   await until((s) => s.includes('riverside-ops'), 'the contexts');
   keys('Down');
   save('cli-palette-choice.txt', await until((s) => s.includes('❯ riverside-ops'), 'riverside-ops chosen'));
-  keys('C-c');
-  await until((s) => s.trimEnd().endsWith('$'), 'prompt');
-  keys('clear', 'Enter');
-  await until((s) => s.trim() === '$', 'prompt');
+  await quitToCleanPrompt();
 
   // an import under way, then its report
   keys('lintel users import arrivals.csv --continue-on-error', 'Enter');

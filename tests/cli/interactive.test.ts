@@ -4,6 +4,7 @@
  * enums as a choice list), Esc and Ctrl+C quit, and the role's gates hide what it may not run.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { admin, userWith } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/server';
@@ -14,6 +15,9 @@ let ts: TestServer;
 let api: ApiClient;
 let adminDir: string;
 let viewerDir: string;
+let viewer: { id: number; login: string };
+let adminId: number;
+let root: number;
 const open: Terminal[] = [];
 
 async function signIn(configDir: string, login: string, password: string, extra: string[] = []) {
@@ -39,10 +43,13 @@ beforeAll(async () => {
   api = await admin(ts);
   adminDir = freshConfigDir();
   await signIn(adminDir, ts.adminLogin, ts.adminPassword);
-  const root = (await api.get<{ domains: Array<{ id: number }> }>('/profile')).domains[0]!.id;
-  const viewer = await userWith(ts, api, { permissions: ['users.view'], domains: [root], name: 'Viewer' });
+  const me = await api.get<{ id: number; domains: Array<{ id: number }> }>('/profile');
+  root = me.domains[0]!.id;
+  adminId = me.id;
+  const made = await userWith(ts, api, { permissions: ['users.view'], domains: [root], name: 'Viewer' });
+  viewer = made;
   viewerDir = freshConfigDir();
-  await signIn(viewerDir, viewer.login, viewer.password);
+  await signIn(viewerDir, made.login, made.password);
 });
 
 afterEach(() => {
@@ -99,22 +106,181 @@ describe('lintel alone at a terminal: the palette', () => {
 
   it('asks for the required arguments one by one, then runs the command with them', async () => {
     const term = await palette(adminDir);
+    term.type('create marker');
+    await term.waitFor(/❯ Create marker +markers create/);
+    term.type('\r');
+    const asking = await term.waitFor('Enter next');
+    expect(asking).toContain('Name (1 of 2)');
+    term.type('\r');
+    // nothing typed: it stays, and says so
+    expect(await term.waitFor('A value is required.')).toContain('Name (1 of 2)');
+    term.type('Lobby desk');
+    expect(await term.waitFor("lintel markers create --name 'Lobby desk'")).toContain('› Lobby desk');
+    term.type('\r');
+    await term.waitFor('Enter run');
+    term.type('#336699');
+    await term.waitFor("--color '#336699'");
+    term.type('\r');
+    expect(await term.exited).toBe(0);
+    expect(term.output()).toContain("$ lintel markers create --name 'Lobby desk' --color '#336699'");
+    const made = await getCommand('marker.list').run({ api }, { search: 'Lobby desk' });
+    expect(made.data.map((m) => [m.name, m.color])).toEqual([['Lobby desk', '#336699']]);
+  });
+
+  it("lists another family's rows by name where a command takes an id, and runs it with the id", async () => {
+    const term = await palette(adminDir);
     term.type('show user');
     await term.waitFor(/❯ Show user +users get/);
     term.type('\r');
-    const asking = await term.waitFor('Enter run');
-    expect(asking).toContain('ID (1 of 1; number)');
+    // every user the role may see, by name with the login and the id (Administrator first, by name)
+    const listed = await term.waitFor(new RegExp(`Viewer +${viewer.login} +#${viewer.id}`));
+    expect(listed).toContain('ID (1 of 1; type to search)');
+    expect(listed).toMatch(/❯ +Administrator +admin +#\d+/);
+    term.type('view');
+    // filtered: Viewer comes first (Administrator sorts before it when all are listed)
+    await term.waitFor(new RegExp(`❯ +Viewer +${viewer.login} +#${viewer.id}`));
+    await term.waitFor(`lintel users get ${viewer.id}`);
     term.type('\r');
-    // nothing typed: it stays, and says so
-    expect(await term.waitFor('A value is required.')).toContain('ID (1 of 1');
-    term.type('1');
-    expect(await term.waitFor('lintel users get 1')).toContain('› 1');
-    term.type('\r');
-    await term.waitFor('Created');
     expect(await term.exited).toBe(0);
     const out = term.output();
-    expect(out).toContain('$ lintel users get 1');
-    expect(out).toMatch(/Login +admin/);
+    expect(out).toContain(`$ lintel users get ${viewer.id}`);
+    expect(out).toMatch(new RegExp(`Login +${viewer.login}`));
+  });
+
+  it('picks several rows with Tab where a command takes a list of ids', async () => {
+    const marker = await getCommand('marker.create').run({ api }, { name: 'Night shift', color: '#223344' });
+    const term = await palette(adminDir);
+    term.type('apply marker');
+    await term.waitFor(/❯ .+markers apply/);
+    term.type('\r');
+    await term.waitFor(/Lobby desk|Night shift/);
+    // Enter before the search has answered (it waits 150 ms for more keys): the row found is taken, not
+    // the one highlighted before (Lobby desk sorts first)
+    term.type('night');
+    await new Promise((r) => setTimeout(r, 30));
+    term.type('\r');
+    expect(await term.waitFor('Tab picks several')).toContain('ID: Night shift');
+    term.type('view');
+    await term.waitFor(new RegExp(`❯ +Viewer +${viewer.login}`));
+    term.type('\t');
+    await term.waitFor(`Picked: Viewer (${viewer.login})`);
+    // Ctrl+U clears the search: every user again, the picked one marked
+    term.type('\x15');
+    await term.waitFor(new RegExp(`❯ +Administrator +admin[^]* ✓ Viewer +${viewer.login}`));
+    term.type('\t');
+    await term.waitFor(`Picked: Viewer (${viewer.login}), Administrator (admin)`);
+    await term.waitFor(`--users ${viewer.id},${adminId}`);
+    term.type('\r');
+    // then the optional arguments, Run first
+    expect(await term.waitFor(/❯ Run/)).toMatch(/Users \(IDs\): Viewer \(\w+\), Administrator \(admin\)/);
+    term.type('\r');
+    expect(await term.exited).toBe(0);
+    expect(term.output()).toContain(
+      `$ lintel markers apply ${marker.data.id} --users ${viewer.id},${adminId}`,
+    );
+    for (const id of [viewer.id, adminId]) {
+      const user = await getCommand('user.get').run({ api }, { id });
+      expect(user.markers.map((m) => m.name)).toContain('Night shift');
+    }
+  });
+
+  it('offers the optional arguments after the required ones: filter, add, drop, then Run', async () => {
+    const target = await userWith(ts, api, { permissions: ['users.view'], domains: [root], name: 'Pat Old' });
+    const term = await palette(adminDir);
+    term.type('edit user');
+    await term.waitFor(/❯ Edit user +users update/);
+    term.type('\r');
+    await term.waitFor('type to search');
+    term.type('pat old');
+    await new Promise((r) => setTimeout(r, 30));
+    term.type('\r');
+    // every field is optional for an update: the list of them, Run first
+    const options = await term.waitFor(/E-mail +--email/);
+    expect(options).toContain(`ID: Pat Old (${target.login})`);
+    expect(options).toMatch(/Optional arguments[^]*❯ Run[^]*E-mail +--email/);
+
+    // a filter that matches nothing: Enter does not run the command
+    term.type('zzz');
+    await term.waitFor('› zzz');
+    term.type('\r');
+    await term.waitFor('Nothing matches.');
+    term.type('\x15');
+    await term.waitFor(/❯ Run/);
+
+    term.type('name');
+    await term.waitFor(/❯ Name +--name/);
+    term.type('\r');
+    expect(await term.waitFor('(optional)')).toContain('Name (optional)');
+    term.type('Pat New');
+    await term.waitFor(`lintel users update ${target.id} --name 'Pat New'`);
+    term.type('\r');
+    expect(await term.waitFor(/❯ Run/)).toContain('Name: Pat New');
+
+    // one more, then Backspace drops it again
+    term.type('mail');
+    await term.waitFor(/❯ E-mail +--email/);
+    term.type('\r');
+    await term.waitFor('E-mail (optional)');
+    term.type('pat@example.com');
+    await term.waitFor('--email pat@example.com');
+    term.type('\r');
+    expect(await term.waitFor(/❯ Run/)).toContain('E-mail: pat@example.com');
+    term.type('\x7f');
+    // the e-mail is back in the list, and the command line ends without it (a whole line: the screen may
+    // come in pieces)
+    await term.waitFor(
+      new RegExp(`E-mail +--email[^]*lintel users update ${target.id} --name 'Pat New'[ \\t]*\\r?\\n`),
+    );
+
+    term.type('\r');
+    expect(await term.exited).toBe(0);
+    expect(term.output()).toContain(`$ lintel users update ${target.id} --name 'Pat New'`);
+    const after = await getCommand('user.get').run({ api }, { id: target.id });
+    expect([after.name, after.email]).toEqual(['Pat New', null]);
+  });
+
+  it('where the role may not list the rows, says why and takes ids typed', async () => {
+    const marker = await getCommand('marker.create').run({ api }, { name: 'Key holder', color: '#445566' });
+    const dir = freshConfigDir();
+    const applier = await userWith(ts, api, {
+      permissions: ['markers.view', 'markers.view_all', 'markers.apply_to_user'],
+      domains: [root],
+      name: 'Applier',
+    });
+    await signIn(dir, applier.login, applier.password);
+    const term = await palette(dir);
+    term.type('apply marker');
+    await term.waitFor(/❯ .+markers apply/);
+    term.type('\r');
+    await term.waitFor(new RegExp(`Key holder +#${marker.data.id}`));
+    term.type('key holder');
+    await term.waitFor(new RegExp(`❯ +Key holder +#${marker.data.id}`));
+    term.type('\r');
+    const refused = await term.waitFor('Type the id instead.');
+    expect(refused).toContain('Users (IDs) (2 of 2');
+    const denials = async () =>
+      (
+        await getCommand('audit_event.list').run(
+          { api },
+          {
+            filters: [
+              { field: 'user', rule: 'equals', value: applier.id },
+              { field: 'action', rule: 'equals', value: 'permission_denied' },
+            ],
+          },
+        )
+      ).meta.total;
+    const before = await denials();
+    expect(before).toBeGreaterThan(0);
+    term.type(`${applier.id}`);
+    await term.waitFor(`lintel markers apply ${marker.data.id} --users ${applier.id}`);
+    // the list was refused once: typing the ids does not ask again at every key
+    expect(await denials()).toBe(before);
+    // Esc: back to the marker, listed afresh
+    term.type('\x1b');
+    await term.waitFor(/ID \(1 of 2; type to search\)[^]*#\d+/);
+    term.type('\x03');
+    expect(await term.exited).toBe(130);
   });
 
   it('offers an enum as a choice list (context use), and Esc goes back a step', async () => {
@@ -135,7 +301,7 @@ describe('lintel alone at a terminal: the palette', () => {
     term.type('\r');
     await term.waitFor('Enter run');
     term.type('j');
-    expect(await term.waitFor('❯ zz-second')).toContain('lintel context use zz-second');
+    expect(await term.waitFor('lintel context use zz-second')).toContain('❯ zz-second');
     term.type('k');
     await term.waitFor(`❯ default@${host}`);
     term.type('\x1b[B');

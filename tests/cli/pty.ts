@@ -9,6 +9,9 @@ export const plain = (s: string) =>
     // eslint-disable-next-line no-control-regex
     .replace(/\x1b[()][0-9A-Za-z]|\x1b[=>78]/g, '');
 
+/** How long a screen may take to show what a test waits for. */
+const WAIT_MS = 20_000;
+
 export interface Terminal {
   /** everything the program wrote, escape sequences removed */
   output(): string;
@@ -71,18 +74,34 @@ export function terminal(
     waitFor(wanted) {
       const from = mark;
       return new Promise((resolve, reject) => {
+        const done = (settle: () => void) => {
+          waiters = waiters.filter((w) => w !== check);
+          clearTimeout(timer);
+          settle();
+        };
         const check = () => {
           const seen = plain(text.slice(from));
-          if (typeof wanted === 'string' ? seen.includes(wanted) : wanted.test(seen)) {
-            waiters = waiters.filter((w) => w !== check);
-            resolve(seen);
-          } else if (child.exitCode !== null) {
-            waiters = waiters.filter((w) => w !== check);
-            reject(
-              new Error(`the CLI exited (${child.exitCode}) without showing ${String(wanted)}:\n${seen}`),
+          if (typeof wanted === 'string' ? seen.includes(wanted) : wanted.test(seen))
+            done(() => resolve(seen));
+          else if (child.exitCode !== null)
+            done(() =>
+              reject(
+                new Error(`the CLI exited (${child.exitCode}) without showing ${String(wanted)}:\n${seen}`),
+              ),
             );
-          }
         };
+        // a screen that never shows it fails with what it did show, before the test's own timeout
+        const timer = setTimeout(
+          () =>
+            done(() =>
+              reject(
+                new Error(
+                  `the screen did not show ${String(wanted)} in ${WAIT_MS} ms:\n${plain(text.slice(from))}`,
+                ),
+              ),
+            ),
+          WAIT_MS,
+        );
         waiters.push(check);
         check();
       });

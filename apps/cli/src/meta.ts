@@ -1,5 +1,5 @@
 import type { Argument, Command as Commander, Option } from 'commander';
-import type { CommandId } from '@lintel/commands';
+import type { CommandId, PickerFamily } from '@lintel/commands';
 
 /**
  * What the commander tree itself does not say, kept beside it (never as text in the help): which values an
@@ -45,6 +45,8 @@ export interface Ask {
   choices?: Values;
   /** a short note under the box: "comma-separated", "number", "JSON", "file" */
   note?: string;
+  /** ids of another family's rows: the palette lists them by name (several for a list) */
+  ref?: { family: PickerFamily; many: boolean };
 }
 
 /** A command the palette offers. */
@@ -54,6 +56,8 @@ export interface Offer {
   /** the title's locale key (`commands:user.list.label`, `cli:whoami.description`), read in every language */
   titleKey: string;
   asks: Ask[];
+  /** the optional arguments a person may add after the required ones */
+  options?: Ask[];
 }
 
 const offers = new WeakMap<Commander, Offer>();

@@ -1,5 +1,5 @@
 import { Argument, Option, type Command as Commander } from 'commander';
-import { pathParams, registry, type CommandId } from '@lintel/commands';
+import { pathParams, refFamilyOf, registry, type CommandId } from '@lintel/commands';
 import { ListQuery, type Profile } from '@lintel/core';
 import type { CliContext } from '../context';
 import { t } from '../i18n';
@@ -66,21 +66,44 @@ function noteOf(f: FlagSpec): string | undefined {
   return undefined;
 }
 
-/** What the palette asks before it runs the verb: the path parameters, then the required flags. */
-function asksOf(noun: string, positionals: readonly FlagSpec[], flags: readonly FlagSpec[]): Ask[] {
+/** The family whose rows an id flag names, when the palette can list them by name. */
+function refOf(commandId: string, f: FlagSpec): Ask['ref'] {
+  const many = f.kind === 'list' && f.item === 'number';
+  if (f.kind !== 'number' && !many) return undefined;
+  const family = refFamilyOf(commandId, f.path[f.path.length - 1]!, f.path.length === 1, many);
+  return family ? { family, many } : undefined;
+}
+
+/**
+ * What the palette asks before it runs the verb: the path parameters, then the required flags; then it
+ * offers the optional flags (a list's paging and search are for typing: a list runs at once). Ids of another
+ * family are a list of its rows by name.
+ */
+function asksOf(
+  commandId: string,
+  noun: string,
+  positionals: readonly FlagSpec[],
+  flags: readonly FlagSpec[],
+): { asks: Ask[]; options: Ask[] } {
   const ask = (f: FlagSpec, flag?: string): Ask => {
+    const base = { label: fieldLabel(noun, f.path), ...(flag ? { flag } : {}) };
+    const ref = refOf(commandId, f);
+    if (ref) return { ...base, ref };
     const hint = hintOfFlag(f);
     return {
-      label: fieldLabel(noun, f.path),
-      ...(flag ? { flag } : {}),
+      ...base,
       ...(hint?.values && !hint.list ? { choices: hint.values } : {}),
       ...(noteOf(f) ? { note: noteOf(f) } : {}),
     };
   };
-  return [
-    ...positionals.filter((p) => p.required).map((p) => ask(p)),
-    ...flags.filter((f) => f.required && !f.hasDefault).map((f) => ask(f, `--${f.name}`)),
-  ];
+  const needed = (f: FlagSpec) => f.required && !f.hasDefault;
+  return {
+    asks: [
+      ...positionals.filter((p) => p.required).map((p) => ask(p)),
+      ...flags.filter(needed).map((f) => ask(f, `--${f.name}`)),
+    ],
+    options: flags.filter((f) => !needed(f)).map((f) => ask(f, `--${f.name}`)),
+  };
 }
 
 function gateMark(gate: GateResult): string {
@@ -101,7 +124,7 @@ function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb,
   offer(sub, {
     gate: cmd.id as CommandId,
     titleKey: `commands:${cmd.id}.label`,
-    asks: asksOf(family.noun, positionals, flags),
+    ...asksOf(cmd.id, family.noun, positionals, isList ? [] : flags),
   });
 
   for (const p of positionals) {

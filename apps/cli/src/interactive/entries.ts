@@ -14,6 +14,8 @@ export interface Entry {
   /** the title in every language (the CLI's first), searched as well as the words */
   titles: string[];
   asks: Ask[];
+  /** the optional arguments offered after the required ones */
+  options: Ask[];
 }
 
 const LANGUAGES = ['en', 'ru'] as const;
@@ -43,7 +45,13 @@ export function paletteEntries(
       if (offered) {
         if (offered.gate && profile && !evaluateGates(getCommand(offered.gate), profile).can) continue;
         const titles = titlesOf(offered.titleKey, sub.description());
-        const entry = { words: path, title: titles[0]!, titles, asks: offered.asks };
+        const entry = {
+          words: path,
+          title: titles[0]!,
+          titles,
+          asks: offered.asks,
+          options: offered.options ?? [],
+        };
         out.push(entry);
         if (offered.gate) gated.add(entry);
       }

@@ -1,4 +1,6 @@
+import { pickerRow } from '@lintel/commands';
 import type { Profile } from '@lintel/core';
+import { execute } from '../api';
 import type { CliContext } from '../context';
 import { ExitCode } from '../exit-codes';
 import { RunSession } from '../families/session';
@@ -6,7 +8,11 @@ import { t } from '../i18n';
 import { printFailure } from '../output';
 import { createProgram, run } from '../program';
 import { paletteEntries } from './entries';
-import { openPalette, shellLine } from './palette';
+import { shellLine } from './asking';
+import { openPalette, type Lookup } from './palette';
+
+/** How many rows a step that asks for rows lists for what is typed (a search narrows it). */
+const PICK_LIMIT = 50;
 
 /** The palette needs a person at a terminal on both sides; CI=true means none, as for prompts. */
 export function canOpenPalette(ctx: CliContext): boolean {
@@ -37,15 +43,26 @@ export async function interactive(ctx: CliContext): Promise<number> {
       return server;
     }
   })();
-  const picked = await openPalette(ctx, entries, {
-    title: t('interactive.title'),
-    detail: t('interactive.who', {
-      login: profile.login,
-      role: profile.role.name,
-      project: profile.project.name,
-      server: host,
-    }),
-  });
+  const { api } = session.signedIn();
+  const lookup: Lookup = async (family, search) => {
+    const args = { search: search || undefined, page: 1, limit: PICK_LIMIT, sort: 'name' };
+    const reply = await execute(api, `${family}.list` as 'user.list', args);
+    return reply.data.map((r) => pickerRow(family, r as Record<string, unknown>));
+  };
+  const picked = await openPalette(
+    ctx,
+    entries,
+    {
+      title: t('interactive.title'),
+      detail: t('interactive.who', {
+        login: profile.login,
+        role: profile.role.name,
+        project: profile.project.name,
+        server: host,
+      }),
+    },
+    lookup,
+  );
   if (picked.kind === 'quit') return ExitCode.ok;
   if (picked.kind === 'interrupt') return ExitCode.cancelled;
   ctx.stderr.write(`$ ${shellLine(picked.argv)}\n`);

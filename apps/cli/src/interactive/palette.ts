@@ -1,31 +1,34 @@
 import type { Key } from 'ink';
+import type { PickerFamily, PickerRow } from '@lintel/commands';
 import type { CliContext } from '../context';
+import { describeFailure } from '../errors';
 import { t } from '../i18n';
-import { valuesOf } from '../meta';
+import { valuesOf, type Ask } from '../meta';
+import {
+  answered,
+  argvOf,
+  askOf,
+  atOptions,
+  back,
+  optionsLeft,
+  rowAnswer,
+  rowName,
+  shellLine,
+  startAsking,
+  type Answer,
+  type Asking,
+} from './asking';
 import { searchTexts, type Entry } from './entries';
 import { rank } from './fuzzy';
 
+/** A family's rows whose name matches a search (the first page), for the ids the palette asks for. */
+export type Lookup = (family: PickerFamily, search: string) => Promise<PickerRow[]>;
+
+/** How long typing may pause before the rows are searched again. */
+const SEARCH_DEBOUNCE_MS = 150;
+
 /** What the palette ends with: a command line to run, or nothing (Esc, or Ctrl+C). */
 export type PaletteResult = { kind: 'run'; argv: string[] } | { kind: 'quit' } | { kind: 'interrupt' };
-
-/** The command line the answers make: positional values in order, then `--flag value` pairs. */
-export function argvOf(entry: Entry, values: readonly string[]): string[] {
-  const positional: string[] = [];
-  const flags: string[] = [];
-  entry.asks.forEach((ask, i) => {
-    const v = values[i] ?? '';
-    if (ask.flag) flags.push(ask.flag, v);
-    else positional.push(v);
-  });
-  return [...entry.words, ...positional, ...flags];
-}
-
-/** A command line as a person would type it: words with spaces or quotes in single quotes. */
-export function shellLine(argv: readonly string[]): string {
-  return ['lintel', ...argv]
-    .map((a) => (a === '' || /[^\w@%+=:,./-]/.test(a) ? `'${a.replace(/'/g, `'\\''`)}'` : a))
-    .join(' ');
-}
 
 const width = (s: string) => [...s].length;
 
@@ -55,23 +58,16 @@ interface State {
   ready: boolean;
 }
 
-interface Asking {
-  entry: Entry;
-  step: number;
-  values: string[];
-  text: string;
-  choice: number;
-  problem: string | null;
-}
-
 /**
  * The interactive palette (`lintel` alone at a terminal), drawn by ink: a search box over every command the
- * user may run, then the command's required arguments one at a time. ink and React load only here.
+ * user may run, then the command's required arguments one at a time, then a list of its optional ones to
+ * add before it runs. ink and React load only here.
  */
 export async function openPalette(
   ctx: CliContext,
   entries: readonly Entry[],
   header: { title: string; detail: string },
+  lookup: Lookup,
 ): Promise<PaletteResult> {
   const [ink, React] = await Promise.all([import('ink'), import('react')]);
   const h = React.createElement;
@@ -129,7 +125,7 @@ export async function openPalette(
     };
     const choose = (entry: Entry) => {
       if (!entry.asks.length) return finish({ kind: 'run', argv: argvOf(entry, []) });
-      setAsking({ entry, step: 0, values: [], text: '', choice: 0, problem: null });
+      setAsking(startAsking(entry));
     };
     const move = (by: number) => {
       const list = matches(store.current.query);
@@ -167,22 +163,64 @@ export async function openPalette(
     // after useInput's own effect: the terminal is in raw mode now, and the key line says so
     React.useEffect(() => set({ ready: true }), []);
 
+    // a step that asks for rows: search them as the person types (the first at once, then after a pause)
+    const now = store.current.asking;
+    const asked = now && askOf(now);
+    const searching = asked?.ref ? `${now!.step}\u0000${asked.flag}\u0000${now!.text.trim()}` : null;
+    React.useEffect(() => {
+      const a = store.current.asking;
+      const ref = a && askOf(a)?.ref;
+      // a role that may not list them is not asked again at every key (each refusal is an audit event)
+      if (!a || !ref || a.failed) return;
+      const search = a.text.trim();
+      let live = true;
+      const still = () => {
+        const b = store.current.asking;
+        return live && b?.entry === a.entry && b.step === a.step && b.option === a.option ? b : null;
+      };
+      const timer = setTimeout(
+        () =>
+          lookup(ref.family, search).then(
+            (rows) => {
+              const b = still();
+              if (!b) return;
+              const c = { ...b, found: { search, rows }, failed: null, choice: 0 };
+              if (!c.entered || c.text.trim() !== search) return setAsking(c);
+              const got = rowAnswer(c);
+              if (got !== 'searching') next(c, got);
+            },
+            (err: unknown) => {
+              const b = still();
+              if (!b) return;
+              const c = { ...b, found: null, failed: describeFailure(err).text };
+              if (!c.entered) return setAsking(c);
+              const got = rowAnswer(c);
+              next({ ...c, entered: false }, got === 'searching' ? null : got);
+            },
+          ),
+        a.found ? SEARCH_DEBOUNCE_MS : 0,
+      );
+      return () => {
+        live = false;
+        clearTimeout(timer);
+      };
+    }, [searching]);
+
     function answer(a: Asking, input: string, key: Key) {
-      const ask = a.entry.asks[a.step]!;
+      if (key.escape) return setAsking(back(a));
+      if (atOptions(a)) return chooseOption(a, input, key);
+      const ask = askOf(a)!;
       const choices = ask.choices ? valuesOf({ values: ask.choices }) : null;
-      if (key.escape) {
-        // back: to the previous question, or to the list
-        if (a.step === 0) return setAsking(null);
-        const values = a.values.slice(0, -1);
-        return setAsking({ ...a, step: a.step - 1, values, text: a.values[a.step - 1] ?? '', problem: null });
-      }
       if (key.return || input === '\n' || input === '\r') {
-        const value = choices ? (choices[a.choice] ?? '') : a.text.trim();
-        if (!value) return setAsking({ ...a, problem: t('interactive.required') });
-        const values = [...a.values, value];
-        if (a.step + 1 >= a.entry.asks.length) return finish({ kind: 'run', argv: argvOf(a.entry, values) });
-        return setAsking({ ...a, step: a.step + 1, values, text: '', choice: 0, problem: null });
+        if (!ask.ref) {
+          const value = choices ? (choices[a.choice] ?? '') : a.text.trim();
+          return next(a, value ? { value, label: value } : null);
+        }
+        const got = rowAnswer(a);
+        // Enter before the rows of what was typed came: it takes them when they come
+        return got === 'searching' ? setAsking({ ...a, entered: true }) : next(a, got);
       }
+      if (ask.ref) return pick(a, ask, input, key);
       if (choices) {
         const n = choices.length;
         if (!n) return;
@@ -197,6 +235,68 @@ export async function openPalette(
       if (key.ctrl && input === 'u') return setAsking({ ...a, text: '', problem: null });
       if (!key.ctrl && !key.meta && printable(input))
         setAsking({ ...a, text: a.text + input, problem: null });
+    }
+
+    /** The answer of this question taken: on to the next one, or the command runs after the last. */
+    function next(a: Asking, answer: Answer | null) {
+      if (!answer) return setAsking({ ...a, entered: false, problem: t('interactive.required') });
+      const to = answered(a, answer);
+      if (to === 'run') return finish({ kind: 'run', argv: argvOf(a.entry, [...a.values, answer.value]) });
+      setAsking(to);
+    }
+
+    /** Keys at the list of optional arguments: type to filter, move, Enter runs (first row) or asks one. */
+    function chooseOption(a: Asking, input: string, key: Key) {
+      const left = optionsLeft(a);
+      const n = left.length + 1;
+      const at = Math.min(a.choice, n - 1);
+      if (key.return || input === '\n' || input === '\r') {
+        // a filter that matches nothing does not run the command by surprise
+        if (at === 0 && a.text.trim() && !left.length)
+          return setAsking({ ...a, problem: t('interactive.nothing') });
+        if (at === 0) return finish({ kind: 'run', argv: argvOf(a.entry, a.values, a.extra) });
+        return setAsking({
+          ...startAsking(a.entry, a.step, a.values, a.labels, a.extra),
+          option: left[at - 1]!,
+        });
+      }
+      if (key.upArrow || (key.ctrl && input === 'p')) return setAsking({ ...a, choice: (at - 1 + n) % n });
+      if (key.downArrow || key.tab || (key.ctrl && input === 'n'))
+        return setAsking({ ...a, choice: (at + 1) % n });
+      // a filter typed puts the first option that has it under Enter
+      const filtered = (text: string) =>
+        setAsking({ ...a, text, choice: text.trim() ? 1 : 0, problem: null });
+      if (key.backspace || key.delete) {
+        if (!a.text && a.extra.length) return setAsking({ ...a, extra: a.extra.slice(0, -1) });
+        return filtered([...a.text].slice(0, -1).join(''));
+      }
+      if (key.ctrl && input === 'u') return filtered('');
+      if (!key.ctrl && !key.meta && printable(input)) filtered(a.text + input);
+    }
+
+    /** Keys at a step that asks for rows: type to search, move, Tab to pick several. */
+    function pick(a: Asking, ask: Ask, input: string, key: Key) {
+      const rows = a.found?.rows ?? [];
+      const n = rows.length;
+      if (key.upArrow || (key.ctrl && input === 'p'))
+        return n && setAsking({ ...a, choice: (a.choice - 1 + n) % n });
+      if (key.downArrow || (key.ctrl && input === 'n') || (key.tab && !ask.ref?.many))
+        return n && setAsking({ ...a, choice: (a.choice + 1) % n });
+      if (key.tab) {
+        const row = rows[a.choice];
+        if (!row) return;
+        const picked = a.picked.some((r) => r.id === row.id)
+          ? a.picked.filter((r) => r.id !== row.id)
+          : [...a.picked, row];
+        return setAsking({ ...a, picked, choice: n ? (a.choice + 1) % n : 0, problem: null });
+      }
+      const typed = (text: string) => setAsking({ ...a, text, choice: 0, problem: null, entered: false });
+      if (key.backspace || key.delete) {
+        if (!a.text && a.picked.length) return setAsking({ ...a, picked: a.picked.slice(0, -1) });
+        return typed([...a.text].slice(0, -1).join(''));
+      }
+      if (key.ctrl && input === 'u') return typed('');
+      if (!key.ctrl && !key.meta && printable(input)) typed(a.text + input);
     }
 
     const { query, focus, asking, closing, ready } = store.current;
@@ -254,45 +354,123 @@ export async function openPalette(
     );
   }
 
-  function AskView({ a, w }: { a: Asking; w: number }) {
-    const ask = a.entry.asks[a.step]!;
-    const choices = ask.choices ? valuesOf({ values: ask.choices }) : null;
-    const done = a.entry.asks
-      .slice(0, a.step)
-      .map((q, i) =>
-        h(
-          Box,
-          { key: `done-${i}` },
-          h(Text, { dimColor: true }, `  ${capital(q.label)}: `),
-          h(Text, { wrap: 'truncate-end' }, a.values[i] ?? ''),
-        ),
-      );
-    const room = Math.max(3, rows() - 9 - a.step);
-    const top = choices ? Math.min(Math.max(0, a.choice - room + 1), Math.max(0, choices.length - room)) : 0;
-    const last = a.step + 1 >= a.entry.asks.length;
-    // the command line so far, as it would be typed
-    const now = choices ? (choices[a.choice] ?? '') : a.text.trim();
-    const answered = now ? a.step + 1 : a.step;
-    const preview = shellLine(
-      argvOf({ ...a.entry, asks: a.entry.asks.slice(0, answered) }, [...a.values, now]),
+  /** The answers so far, one a line: the required ones, then the optional ones added. */
+  function doneLines(a: Asking) {
+    const done = [
+      ...a.entry.asks.slice(0, a.step).map((q, i) => [q.label, a.labels[i] ?? ''] as const),
+      ...a.extra.map((x) => [x.ask.label, x.label] as const),
+    ];
+    return done.map(([label, value], i) =>
+      h(
+        Box,
+        { key: `done-${i}` },
+        h(Text, { dimColor: true }, `  ${capital(label)}: `),
+        h(Text, { wrap: 'truncate-end' }, value),
+      ),
     );
+  }
+
+  /** A text box with the cursor, showing the end of a long text. */
+  const inputLine = (text: string, w: number) =>
+    h(
+      Box,
+      { key: 'input' },
+      h(Text, { color: 'cyan' }, '› '),
+      h(Text, null, width(text) > w - 4 ? `…${[...text].slice(-(w - 5)).join('')}` : text),
+      h(Text, { inverse: true }, ' '),
+    );
+
+  /** A question's title line: the label, then where it stands and a note, dimmed. */
+  const titleLine = (label: string, detail: string) =>
+    h(
+      Box,
+      null,
+      h(Text, { bold: true }, capital(label)),
+      h(Text, { dimColor: true, wrap: 'truncate-end' }, ` (${detail})`),
+    );
+
+  /** The first row that fits in `room` rows with `choice` in sight. */
+  const windowTop = (choice: number, count: number, room: number) =>
+    Math.min(Math.max(0, choice - room + 1), Math.max(0, count - room));
+
+  function AskView({ a, w }: { a: Asking; w: number }) {
+    const ask = askOf(a);
+    const answers = a.step + a.extra.length;
+    const footer = (
+      preview: string,
+      keys: 'interactive.keys_options' | 'interactive.keys_ask' | 'interactive.keys_ask_last',
+    ) => [
+      a.problem ? line(a.problem, { color: 'red', key: 'problem' }) : null,
+      rule(),
+      line(preview, { dimColor: true, key: 'preview' }),
+      line(t(keys), { dimColor: true, key: 'keys' }),
+    ];
+    const head = [
+      h(Header, { key: 'header' }),
+      line(a.entry.title, { bold: true, key: 'title' }),
+      rule(),
+      ...doneLines(a),
+    ];
+
+    if (!ask) {
+      // the optional arguments: Run first, then each one not given yet
+      const left = optionsLeft(a);
+      const at = Math.min(a.choice, left.length);
+      const room = Math.max(3, rows() - 10 - answers);
+      const top = windowTop(at, left.length + 1, room);
+      const flagWidth = Math.min(Math.max(0, ...left.map((o) => width(o.flag ?? ''))), Math.floor(w * 0.4));
+      const rowsShown = [
+        { key: 'run', label: t('interactive.run'), flag: '' },
+        ...left.map((o) => ({ key: o.flag ?? o.label, label: capital(o.label), flag: o.flag ?? '' })),
+      ]
+        .slice(top, top + room)
+        .map((r, i) => {
+          const on = top + i === at;
+          return h(
+            Box,
+            { key: `o-${r.key}` },
+            h(
+              Text,
+              { color: on ? 'cyan' : undefined, bold: on },
+              `${on ? '❯' : ' '} ${fit(r.label, Math.max(4, w - 2 - flagWidth - 3))}`,
+            ),
+            h(Text, { dimColor: !on, color: on ? 'cyan' : undefined }, ` ${fit(r.flag, flagWidth)}`),
+          );
+        });
+      return h(
+        Box,
+        { flexDirection: 'column' },
+        ...head,
+        titleLine(t('interactive.options'), t('interactive.options_note')),
+        inputLine(a.text, w),
+        ...rowsShown,
+        ...footer(shellLine(argvOf(a.entry, a.values, a.extra)), 'interactive.keys_options'),
+      );
+    }
+
+    const choices = ask.choices ? valuesOf({ values: ask.choices }) : null;
+    const found = ask.ref ? (a.found?.rows ?? []) : null;
+    const room = Math.max(3, rows() - (found ? 11 : 9) - answers);
+    const top = windowTop(a.choice, (choices ?? found ?? []).length, room);
+    // the command line so far, as it would be typed, with what is chosen or typed now
+    const got = ask.ref ? rowAnswer(a) : null;
+    let now = choices ? (choices[a.choice] ?? '') : a.text.trim();
+    if (ask.ref) now = got && got !== 'searching' ? got.value : '';
+    const preview = a.option
+      ? argvOf(a.entry, a.values, now ? [...a.extra, { ask, value: now, label: now }] : a.extra)
+      : argvOf(a.entry, now ? [...a.values, now] : a.values);
+    const note = ask.ref
+      ? t(ask.ref.many ? 'interactive.rows_note_several' : 'interactive.rows_note')
+      : ask.note;
+    const where = a.option
+      ? t('interactive.optional')
+      : t('interactive.step', { step: a.step + 1, count: a.entry.asks.length });
+    const last = !a.option && a.step + 1 >= a.entry.asks.length && !a.entry.options.length;
     return h(
       Box,
       { flexDirection: 'column' },
-      h(Header),
-      line(a.entry.title, { bold: true }),
-      rule(),
-      ...done,
-      h(
-        Box,
-        null,
-        h(Text, { bold: true }, capital(ask.label)),
-        h(
-          Text,
-          { dimColor: true, wrap: 'truncate-end' },
-          ` (${t('interactive.step', { step: a.step + 1, count: a.entry.asks.length })}${ask.note ? `; ${ask.note}` : ''})`,
-        ),
-      ),
+      ...head,
+      titleLine(ask.label, note ? `${where}; ${note}` : where),
       ...(choices
         ? choices.slice(top, top + room).map((c, i) => {
             const on = top + i === a.choice;
@@ -302,20 +480,47 @@ export async function openPalette(
               `${on ? '❯' : ' '} ${c}`,
             );
           })
-        : [
-            h(
-              Box,
-              { key: 'input' },
-              h(Text, { color: 'cyan' }, '› '),
-              h(Text, null, width(a.text) > w - 4 ? `…${[...a.text].slice(-(w - 5)).join('')}` : a.text),
-              h(Text, { inverse: true }, ' '),
-            ),
-          ]),
-      a.problem ? line(a.problem, { color: 'red' }) : null,
-      rule(),
-      line(preview, { dimColor: true }),
-      line(t(last ? 'interactive.keys_ask_last' : 'interactive.keys_ask'), { dimColor: true }),
+        : [inputLine(a.text, w), ...(found ? rowLines(a, found.slice(top, top + room), top, w) : [])]),
+      ...footer(shellLine(preview), last ? 'interactive.keys_ask_last' : 'interactive.keys_ask'),
     );
+  }
+
+  /** The rows found for a step that asks for rows: name, the family's hint and the id; ✓ on those picked. */
+  function rowLines(a: Asking, shownRows: readonly PickerRow[], top: number, w: number) {
+    const hintWidth = Math.min(
+      Math.max(0, ...shownRows.map((r) => width(r.hint ?? ''))),
+      Math.floor(w * 0.3),
+    );
+    const idWidth = Math.max(0, ...shownRows.map((r) => width(`#${r.id}`)));
+    const hintColumn = hintWidth ? hintWidth + 2 : 0;
+    const nameWidth = Math.max(4, w - 3 - hintColumn - 2 - idWidth - 1);
+    const lines = shownRows.map((r, i) => {
+      const on = top + i === a.choice;
+      const mark = a.picked.some((p) => p.id === r.id) ? '✓' : ' ';
+      return h(
+        Box,
+        { key: `r-${r.id}` },
+        h(
+          Text,
+          { color: on ? 'cyan' : undefined, bold: on },
+          `${on ? '❯' : ' '}${mark} ${fit(r.name, nameWidth)}`,
+        ),
+        h(
+          Text,
+          { dimColor: true },
+          `${hintWidth ? `  ${fit(r.hint ?? '', hintWidth)}` : ''}  ${`#${r.id}`.padStart(idWidth)}`,
+        ),
+      );
+    });
+    if (a.failed)
+      lines.push(line(`${a.failed} ${t('interactive.type_ids')}`, { color: 'red', key: 'failed' }));
+    else if (a.found && !shownRows.length)
+      lines.push(line(t('interactive.nothing'), { dimColor: true, key: 'none' }));
+    if (a.picked.length)
+      lines.push(
+        line(t('interactive.picked', { names: a.picked.map(rowName).join(', ') }), { key: 'picked' }),
+      );
+    return lines;
   }
 
   // the palette takes the terminal's alternate screen (as less and vim do): what was on the screen comes
