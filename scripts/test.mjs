@@ -22,11 +22,20 @@ console.log(`\n== tests (${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_
 const report = path.join(root, '.test-results', 'vitest.json');
 fs.mkdirSync(path.dirname(report), { recursive: true });
 fs.rmSync(report, { force: true });
-const status = run(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)]);
+const status = run(bin('vitest'), [
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--reporter=${path.join(root, 'scripts/vitest-failures.mjs')}`,
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+]);
 let summary = '';
 if (fs.existsSync(report)) {
   const r = JSON.parse(fs.readFileSync(report, 'utf8'));
-  summary = `${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : '');
+  summary =
+    `${r.numPassedTests} passed, ${r.numFailedTests} failed` +
+    (r.numPendingTests ? `, ${r.numPendingTests} skipped` : '');
 }
 console.log(`\ntests: ${summary || 'no report written'}`);
 process.exit(status === 0 && summary ? 0 : status || 1);
