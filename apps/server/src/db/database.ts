@@ -24,9 +24,16 @@ const logSql = process.env.LINTEL_LOG_SQL
   ? (e: LogEvent): void => void process.stderr.write(`[sql ${e.queryDurationMillis.toFixed(1)} ms${e.level === 'error' ? ' ERROR' : ''}] ${e.query.sql.replace(/\s+/g, ' ').slice(0, 300)}\n`)
   : undefined;
 
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string }): Promise<Database> {
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataDir: string;
+  /** an idle PostgreSQL connection failed (server restarted, connection killed); the pool opens a new one */
+  onConnectionLost?: (err: Error) => void;
+}): Promise<Database> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    // without a listener, an idle client's error is an uncaught exception that ends the process
+    pool.on('error', (err) => opts.onConnectionLost?.(err));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(logSql ? { log: logSql } : {}) });
     return {
       db,

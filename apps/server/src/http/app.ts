@@ -103,7 +103,11 @@ export async function createServer(config: Config): Promise<LintelServer> {
     // requests are logged by route pattern, never by the raw URL: links carry tokens
     logController: new LogController({ disableRequestLogging: true }),
   });
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onConnectionLost: (err) => app.log.warn({ err: err.message }, 'database connection lost; the next query opens a new one'),
+  });
   await migrate(database);
   const mailer = createMailer({ db: database.db, log: app.log, smtpUrl: config.smtpUrl, from: config.mailFrom });
   const context: ServerContext = { config, database, db: database.db, log: app.log, mailer, events: new EventBus() };
