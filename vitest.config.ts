@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,7 +9,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // one core is left to vitest's own process: a worker's progress reports wait at most 60 s for its
+    // answer (a fixed timeout), and on a loaded 2-core CI machine two forks, their servers and Chromium
+    // once starved it into "Timeout calling onTaskUpdate" with every test passed. On 2 cores one fork is
+    // 297 s against 220 s for two.
+    poolOptions: { forks: { maxForks: Math.max(1, os.availableParallelism() - 1), minForks: 1 } },
     fileParallelism: true,
   },
 });
