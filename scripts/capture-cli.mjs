@@ -154,6 +154,32 @@ try {
   save('cli-palette-choice.txt', await until((s) => s.includes('❯ riverside-ops'), 'riverside-ops chosen'));
   await quitToCleanPrompt();
 
+  // a list's search, filter, sort and paging: a search typed and a sort chosen
+  await openPalette();
+  text('list users');
+  await until((s) => /❯ List users/.test(s), 'List users chosen');
+  keys('Enter');
+  await until((s) => s.includes('Optional arguments') && /❯ Run/.test(s), 'the list options');
+  text('search');
+  await until((s) => /❯ Search/.test(s), 'Search found');
+  keys('Enter');
+  await until((s) => s.includes('Search (optional)'), 'the search prompt');
+  text('lee');
+  keys('Enter');
+  await until((s) => s.includes('Search: lee') && /❯ Run/.test(s), 'the search added');
+  text('sort');
+  await until((s) => /❯ Sort by a field/.test(s), 'Sort found');
+  keys('Enter');
+  await until((s) => /❯ id\b/.test(s), 'the sortable fields');
+  keys('Down', 'Down');
+  await until((s) => /❯ name\b/.test(s), 'name chosen');
+  keys('Enter');
+  save(
+    'cli-palette-list.txt',
+    await until((s) => s.includes('Sort by a field: name') && /❯ Run/.test(s), 'the sort added'),
+  );
+  await quitToCleanPrompt();
+
   // an import under way, then its report
   keys('lintel users import arrivals.csv --continue-on-error', 'Enter');
   save(

@@ -96,12 +96,62 @@ describe('lintel alone at a terminal: the palette', () => {
     term.type('k');
     await term.waitFor(/❯ List users/);
     term.type('\r');
+    // a list's search, filter, sort and paging are offered, Run first
+    await term.waitFor(/❯ Run[^]*All pages +--all/);
+    term.type('\r');
     await term.waitFor('Administrator');
     expect(await term.exited).toBe(0);
     const out = term.output();
     expect(out).toContain('$ lintel users list');
     expect(out).toMatch(/LOGIN +NAME/);
     expect(out).toMatch(/admin +Administrator/);
+  });
+
+  it('offers a list its search, sort and paging, with a switch (--all) added as it is picked', async () => {
+    // made B then A: the id order is not the name order
+    const b = await userWith(ts, api, { permissions: ['users.view'], domains: [root], name: 'Listed B' });
+    const a = await userWith(ts, api, { permissions: ['users.view'], domains: [root], name: 'Listed A' });
+    const term = await palette(adminDir);
+    term.type('list users');
+    await term.waitFor(/❯ List users +users list/);
+    term.type('\r');
+    const options = await term.waitFor(/Page number, from 1 +--page/);
+    expect(options).toMatch(/❯ Run[^]*Search +--search[^]*Filter +--where[^]*Sort by a field +--sort/);
+
+    term.type('search');
+    await term.waitFor(/❯ Search +--search/);
+    term.type('\r');
+    await term.waitFor('Search (optional)');
+    term.type('Listed');
+    await term.waitFor('lintel users list --search Listed');
+    term.type('\r');
+    expect(await term.waitFor(/❯ Run/)).toContain('Search: Listed');
+
+    // the sort is a choice of the sortable fields
+    term.type('sort');
+    await term.waitFor(/❯ Sort by a field +--sort/);
+    term.type('\r');
+    await term.waitFor(/❯ id\b/);
+    term.type('j');
+    await term.waitFor(/❯ login\b/);
+    term.type('j');
+    await term.waitFor('lintel users list --search Listed --sort name');
+    term.type('\r');
+    expect(await term.waitFor(/❯ Run/)).toContain('Sort by a field: name');
+
+    term.type('all pages');
+    await term.waitFor(/❯ All pages +--all/);
+    term.type('\r');
+    await term.waitFor('lintel users list --search Listed --sort name --all');
+    expect(term.output()).toContain('All pages: yes');
+    term.type('\r');
+    expect(await term.exited).toBe(0);
+    const out = term.output();
+    expect(out).toContain('$ lintel users list --search Listed --sort name --all');
+    const listed = out.slice(out.lastIndexOf('$ lintel users list'));
+    expect(listed.indexOf(a.login)).toBeGreaterThan(0);
+    expect(listed.indexOf(a.login)).toBeLessThan(listed.indexOf(b.login));
+    expect(listed).not.toMatch(/admin +Administrator/);
   });
 
   it('asks for the required arguments one by one, then runs the command with them', async () => {

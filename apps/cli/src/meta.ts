@@ -47,6 +47,8 @@ export interface Ask {
   note?: string;
   /** ids of another family's rows: the palette lists them by name (several for a list) */
   ref?: { family: PickerFamily; many: boolean };
+  /** a flag that takes no value (`--dry-run`, `--all`): picking it adds it, nothing is asked */
+  switch?: boolean;
 }
 
 /** A command the palette offers. */

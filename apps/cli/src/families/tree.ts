@@ -76,8 +76,7 @@ function refOf(commandId: string, f: FlagSpec): Ask['ref'] {
 
 /**
  * What the palette asks before it runs the verb: the path parameters, then the required flags; then it
- * offers the optional flags (a list's paging and search are for typing: a list runs at once). Ids of another
- * family are a list of its rows by name.
+ * offers the optional flags. Ids of another family are a list of its rows by name.
  */
 function asksOf(
   commandId: string,
@@ -106,6 +105,34 @@ function asksOf(
   };
 }
 
+/** `--sort` takes a sortable field, or `-field` for descending. */
+const sortChoices = (sortable: readonly string[]) => [...sortable, ...sortable.map((s) => `-${s}`)];
+
+/**
+ * A list's optional arguments in the palette, as its flags: the search, the filter, the sort with its
+ * fields, the page size, the page, and every page.
+ */
+function listOptions(family: Family, flags: readonly FlagSpec[]): Ask[] {
+  const byName = new Map(flags.map((f) => [f.name, f]));
+  const flag = (name: string, extra: Partial<Ask> = {}): Ask[] => {
+    const f = byName.get(name);
+    if (!f) return [];
+    const note = noteOf(f);
+    return [
+      { label: fieldLabel(family.noun, f.path), flag: `--${name}`, ...(note ? { note } : {}), ...extra },
+    ];
+  };
+  const sortable = family.resource?.sortable ?? [];
+  return [
+    ...flag('search'),
+    { label: t('list.where_label'), flag: '--where', note: t('list.where_note') },
+    ...flag('sort', sortable.length ? { choices: sortChoices(sortable) } : {}),
+    ...flag('limit'),
+    ...flag('page'),
+    { label: t('list.all_label'), flag: '--all', switch: true },
+  ];
+}
+
 function gateMark(gate: GateResult): string {
   if (gate.can) return '';
   return ` ${gate.reason === 'permission' ? t('gates.no_permission') : t('gates.no_licence')}`;
@@ -124,7 +151,9 @@ function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb,
   offer(sub, {
     gate: cmd.id as CommandId,
     titleKey: `commands:${cmd.id}.label`,
-    ...asksOf(cmd.id, family.noun, positionals, isList ? [] : flags),
+    ...(isList
+      ? { asks: [], options: listOptions(family, flags) }
+      : asksOf(cmd.id, family.noun, positionals, flags)),
   });
 
   for (const p of positionals) {
@@ -147,9 +176,7 @@ function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb,
       const option = new Option(`--${f.name} <${placeholder(f)}>`, description);
       if (f.kind === 'list')
         option.argParser((v: string, prev: unknown) => [...(Array.isArray(prev) ? prev : []), v]);
-      const hint = sortable.length
-        ? { values: [...sortable, ...sortable.map((s) => `-${s}`)] }
-        : hintOfFlag(f);
+      const hint = sortable.length ? { values: sortChoices(sortable) } : hintOfFlag(f);
       sub.addOption(hint ? setHint(option, hint) : option);
       byAttribute.set(option.attributeName(), f);
     }

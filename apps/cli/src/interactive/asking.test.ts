@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { answered, argvOf, askOf, atOptions, back, optionsLeft, rowAnswer, startAsking } from './asking';
+import {
+  answered,
+  argvOf,
+  askOf,
+  atOptions,
+  back,
+  optionsLeft,
+  rowAnswer,
+  startAsking,
+  switchedOn,
+} from './asking';
 import type { Entry } from './entries';
 
 const entry: Entry = {
@@ -88,5 +98,28 @@ describe('the questions of the palette', () => {
       label: '7, 9',
     });
     expect(rowAnswer({ ...a, text: 'x', found: { search: 'x', rows: [] } })).toBeNull();
+  });
+
+  it('a command with optional arguments only starts at their list; a switch goes in alone', () => {
+    const list: Entry = {
+      words: ['users', 'list'],
+      title: 'List users',
+      titles: ['List users'],
+      asks: [],
+      options: [
+        { label: 'Search', flag: '--search' },
+        { label: 'All pages', flag: '--all', switch: true },
+      ],
+    };
+    let a = startAsking(list);
+    expect(atOptions(a)).toBe(true);
+    a = switchedOn(a, list.options[1]!, 'yes');
+    expect(atOptions(a)).toBe(true);
+    expect(a.extra.map((x) => [x.ask.flag, x.label])).toEqual([['--all', 'yes']]);
+    expect(optionsLeft(a).map((o) => o.flag)).toEqual(['--search']);
+    a = answered({ ...a, option: list.options[0]! }, { value: 'ann lee', label: 'ann lee' }) as typeof a;
+    expect(argvOf(list, a.values, a.extra)).toEqual(['users', 'list', '--all', '--search', 'ann lee']);
+    // Esc at the list of a command with nothing required leaves it
+    expect(back(startAsking(list))).toBeNull();
   });
 });

@@ -96,6 +96,14 @@ export function answered(a: Asking, answer: Answer): Asking | 'run' {
   return startAsking(a.entry, a.entry.asks.length, values, labels);
 }
 
+/** An optional switch picked from the list (`--dry-run`): added at once, as `label` ("yes"). */
+export function switchedOn(a: Asking, ask: Ask, label: string): Asking {
+  return startAsking(a.entry, a.entry.asks.length, a.values, a.labels, [
+    ...a.extra,
+    { ask, value: '', label },
+  ]);
+}
+
 /** Esc: the optional argument back to the list, the list back to the last required one, or out (null). */
 export function back(a: Asking): Asking | null {
   if (a.option) return startAsking(a.entry, a.step, a.values, a.labels, a.extra);
@@ -129,7 +137,7 @@ export function rowAnswer(a: Asking): Answer | null | 'searching' {
 
 /**
  * The command line the answers make: the command's words, positional values in order, then `--flag value`
- * pairs of the required arguments and of the optional ones added.
+ * pairs of the required arguments and of the optional ones added (a switch alone: `--dry-run`).
  */
 export function argvOf(entry: Entry, values: readonly string[], extra: Asking['extra'] = []): string[] {
   const positional: string[] = [];
@@ -140,7 +148,7 @@ export function argvOf(entry: Entry, values: readonly string[], extra: Asking['e
     if (ask.flag) flags.push(ask.flag, v);
     else positional.push(v);
   });
-  for (const x of extra) flags.push(x.ask.flag!, x.value);
+  for (const x of extra) flags.push(...(x.ask.switch ? [x.ask.flag!] : [x.ask.flag!, x.value]));
   return [...entry.words, ...positional, ...flags];
 }
 

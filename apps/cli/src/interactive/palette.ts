@@ -15,6 +15,7 @@ import {
   rowName,
   shellLine,
   startAsking,
+  switchedOn,
   type Answer,
   type Asking,
 } from './asking';
@@ -123,8 +124,11 @@ export async function openPalette(
       result = r;
       set({ closing: true });
     };
+    // a command with nothing to ask runs at once; one with optional arguments only (a list's search and
+    // sort, `profile update`) opens their list, Run first
     const choose = (entry: Entry) => {
-      if (!entry.asks.length) return finish({ kind: 'run', argv: argvOf(entry, []) });
+      if (!entry.asks.length && !entry.options.length)
+        return finish({ kind: 'run', argv: argvOf(entry, []) });
       setAsking(startAsking(entry));
     };
     const move = (by: number) => {
@@ -255,10 +259,9 @@ export async function openPalette(
         if (at === 0 && a.text.trim() && !left.length)
           return setAsking({ ...a, problem: t('interactive.nothing') });
         if (at === 0) return finish({ kind: 'run', argv: argvOf(a.entry, a.values, a.extra) });
-        return setAsking({
-          ...startAsking(a.entry, a.step, a.values, a.labels, a.extra),
-          option: left[at - 1]!,
-        });
+        const option = left[at - 1]!;
+        if (option.switch) return setAsking(switchedOn(a, option, t('output.yes')));
+        return setAsking({ ...startAsking(a.entry, a.step, a.values, a.labels, a.extra), option });
       }
       if (key.upArrow || (key.ctrl && input === 'p')) return setAsking({ ...a, choice: (at - 1 + n) % n });
       if (key.downArrow || key.tab || (key.ctrl && input === 'n'))
