@@ -125,7 +125,7 @@ describe('the console from the keyboard', () => {
       await expectText(dialog(page).getByTestId('form-error'), 'Check fields data');
       for (const field of ['login', 'name'])
         expect(await page.getByTestId(`field-${field}`).getAttribute('aria-invalid')).toBe('true');
-      await expectText(page.getByTestId('error-domains'), 'At least 1 item');
+      await expectText(page.getByTestId('error-domains'), 'At least 1 required');
       expect(await page.getByTestId('field-role').getAttribute('aria-invalid')).toBe('true');
       // the cursor went to the first field to fix
       expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(

@@ -54,14 +54,14 @@ describe('failures', () => {
       'errors',
     );
     expect(describeFailure(err).text).toBe('Check fields data\n  name: Maximum length 3 characters');
-    // a rule whose text has plural forms
+    // a rule with a count
     const plural = new CliError(
       'check_fields_data',
       ExitCode.usage,
       { fields: [{ field: 'domains', rule: 'min_items', params: { count: 1 } }] },
       'errors',
     );
-    expect(describeFailure(plural).text).toBe('Check fields data\n  domains: At least 1 item');
+    expect(describeFailure(plural).text).toBe('Check fields data\n  domains: At least 1 required');
   });
 
   it('names the permissions a refused command needs', () => {

@@ -27,5 +27,6 @@ export const t = instance.getFixedT(language, 'cli');
 export const tr = (key: string, params?: Record<string, unknown>): string =>
   (instance.t as unknown as (k: string, o?: Record<string, unknown>) => string)(key, params);
 
-/** With the parameters: a plural text (`_one`, `_few`, …) exists only for a `count`. */
-export const hasText = (key: string, params?: Record<string, unknown>): boolean => instance.exists(key, params);
+/** Whether the text exists, looked up with its parameters as `t` looks it up. */
+export const hasText = (key: string, params?: Record<string, unknown>): boolean =>
+  instance.exists(key, params);

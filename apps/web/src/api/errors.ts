@@ -12,7 +12,7 @@ export interface Failure {
 // Catalogue keys are built at run time, so they go through an untyped `t`.
 const tr = (key: string, params?: Record<string, unknown>): string =>
   (i18next.t as unknown as (k: string, o?: Record<string, unknown>) => string)(key, params);
-/** With the parameters: a plural text (`_one`, `_few`, …) exists only for a `count`. */
+/** Whether the text exists, looked up with its parameters as `t` looks it up. */
 const has = (key: string, params?: Record<string, unknown>): boolean => i18next.exists(key, params);
 
 /**

@@ -65,7 +65,7 @@ function useProblemText() {
           ? t('table.filter.problem_empty', { field: labelOf(p.field) })
           : t('table.filter.problem_value', { field: labelOf(p.field), value: p.value });
       case 'too_many':
-        return t('table.filter.problem_too_many', { max: p.max });
+        return t('table.filter.problem_limit', { max: p.max });
     }
   };
 }
