@@ -47,6 +47,14 @@ export interface PickerRow {
   color?: string;
 }
 
+/** What a picker asks `<family>.list` for: the rows whose name has what is typed, by name, a page at a time. */
+export const pickerQuery = (search: string, page: number, limit: number) => ({
+  search: search.trim() || undefined,
+  page,
+  limit,
+  sort: 'name',
+});
+
 /** A row of a family's list reply as a picker shows it. */
 export function pickerRow(family: PickerFamily, r: Record<string, unknown>): PickerRow {
   const row: PickerRow = { id: Number(r.id), name: String(r.name ?? r.id) };

@@ -1,4 +1,4 @@
-import { pickerRow } from '@lintel/commands';
+import { pickerQuery, pickerRow } from '@lintel/commands';
 import type { Profile } from '@lintel/core';
 import { execute } from '../api';
 import type { CliContext } from '../context';
@@ -45,8 +45,7 @@ export async function interactive(ctx: CliContext): Promise<number> {
   })();
   const { api } = session.signedIn();
   const lookup: Lookup = async (family, search) => {
-    const args = { search: search || undefined, page: 1, limit: PICK_LIMIT, sort: 'name' };
-    const reply = await execute(api, `${family}.list` as 'user.list', args);
+    const reply = await execute(api, `${family}.list` as 'user.list', pickerQuery(search, 1, PICK_LIMIT));
     return reply.data.map((r) => pickerRow(family, r as Record<string, unknown>));
   };
   const picked = await openPalette(

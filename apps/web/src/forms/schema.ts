@@ -54,7 +54,7 @@ export interface FieldSpec {
   multiline?: boolean;
 }
 
-export { PickerFamilies as Families } from '@lintel/commands';
+/** The families a picker can list (declared once in packages/commands). */
 export type Family = PickerFamily;
 
 interface Def {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { pickerRow, type CommandId, type PickerRow } from '@lintel/commands';
+import { pickerQuery, pickerRow, type CommandId, type PickerRow } from '@lintel/commands';
 import { runCommand } from '../api/client';
 import { describeError } from '../api/errors';
 import type { Family } from '../forms/schema';
@@ -16,12 +16,10 @@ export async function searchFamily(
   page = 1,
   limit = PAGE,
 ): Promise<{ rows: PickerRow[]; total: number }> {
-  const reply = (await runCommand(`${family}.list` as 'user.list', {
-    search: search.trim() || undefined,
-    page,
-    limit,
-    sort: 'name',
-  })) as unknown as { data: Record<string, unknown>[]; meta: { total: number } };
+  const reply = (await runCommand(
+    `${family}.list` as 'user.list',
+    pickerQuery(search, page, limit),
+  )) as unknown as { data: Record<string, unknown>[]; meta: { total: number } };
   const rows = reply.data.map((r) => pickerRow(family, r));
   for (const r of rows) rememberName(family, r.id, r.name);
   return { rows, total: reply.meta.total };
