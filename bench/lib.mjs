@@ -27,9 +27,9 @@ export async function waitFor(url, ms = 60_000) {
   throw new Error(`no answer from ${url}`);
 }
 
-/** Starts apps/server/dist/main.js with this environment; resolves when /server-info answers. */
-export async function startServer(env) {
-  const child = spawn(process.execPath, [path.join(root, 'apps/server/dist/main.js')], {
+/** Starts apps/server/dist/main.js (or another build, `main`) with this environment; resolves when /server-info answers. */
+export async function startServer(env, main = path.join(root, 'apps/server/dist/main.js')) {
+  const child = spawn(process.execPath, [main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -37,6 +37,7 @@ export async function startServer(env) {
   await waitFor(`${url}/api/v0/server-info`);
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', resolve);
@@ -46,7 +47,11 @@ export async function startServer(env) {
 }
 
 export async function signIn(url, login, password) {
-  const r = await fetch(`${url}/api/v0/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password }) });
+  const r = await fetch(`${url}/api/v0/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login, password }),
+  });
   if (!r.ok) throw new Error(`login failed: ${r.status} ${await r.text()}`);
   return (await r.json()).sessions[0].token;
 }
@@ -54,7 +59,8 @@ export async function signIn(url, login, password) {
 /** Replaces this benchmark's section of bench/RESULTS.md (between its markers), keeping the others. */
 export function writeResults(name, markdown) {
   const file = path.join(root, 'bench', 'RESULTS.md');
-  const head = '# Benchmark results\n\nEach section is written by its benchmark (`npm run bench -- <name>`); ratios are measured in one run on one machine.\n';
+  const head =
+    '# Benchmark results\n\nEach section is written by its benchmark (`npm run bench -- <name>`); ratios are measured in one run on one machine.\n';
   let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : head;
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;

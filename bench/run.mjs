@@ -6,9 +6,16 @@ import path from 'node:path';
 import { root } from './lib.mjs';
 
 const names = process.argv.slice(2);
-const all = fs.readdirSync(path.join(root, 'bench')).filter((d) => fs.existsSync(path.join(root, 'bench', d, 'run.mjs')));
+const all = fs
+  .readdirSync(path.join(root, 'bench'))
+  .filter((d) => fs.existsSync(path.join(root, 'bench', d, 'run.mjs')));
 const chosen = names.length ? names : all;
-if (spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'server', 'web', 'cli'], { stdio: 'inherit' }).status !== 0) process.exit(1);
+if (
+  spawnSync(process.execPath, [path.join(root, 'scripts/build.mjs'), 'server', 'web', 'cli'], {
+    stdio: 'inherit',
+  }).status !== 0
+)
+  process.exit(1);
 for (const name of chosen) {
   if (!all.includes(name)) {
     console.error(`no benchmark ${name}; there are: ${all.join(', ')}`);

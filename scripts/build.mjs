@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds what `npm start` runs: the server and the CLI as single ES modules (esbuild), the console (Vite).
+// Builds what `npm start` runs: the server, the CLI and the device simulator as single ES modules (esbuild),
+// the console (Vite).
 // Workspace packages (@lintel/*) are bundled in; everything from npm stays an import of node_modules.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
@@ -37,11 +38,18 @@ async function bundle(entry, outfile) {
 const t0 = Date.now();
 if (want('server')) await bundle('apps/server/src/main.ts', 'apps/server/dist/main.js');
 if (want('cli')) await bundle('apps/cli/src/main.ts', 'apps/cli/dist/lintel.js');
+if (want('device-sim')) await bundle('apps/device-sim/src/main.ts', 'apps/device-sim/dist/device-sim.js');
 if (want('web')) {
-  const r = spawnSync(process.execPath, [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
-    cwd: path.join(root, 'apps/web'),
-    stdio: 'inherit',
-  });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'],
+    {
+      cwd: path.join(root, 'apps/web'),
+      stdio: 'inherit',
+    },
+  );
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
-console.log(`built ${only.length ? only.join(', ') : 'server, cli, web'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+console.log(
+  `built ${only.length ? only.join(', ') : 'server, cli, device-sim, web'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+);

@@ -20,7 +20,8 @@ export function run(cmd, args, opts = {}) {
 
 export function checkNode() {
   const [major, minor] = process.versions.node.split('.').map(Number);
-  if (major < 20 || (major === 20 && minor < 19)) fail(`Lintel needs Node.js 20.19 or newer; this is ${process.version}.`);
+  if (major < 20 || (major === 20 && minor < 19))
+    fail(`Lintel needs Node.js 20.19 or newer; this is ${process.version}.`);
 }
 
 /** Installs the npm packages when node_modules is missing or older than package-lock.json. */
@@ -28,15 +29,24 @@ export function ensureInstalled() {
   checkNode();
   const lock = path.join(root, 'package-lock.json');
   const stamp = path.join(root, 'node_modules', '.package-lock.json');
-  const fresh = fs.existsSync(stamp) && (!fs.existsSync(lock) || fs.statSync(stamp).mtimeMs >= fs.statSync(lock).mtimeMs);
+  const fresh =
+    fs.existsSync(stamp) && (!fs.existsSync(lock) || fs.statSync(stamp).mtimeMs >= fs.statSync(lock).mtimeMs);
   if (fresh) return;
   console.log('Installing npm packages…');
-  const status = run('npm', fs.existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund']);
+  const status = run(
+    'npm',
+    fs.existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'],
+  );
   if (status !== 0) fail('npm could not install the packages (see above).');
 }
 
 export const chromiumCandidates = () =>
-  [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(Boolean);
+  [
+    process.env.CHROMIUM_PATH,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ].filter(Boolean);
 
 export function findChromium() {
   return chromiumCandidates().find((p) => fs.existsSync(p));
@@ -58,5 +68,28 @@ export function ensureChromium() {
     'The browser tests need Chromium, and none was found.\n' +
       'Install it (Debian/Ubuntu: `sudo apt-get install chromium`; macOS: install Google Chrome),\n' +
       'or point CHROMIUM_PATH at a Chromium or Chrome binary, then run `npm test` again.',
+  );
+}
+
+/**
+ * The device tests (tests/devices) use Debian's mosquitto-clients (`mosquitto_pub`, `mosquitto_sub`) as a
+ * device that is not ours. On Debian as root they are installed with apt-get.
+ */
+export function ensureMosquittoClients() {
+  const has = () => ['/usr/bin/mosquitto_pub', '/usr/bin/mosquitto_sub'].every((p) => fs.existsSync(p));
+  if (has()) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const debian = fs.existsSync('/etc/debian_version') && fs.existsSync('/usr/bin/apt-get');
+  if (isRoot && debian) {
+    console.log('Installing the MQTT clients from Debian (apt-get install mosquitto-clients)…');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    run('apt-get', ['update', '-qq'], { env });
+    if (run('apt-get', ['install', '-y', '-qq', 'mosquitto-clients'], { env }) === 0 && has()) return;
+    fail('apt-get could not install mosquitto-clients (see above).');
+  }
+  fail(
+    'The device tests need mosquitto_pub and mosquitto_sub, and none were found.\n' +
+      'Install them (Debian/Ubuntu: `sudo apt-get install mosquitto-clients`; macOS: `brew install mosquitto`),\n' +
+      'then run `npm test` again. They also need an MQTT broker on 127.0.0.1:1883 (Mosquitto).',
   );
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // `npm test`: install what is missing (npm packages; Chromium on Debian as root), build, type-check, lint,
+// check the formatting (prettier) and each workspace's dependency declarations (scripts/check-deps.mjs),
 // and run every test: unit, API against real servers, CLI as a child process, browser in Chromium.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureChromium, ensureInstalled, fail, root, run } from './ensure.mjs';
+import { ensureChromium, ensureInstalled, ensureMosquittoClients, fail, root, run } from './ensure.mjs';
 
 ensureInstalled();
 ensureChromium();
+ensureMosquittoClients();
 
 const step = (title, cmd, args) => {
   console.log(`\n== ${title}`);
@@ -17,6 +19,8 @@ const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 step('build', process.execPath, [path.join(root, 'scripts/build.mjs')]);
 step('type-check', bin('tsc'), ['-p', 'tsconfig.json']);
 step('lint', bin('eslint'), ['--max-warnings=0', '.']);
+step('format', bin('prettier'), ['--check', '.']);
+step('dependencies', process.execPath, [path.join(root, 'scripts/check-deps.mjs')]);
 
 console.log(`\n== tests (${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PGlite'})`);
 const report = path.join(root, '.test-results', 'vitest.json');

@@ -187,7 +187,8 @@ export const MEASURES = [
     : [{ name: `palette: Ctrl+K, ${PALETTE_OPENINGS} openings on the users page`, run: paletteMeasure }]),
 ];
 
-const HARNESS_TEXT = "The harness (`bench/table-scroll/harness`): the console's `ResourceTable` alone over `user.list`";
+const HARNESS_TEXT =
+  "The harness (`bench/table-scroll/harness`): the console's `ResourceTable` alone over `user.list`";
 const CONSOLE_TEXT =
   "The console's own /users page (production build, side menu, top bar and all): its `ResourceTable` over `user.list`";
 
@@ -256,8 +257,14 @@ async function main() {
     for (const m of MEASURES) {
       const r = await m.run(ctx);
       if (r.palette) {
-        const dom = summarise(r.palette.map((p) => p.dom), 50);
-        const frame = summarise(r.palette.map((p) => p.frame), 50);
+        const dom = summarise(
+          r.palette.map((p) => p.dom),
+          50,
+        );
+        const frame = summarise(
+          r.palette.map((p) => p.frame),
+          50,
+        );
         palette = `**Palette** (Ctrl+K on this page, ${r.palette.length} openings, ${r.palette[0].items} entries listed: every command the administrator may run, the pages and recent items): key press to the input on screen ${fmt(r.palette[0].dom)} ms the first time; median ${fmt(dom.p50)} ms, p95 ${fmt(dom.p95)} ms, max ${fmt(dom.max)} ms; to the next frame (painted) median ${fmt(frame.p50)} ms, p95 ${fmt(frame.p95)} ms, max ${fmt(frame.max)} ms. Openings over 50 ms: ${dom.over}.`;
         console.log(palette);
         continue;

@@ -13,7 +13,18 @@ beforeAll(async () => {
   api = await admin(ts);
   const roles = await getCommand('role.list').run({ api }, { limit: 1, sort: 'id' });
   const groups = await getCommand('group.full').run({ api }, {});
-  userId = (await getCommand('user.create').run({ api }, { login: `av${uid()}`, name: 'Avatar', role: roles.data[0]!.id, domains: [groups.data[0]!.id], send_registration_link: false })).data.id;
+  userId = (
+    await getCommand('user.create').run(
+      { api },
+      {
+        login: `av${uid()}`,
+        name: 'Avatar',
+        role: roles.data[0]!.id,
+        domains: [groups.data[0]!.id],
+        send_registration_link: false,
+      },
+    )
+  ).data.id;
 });
 afterAll(async () => {
   await ts?.close();
@@ -30,7 +41,10 @@ async function picture(): Promise<Blob> {
 
 describe('avatars', () => {
   it('uploads as multipart, crops the square and serves it; delete removes it', async () => {
-    const { avatar_url } = await getCommand('user.avatar_upload').run({ api }, { id: userId, image: await picture(), x: 250, y: 50, size: 100 });
+    const { avatar_url } = await getCommand('user.avatar_upload').run(
+      { api },
+      { id: userId, image: await picture(), x: 250, y: 50, size: 100 },
+    );
     expect(avatar_url).toMatch(/^\/storage\/avatars\/[0-9a-f]+\.jpg$/);
     const res = await fetch(`${ts.url}${avatar_url}`);
     expect(res.status).toBe(200);
@@ -49,10 +63,31 @@ describe('avatars', () => {
 
   it('refuses a file that is no image, a crop outside the picture, and a file over 5 MiB', async () => {
     const bad = new Blob([new TextEncoder().encode('not an image')], { type: 'image/png' });
-    expect((await failure(getCommand('user.avatar_upload').run({ api }, { id: userId, image: bad, x: 0, y: 0, size: 50 }))).message).toBe('invalid_file');
-    expect((await failure(getCommand('user.avatar_upload').run({ api }, { id: userId, image: await picture(), x: 350, y: 0, size: 100 }))).message).toBe('wrong_parameters');
+    expect(
+      (
+        await failure(
+          getCommand('user.avatar_upload').run({ api }, { id: userId, image: bad, x: 0, y: 0, size: 50 }),
+        )
+      ).message,
+    ).toBe('invalid_file');
+    expect(
+      (
+        await failure(
+          getCommand('user.avatar_upload').run(
+            { api },
+            { id: userId, image: await picture(), x: 350, y: 0, size: 100 },
+          ),
+        )
+      ).message,
+    ).toBe('wrong_parameters');
     const huge = new Blob([new Uint8Array(6 * 1024 * 1024)], { type: 'image/png' });
-    expect((await failure(getCommand('user.avatar_upload').run({ api }, { id: userId, image: huge, x: 0, y: 0, size: 50 }))).status).toBe(413);
+    expect(
+      (
+        await failure(
+          getCommand('user.avatar_upload').run({ api }, { id: userId, image: huge, x: 0, y: 0, size: 50 }),
+        )
+      ).status,
+    ).toBe(413);
   });
 });
 

@@ -19,13 +19,27 @@ async function signIn(login = ts.adminLogin, password = ts.adminPassword) {
 describe('profile', () => {
   it('saves name, locale and profile settings with PATCH and records the change in the audit log', async () => {
     const api = await signIn();
-    const updated = await getCommand('profile.update').run({ api }, { name: 'Chief Admin', locale: 'ru', profile: { phone: '+4912345', time_format: 'YYYY-MM-DD' } });
-    expect(updated).toMatchObject({ name: 'Chief Admin', locale: 'ru', profile: { phone: '+4912345', time_format: 'YYYY-MM-DD', identifier_format: 'dec' } });
+    const updated = await getCommand('profile.update').run(
+      { api },
+      { name: 'Chief Admin', locale: 'ru', profile: { phone: '+4912345', time_format: 'YYYY-MM-DD' } },
+    );
+    expect(updated).toMatchObject({
+      name: 'Chief Admin',
+      locale: 'ru',
+      profile: { phone: '+4912345', time_format: 'YYYY-MM-DD', identifier_format: 'dec' },
+    });
     const again = await getCommand('profile.get').run({ api }, {});
     expect(again).toMatchObject({ name: 'Chief Admin', locale: 'ru' });
-    const events = await ts.server.context.db.selectFrom('audit_events').selectAll().where('entity', '=', 'profile').execute();
+    const events = await ts.server.context.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('entity', '=', 'profile')
+      .execute();
     expect(events.at(-1)).toMatchObject({ action: 'update', user_id: again.id });
-    expect(events.at(-1)!.data).toMatchObject({ before: { name: 'Administrator' }, after: { name: 'Chief Admin' } });
+    expect(events.at(-1)!.data).toMatchObject({
+      before: { name: 'Administrator' },
+      after: { name: 'Chief Admin' },
+    });
     await getCommand('profile.update').run({ api }, { name: 'Administrator', locale: 'en' });
   });
 
@@ -57,35 +71,52 @@ describe('profile', () => {
   it('changes the password: the old one must match; other sessions end, this one goes on', async () => {
     const api = await signIn();
     const other = await signIn();
-    const wrong = await getCommand('profile.password').run({ api }, { old: 'not-it', new: 'brand-new-pass-1' }).catch((x: ApiError) => x);
+    const wrong = await getCommand('profile.password')
+      .run({ api }, { old: 'not-it', new: 'brand-new-pass-1' })
+      .catch((x: ApiError) => x);
     expect(wrong).toBeInstanceOf(ApiError);
     expect((wrong as ApiError).message).toBe('invalid_credentials');
     await getCommand('profile.password').run({ api }, { old: ts.adminPassword, new: 'brand-new-pass-1' });
     await expect(getCommand('profile.get').run({ api }, {})).resolves.toMatchObject({ login: 'admin' });
     await expect(getCommand('profile.get').run({ api: other }, {})).rejects.toBeInstanceOf(ApiError);
     const fresh = await signIn(ts.adminLogin, 'brand-new-pass-1');
-    await getCommand('profile.password').run({ api: fresh }, { old: 'brand-new-pass-1', new: ts.adminPassword });
+    await getCommand('profile.password').run(
+      { api: fresh },
+      { old: 'brand-new-pass-1', new: ts.adminPassword },
+    );
   });
 
   it('keeps the mobile pop-up flag', async () => {
     const api = await signIn();
-    expect((await getCommand('profile.mobile_popup').run({ api }, { is_app_popup_active: false })).profile.is_app_popup_active).toBe(false);
+    expect(
+      (await getCommand('profile.mobile_popup').run({ api }, { is_app_popup_active: false })).profile
+        .is_app_popup_active,
+    ).toBe(false);
     expect((await getCommand('profile.get').run({ api }, {})).profile.is_app_popup_active).toBe(false);
   });
 
   it('deletes an own account with its password, but never the last administrator', async () => {
     const api = await signIn();
-    const last = await getCommand('profile.delete').run({ api }, { password: ts.adminPassword }).catch((x: ApiError) => x);
+    const last = await getCommand('profile.delete')
+      .run({ api }, { password: ts.adminPassword })
+      .catch((x: ApiError) => x);
     expect((last as ApiError).message).toBe('cant_perform_action');
 
     ts.server.context.config.registrationOpen = true;
-    const reg = await getCommand('registration.register').run({ api: ts.client() }, { name: 'Leaver', login: 'leaver', password: 'leaver-pass-1' });
+    const reg = await getCommand('registration.register').run(
+      { api: ts.client() },
+      { name: 'Leaver', login: 'leaver', password: 'leaver-pass-1' },
+    );
     ts.server.context.config.registrationOpen = false;
     const me = ts.client({ ...reg.sessions[0]! });
-    const bad = await getCommand('profile.delete').run({ api: me }, { password: 'nope' }).catch((x: ApiError) => x);
+    const bad = await getCommand('profile.delete')
+      .run({ api: me }, { password: 'nope' })
+      .catch((x: ApiError) => x);
     expect((bad as ApiError).message).toBe('invalid_credentials');
     await getCommand('profile.delete').run({ api: me }, { password: 'leaver-pass-1' });
-    const gone = await getCommand('session.login').run({ api: ts.client() }, { login: 'leaver', password: 'leaver-pass-1' }).catch((x: ApiError) => x);
+    const gone = await getCommand('session.login')
+      .run({ api: ts.client() }, { login: 'leaver', password: 'leaver-pass-1' })
+      .catch((x: ApiError) => x);
     expect((gone as ApiError).message).toBe('incorrect_login_password');
   });
 });

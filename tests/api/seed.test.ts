@@ -22,9 +22,19 @@ describe('seed', () => {
     expect(first.users).toBeGreaterThan(300);
     const again = await getCommand('seed.demo').run({ api }, {});
     expect(again.created).toBe(false);
-    const complex = await getCommand('group.list').run({ api }, { filters: [{ field: 'logic_address', rule: 'equals', value: 'demo' }] });
-    expect(complex.data[0]).toMatchObject({ name: 'Riverside Residence', type: 'Residential complex', children_count: 4 });
-    const flats = await getCommand('group.list').run({ api }, { filters: [{ field: 'type', rule: 'equals', value: 'Apartment' }], limit: 1 });
+    const complex = await getCommand('group.list').run(
+      { api },
+      { filters: [{ field: 'logic_address', rule: 'equals', value: 'demo' }] },
+    );
+    expect(complex.data[0]).toMatchObject({
+      name: 'Riverside Residence',
+      type: 'Residential complex',
+      children_count: 4,
+    });
+    const flats = await getCommand('group.list').run(
+      { api },
+      { filters: [{ field: 'type', rule: 'equals', value: 'Apartment' }], limit: 1 },
+    );
     expect(flats.meta.total).toBe(240);
     const residents = await getCommand('user.list').run({ api }, { search: 'resident.', limit: 1 });
     expect(residents.meta.total).toBe(first.users - 8);
@@ -43,12 +53,28 @@ describe('seed', () => {
     expect(b).toMatchObject({ users: 2000, created: 500, group_id: a.group_id });
     const c = await getCommand('seed.scale').run({ api }, { users: 1000 });
     expect(c).toMatchObject({ users: 2000, created: 0 });
-    const inGroup = await getCommand('user.list').run({ api }, { filters: [{ field: 'domains', rule: 'has', value: a.group_id }], limit: 1 });
+    const inGroup = await getCommand('user.list').run(
+      { api },
+      { filters: [{ field: 'domains', rule: 'has', value: a.group_id }], limit: 1 },
+    );
     expect(inGroup.meta.total).toBe(2000);
-    const anns = await getCommand('user.list').run({ api }, { filters: [{ field: 'name', rule: 'contains', value: 'ann' }, { field: 'domains', rule: 'has', value: a.group_id }], sort: 'name', limit: 5 });
+    const anns = await getCommand('user.list').run(
+      { api },
+      {
+        filters: [
+          { field: 'name', rule: 'contains', value: 'ann' },
+          { field: 'domains', rule: 'has', value: a.group_id },
+        ],
+        sort: 'name',
+        limit: 5,
+      },
+    );
     expect(anns.meta.total).toBeGreaterThan(0);
     expect(anns.data.every((u) => u.name.toLowerCase().includes('ann'))).toBe(true);
-    const scaleAnnas = await getCommand('user.list').run({ api }, { search: 'Anna ', filters: [{ field: 'domains', rule: 'has', value: a.group_id }], limit: 100 });
+    const scaleAnnas = await getCommand('user.list').run(
+      { api },
+      { search: 'Anna ', filters: [{ field: 'domains', rule: 'has', value: a.group_id }], limit: 100 },
+    );
     expect(scaleAnnas.data.filter((u) => /^Anna \S+(ov|ev|in) \d+$/.test(u.name))).toEqual([]);
   });
 });

@@ -12,7 +12,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${ts.url}/api/v0${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${ts.url}/api/v0${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('sessions', () => {
   it('answers server-info without a session', async () => {
@@ -38,7 +42,11 @@ describe('sessions', () => {
   it('refuses a wrong password with the catalogue error', async () => {
     const res = await post('/login', { login: ts.adminLogin, password: 'wrong-password' });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ message: 'incorrect_login_password', error_code: 'incorrect_login_password', data: null });
+    expect(await res.json()).toEqual({
+      message: 'incorrect_login_password',
+      error_code: 'incorrect_login_password',
+      data: null,
+    });
   });
 
   it('needs a session for the profile: 401 Unauthenticated / not_authorized', async () => {
@@ -61,25 +69,38 @@ describe('sessions', () => {
   });
 
   it('rotates refresh tokens; a second use of one ends the session', async () => {
-    const login = LoginReply.parse(await (await post('/login', { login: ts.adminLogin, password: ts.adminPassword })).json());
+    const login = LoginReply.parse(
+      await (await post('/login', { login: ts.adminLogin, password: ts.adminPassword })).json(),
+    );
     const first = login.sessions[0]!;
     const r1 = await post('/refresh', { token: first.refresh });
     expect(r1.status).toBe(200);
     const next = (await r1.json()).session;
     expect(next.refresh).not.toBe(first.refresh);
     // the old access token is gone, the new one works
-    expect((await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${first.token}` } })).status).toBe(401);
-    expect((await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${next.token}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${first.token}` } }))
+        .status,
+    ).toBe(401);
+    expect(
+      (await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${next.token}` } }))
+        .status,
+    ).toBe(200);
     // the first refresh token again: refused, and the whole session is revoked
     const r2 = await post('/refresh', { token: first.refresh });
     expect(r2.status).toBe(401);
     expect((await r2.json()).message).toBe('invalid_token');
-    expect((await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${next.token}` } })).status).toBe(401);
+    expect(
+      (await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${next.token}` } }))
+        .status,
+    ).toBe(401);
     expect((await post('/refresh', { token: next.refresh })).status).toBe(401);
   });
 
   it('logs out: the token stops working', async () => {
-    const login = LoginReply.parse(await (await post('/login', { login: ts.adminLogin, password: ts.adminPassword })).json());
+    const login = LoginReply.parse(
+      await (await post('/login', { login: ts.adminLogin, password: ts.adminPassword })).json(),
+    );
     const api = ts.client({ ...login.sessions[0]! });
     await getCommand('session.logout').run({ api }, {});
     await expect(getCommand('profile.get').run({ api }, {})).rejects.toBeInstanceOf(ApiError);

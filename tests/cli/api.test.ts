@@ -168,7 +168,7 @@ describe('lintel api', () => {
     const nobody = await cli(['GET', '/profile'], freshConfigDir());
     expect(nobody.code).toBe(3);
     expect(JSON.parse(nobody.stderr)).toEqual({
-      message: 'not_signed_in',
+      message: 'You are not signed in. Run `lintel login`.',
       error_code: 'not_signed_in',
       data: null,
     });

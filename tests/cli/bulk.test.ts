@@ -8,7 +8,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { getCommand, userImportCommit, UserExportColumns } from '@lintel/commands';
+import { parse as parseCsv } from 'csv-parse/sync';
+import {
+  exportNamers,
+  exportRow,
+  flatCells,
+  getCommand,
+  recordColumns,
+  Role,
+  userImportCommit,
+  UserExportColumns,
+  type User,
+} from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { admin, group, rootGroup, uid } from '../support/fixtures';
 import { startTestServer, type TestServer } from '../support/server';
@@ -143,7 +154,7 @@ describe('lintel users import', () => {
       inserted_lines: 'all_valid',
       rejected_lines: [[4, 6]],
     });
-    expect(JSON.parse(r.stderr)).toMatchObject({ message: 'rows_rejected', data: { count: 3 } });
+    expect(JSON.parse(r.stderr)).toMatchObject({ error_code: 'rows_rejected', data: { count: 3 } });
     const users = await getCommand('user.list').run({ api }, { search: tag, sort: 'login', limit: 10 });
     expect(users.data.map((u) => u.login)).toEqual([`good1.${tag}`, `good2.${tag}`, `good3.${tag}`]);
     expect(users.data[0]).toMatchObject({
@@ -197,8 +208,14 @@ describe('lintel users import', () => {
       '--json',
     ]);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stderr)).toMatchObject({ message: 'bad_file', data: { line: 2, reason: 'parser' } });
-    const longFile = file('long.csv', `login,name,role,domains,description\nabc,def,1,1,${'x'.repeat(10_001)}\n`);
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      error_code: 'bad_file',
+      data: { line: 2, reason: 'parser' },
+    });
+    const longFile = file(
+      'long.csv',
+      `login,name,role,domains,description\nabc,def,1,1,${'x'.repeat(10_001)}\n`,
+    );
     const long = await cli(['users', 'import', longFile]);
     expect(long.code).toBe(2);
     expect(long.stderr).toContain('line 2: description: longer than 10000 characters');
@@ -333,9 +350,62 @@ describe('lintel users export', () => {
     }
   });
 
+  it('streams exactly the rows of list --all, in its sort, with its search (NDJSON)', async () => {
+    const query = ['--where', where(), '--search', '1', '--sort', '-name'];
+    const exported = await cli(['users', 'export', ...query, '--format', 'ndjson']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const listed = await cli(['users', 'list', ...query, '--all', '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const users = (JSON.parse(listed.stdout) as { data: User[] }).data;
+    expect(users.length).toBeGreaterThan(5);
+    const lines = exported.stdout.trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l))).toEqual(users.map((u) => exportRow(u, exportNamers('id'))));
+  });
+
   it('usage errors: --json without a file, xlsx to a terminal is refused only at a terminal, a bad filter', async () => {
     expect((await cli(['users', 'export', '--json'])).code).toBe(2);
     const bad = await cli(['users', 'export', '--where', 'colour equals red']);
     expect(bad.code).toBe(2);
+    const badSort = await cli(['users', 'export', '--sort', 'colour']);
+    expect(badSort.code).toBe(2);
+    expect(
+      JSON.parse((await cli(['users', 'export', '--sort', 'colour', '--json', '-o', 'x.csv'])).stderr),
+    ).toMatchObject({ error_code: 'check_fields_data' });
+  });
+});
+
+describe('lintel <nouns> export: every family', () => {
+  it('roles: CSV of the record’s fields, the rows of list --all (references by id, lists joined by ;)', async () => {
+    for (let i = 0; i < 3; i++)
+      await getCommand('role.create').run({ api }, { name: `Export role ${i}`, permissions: ['users.view'] });
+    const r = await cli(['roles', 'export', '--where', 'name begins_with Export', '--sort', '-id']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = parseCsv(r.stdout) as string[][];
+    const columns = recordColumns(Role);
+    expect(rows[0]).toEqual(columns);
+    const listed = await getCommand('role.list').run(
+      { api },
+      { filters: [{ field: 'name', rule: 'begins_with', value: 'Export' }], sort: '-id', limit: 100 },
+    );
+    expect(rows.slice(1)).toEqual(
+      listed.data.map((role) => flatCells(role, columns).map((c) => (c === null ? '' : String(c)))),
+    );
+    expect(rows.length).toBe(4);
+  });
+
+  it('markers: NDJSON is the records as the API gives them; --help lists export for each family', async () => {
+    const r = await cli(['markers', 'export', '--format', 'ndjson']);
+    expect(r.code, r.stderr).toBe(0);
+    const listed = await getCommand('marker.list').run({ api }, { limit: 1000 });
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(listed.data);
+    for (const family of ['users', 'roles', 'groups', 'markers', 'domain-types', 'audit-events']) {
+      const help = await cli([family, '--help']);
+      expect(help.stdout, family).toMatch(/^\s+export \[options\]/m);
+    }
   });
 });

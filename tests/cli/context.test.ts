@@ -152,7 +152,7 @@ describe('lintel contexts', () => {
     const json = await lintel(['context', 'use', 'nowhere', '--json'], { configDir });
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stderr)).toEqual({
-      message: 'unknown_context',
+      message: 'Unknown context nowhere. See `lintel context list`.',
       error_code: 'unknown_context',
       data: { name: 'nowhere', contexts: ['work'] },
     });

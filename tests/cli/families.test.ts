@@ -117,7 +117,10 @@ describe('lintel <family> <verb>: users', () => {
 
   it('selects fields in JSON too', async () => {
     const r = await cli(['users', 'list', '--where', `id = ${id}`, '--fields', 'id,login', '--json']);
-    expect(out(r)).toEqual([{ id, login }]);
+    expect(out(r)).toEqual({
+      data: [{ id, login }],
+      meta: { total: 1, total_is_estimate: false, page: 1, limit: 50 },
+    });
     const one = await cli(['users', 'get', String(id), '--fields', 'name', '--json']);
     expect(out(one)).toEqual({ name: `Ann ${tag}` });
   });
@@ -139,7 +142,7 @@ describe('lintel <family> <verb>: users', () => {
     expect(text.stdout).toContain(`name\tAnna ${tag}\n`);
     expect(text.stdout).toContain('profile.phone\t+4912345678\n');
 
-    const deleted = await cli(['users', 'delete', String(id), '--json']);
+    const deleted = await cli(['users', 'delete', String(id), '--yes', '--json']);
     expect(userResource.commands.delete.result.parse(out(deleted))).toEqual({ ok: true });
     const gone = await cli(['users', 'get', String(id)]);
     expect(gone.code).toBe(5);
@@ -164,7 +167,11 @@ describe('lintel <family> <verb>: users', () => {
 
 describe('a person at a terminal', () => {
   /** `run` in process, with a stdout that says it is a terminal of `columns` columns. */
-  async function atTerminal(args: string[], columns: number, env: Record<string, string> = { NO_COLOR: '1' }) {
+  async function atTerminal(
+    args: string[],
+    columns: number,
+    env: Record<string, string> = { NO_COLOR: '1' },
+  ) {
     let stdout = '';
     let stderr = '';
     const stream = (write: (s: string) => void) =>
@@ -255,8 +262,77 @@ describe('lintel <family> <verb>: groups', () => {
     );
     expect(updated.data).toMatchObject({ name: `${name} B`, description: 'east wing', parent_id: rootGroup });
 
-    expect(out(await cli(['groups', 'delete', String(id), '--json']))).toEqual({ ok: true });
+    expect(out(await cli(['groups', 'delete', String(id), '--yes', '--json']))).toEqual({ ok: true });
     expect((await cli(['groups', 'get', String(id)])).code).toBe(5);
+  });
+
+  it("sets a group's licence settings and maximums with flags or --data (issue 15 item 4)", async () => {
+    const g = getCommand('group.create').run({ api }, { name: `Licensed ${uid()}`, parent_id: rootGroup });
+    const id = String((await g).data.id);
+    for (const n of [1, 2])
+      await getCommand('user.create').run(
+        { api },
+        {
+          login: `lic${n}.${uid()}`,
+          name: 'Member',
+          role: adminRole,
+          domains: [Number(id)],
+          send_registration_link: false,
+        },
+      );
+    // under the two users it holds: refused with the catalogue's message, nothing changed
+    const refused = await cli(['groups', 'update', id, '--license-limits.users', '1']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "Used counts are greater than the group's maximum of users: used 2, max 1",
+    );
+    const json = await cli(['groups', 'update', id, '--license-limits.users', '1', '--json']);
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      error_code: 'license_used_exceeds_limit',
+      data: { feature: 'users', used: 2, max: 1 },
+    });
+    // --data with the shapes of part 2 §5 (a numeric string, notifications off), a flag over it
+    const data = {
+      license_limits: { users: '5', mobile_apps: '' },
+      license_settings: {
+        is_enabled: true,
+        notifications: { period: 'never', notify_before: 7 },
+        licenses: [
+          {
+            is_active: true,
+            features: { sip: { is_enabled: true } },
+            restrict_period: { is_active: true, from: '2025-01-01', to: null },
+          },
+        ],
+      },
+    };
+    const saved = groupResource.commands.update.result.parse(
+      out(
+        await cli([
+          'groups',
+          'update',
+          id,
+          '--data',
+          JSON.stringify(data),
+          '--license-limits.users',
+          '2',
+          '--json',
+        ]),
+      ),
+    );
+    expect(saved.data.license_limits).toEqual({
+      users: 2,
+      mobile_apps: null,
+      virtual_numbers: null,
+      ukey2_keys: null,
+    });
+    expect(saved.data.license_settings.notifications).toEqual({ period: 'never', notify_before: 0 });
+    expect(saved.data.license_settings.licenses[0]!.features.sip.is_enabled).toBe(true);
+    expect(saved.data.license_settings.licenses[0]!.restrict_period).toEqual({
+      is_active: true,
+      from: '2025-01-01',
+      to: null,
+    });
   });
 
   it('prints the tree, and runs the generic extras', async () => {
@@ -310,7 +386,7 @@ describe('lintel <family> <verb>: roles', () => {
     );
     expect([...updated.data.permissions].sort()).toEqual(['markers.view', 'users.view']);
 
-    expect(out(await cli(['roles', 'delete', String(id), '--json']))).toEqual({ ok: true });
+    expect(out(await cli(['roles', 'delete', String(id), '--yes', '--json']))).toEqual({ ok: true });
     expect((await cli(['roles', 'get', String(id)])).code).toBe(5);
   });
 
@@ -329,7 +405,7 @@ describe('lintel <family> <verb>: roles', () => {
       },
     );
 
-    const kept = await cli(['roles', 'delete', String(role.id), '--json']);
+    const kept = await cli(['roles', 'delete', String(role.id), '--yes', '--json']);
     expect(kept.code).toBe(1);
     expect(JSON.parse(kept.stderr)).toMatchObject({
       error_code: 'cant_perform_action',
@@ -337,7 +413,9 @@ describe('lintel <family> <verb>: roles', () => {
     });
     expect((await cli(['roles', 'get', String(role.id)])).code).toBe(0);
 
-    expect(out(await cli(['roles', 'delete', String(role.id), '--gently', 'false', '--json']))).toEqual({
+    expect(
+      out(await cli(['roles', 'delete', String(role.id), '--gently', 'false', '--yes', '--json'])),
+    ).toEqual({
       ok: true,
     });
     expect((await cli(['roles', 'get', String(role.id)])).code).toBe(5);
@@ -346,12 +424,12 @@ describe('lintel <family> <verb>: roles', () => {
   it('delete-all reports what it did not delete, and why', async () => {
     const spare = (await getCommand('role.create').run({ api }, { name: `Spare ${uid()}`, permissions: [] }))
       .data;
-    const r = await cli(['roles', 'delete-all', '--items', `${spare.id},${adminRole}`, '--json']);
+    const r = await cli(['roles', 'delete-all', '--items', `${spare.id},${adminRole}`, '--yes', '--json']);
     const report = roleResource.commands.delete_all.result.parse(out(r));
     expect(report.deleted).toEqual([spare.id]);
     expect(report.not_deleted).toEqual([{ id: adminRole, reason: 'system_role' }]);
 
-    const text = await cli(['roles', 'delete-all', '--items', String(adminRole)]);
+    const text = await cli(['roles', 'delete-all', '--items', String(adminRole), '--yes']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('not_deleted\t');
     expect(text.stdout).toContain('system_role');
@@ -375,7 +453,8 @@ describe('exit codes', () => {
       cli(['users', 'create', '--data', '{not json']),
     ]);
     expect(badNumber!.code).toBe(2);
-    expect(badNumber!.stderr).toContain('role: Invalid value');
+    // a reference takes a name too: one that names no role is a refused value
+    expect(badNumber!.stderr).toContain('role: no role is named “abc”.');
 
     expect(badChoice!.code).toBe(2);
     expect(JSON.parse(badChoice!.stderr)).toMatchObject({

@@ -137,7 +137,7 @@ describe('lintel CLI: sessions', () => {
     expect(json.code).toBe(1);
     expect(json.stdout).toBe('');
     expect(JSON.parse(json.stderr)).toEqual({
-      message: 'incorrect_login_password',
+      message: 'Incorrect login/password',
       error_code: 'incorrect_login_password',
       data: null,
     });
@@ -188,7 +188,7 @@ describe('lintel CLI: sessions', () => {
     expect(json.code).toBe(3);
     expect(json.stdout).toBe('');
     expect(JSON.parse(json.stderr)).toEqual({
-      message: 'not_signed_in',
+      message: 'You are not signed in. Run `lintel login`.',
       error_code: 'not_signed_in',
       data: null,
     });

@@ -16,14 +16,25 @@ beforeAll(async () => {
   expect(buildCli().status).toBe(0);
   ts = await startTestServer();
   configDir = freshConfigDir();
-  const login = await lintel(['login', '--server', ts.url, '--login', ts.adminLogin, '--password-stdin'], { configDir, input: `${ts.adminPassword}\n` });
+  const login = await lintel(['login', '--server', ts.url, '--login', ts.adminLogin, '--password-stdin'], {
+    configDir,
+    input: `${ts.adminPassword}\n`,
+  });
   expect(login.code).toBe(0);
   const api = await admin(ts);
   const role = (await getCommand('role.list').run({ api }, { limit: 1, sort: 'id' })).data[0]!.id;
   const group = (await getCommand('group.full').run({ api }, {})).data[0]!.id;
-  userId = (await getCommand('user.create').run({ api }, { login: `cli${uid()}`, name: 'Cli Avatar', role, domains: [group], send_registration_link: false })).data.id;
+  userId = (
+    await getCommand('user.create').run(
+      { api },
+      { login: `cli${uid()}`, name: 'Cli Avatar', role, domains: [group], send_registration_link: false },
+    )
+  ).data.id;
   picture = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-pic-')), 'me.png');
-  fs.writeFileSync(picture, await new Jimp({ width: 120, height: 90, color: 0x336699ff }).getBuffer('image/png'));
+  fs.writeFileSync(
+    picture,
+    await new Jimp({ width: 120, height: 90, color: 0x336699ff }).getBuffer('image/png'),
+  );
 });
 afterAll(async () => {
   await ts?.close();
@@ -33,7 +44,23 @@ afterAll(async () => {
 
 describe('lintel users avatar-upload', () => {
   it('sends the file named by --image as multipart and prints the stored URL', async () => {
-    const r = await lintel(['users', 'avatar-upload', String(userId), '--image', picture, '--x', '10', '--y', '5', '--size', '80', '--json'], { configDir });
+    const r = await lintel(
+      [
+        'users',
+        'avatar-upload',
+        String(userId),
+        '--image',
+        picture,
+        '--x',
+        '10',
+        '--y',
+        '5',
+        '--size',
+        '80',
+        '--json',
+      ],
+      { configDir },
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const { avatar_url } = JSON.parse(r.stdout) as { avatar_url: string };
@@ -41,7 +68,22 @@ describe('lintel users avatar-upload', () => {
   });
 
   it('names a missing file as bad usage', async () => {
-    const r = await lintel(['users', 'avatar-upload', String(userId), '--image', '/nonexistent.png', '--x', '0', '--y', '0', '--size', '20'], { configDir });
+    const r = await lintel(
+      [
+        'users',
+        'avatar-upload',
+        String(userId),
+        '--image',
+        '/nonexistent.png',
+        '--x',
+        '0',
+        '--y',
+        '0',
+        '--size',
+        '20',
+      ],
+      { configDir },
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('image');
   });

@@ -39,7 +39,7 @@ describe('what a limited role sees', () => {
 
       // the menu: Users only (no Roles, Groups, Audit log)
       const menu = await page.getByTestId('side-menu').locator('a').allTextContents();
-      expect(menu.map((s) => s.trim())).toEqual(['Home', 'Users']);
+      expect(menu.map((s) => s.trim())).toEqual(['Home', 'Notifications', 'Users']);
       // the dashboard counts only what the role may list
       await page.getByTestId('count-users').waitFor();
       expect(await page.getByTestId('count-roles').count()).toBe(0);
@@ -68,6 +68,7 @@ describe('what a limited role sees', () => {
       expect(shownCommands).not.toContain('audit_event.list');
       expect(keys.filter((k) => k?.startsWith('page:'))).toEqual([
         'page:/home',
+        'page:/notifications',
         'page:/users',
         'page:/profile',
       ]);

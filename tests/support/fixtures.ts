@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { getCommand } from '@lintel/commands';
-import { ApiClient, ApiError, MemorySessionStore } from '@lintel/core';
+import { ApiClient, ApiError, LicenceFlags, MemorySessionStore } from '@lintel/core';
 import { createProject } from '../../apps/server/src/bootstrap';
 import type { TestServer } from './server';
 
 export const uid = () => randomBytes(4).toString('hex');
 
 /** Signs in and returns a client holding that session. */
-export async function signIn(ts: TestServer, login: string, password: string, project?: string): Promise<ApiClient> {
+export async function signIn(
+  ts: TestServer,
+  login: string,
+  password: string,
+  project?: string,
+): Promise<ApiClient> {
   const reply = await getCommand('session.login').run({ api: ts.client() }, { login, password, project });
   return new ApiClient({ baseUrl: ts.url, store: new MemorySessionStore({ ...reply.sessions[0]! }) });
 }
@@ -30,19 +35,50 @@ export async function userWith(
   ts: TestServer,
   api: ApiClient,
   opts: { permissions: string[]; domains: number[]; available?: number[]; name?: string },
-): Promise<{ id: number; roleId: number; login: string; password: string; client: () => Promise<ApiClient> }> {
+): Promise<{
+  id: number;
+  roleId: number;
+  login: string;
+  password: string;
+  client: () => Promise<ApiClient>;
+}> {
   const tag = uid();
-  const role = await getCommand('role.create').run({ api }, { name: `role ${opts.name ?? tag}`, permissions: opts.permissions, available_roles: opts.available ?? [] });
+  const role = await getCommand('role.create').run(
+    { api },
+    {
+      name: `role ${opts.name ?? tag}`,
+      permissions: opts.permissions,
+      available_roles: opts.available ?? [],
+    },
+  );
   const login = `u${tag}`;
   const password = `pw-${tag}-secret`;
   const user = await getCommand('user.create').run(
     { api },
-    { login, name: opts.name ?? `User ${tag}`, role: role.data.id, domains: opts.domains, password, send_registration_link: false },
+    {
+      login,
+      name: opts.name ?? `User ${tag}`,
+      role: role.data.id,
+      domains: opts.domains,
+      password,
+      send_registration_link: false,
+    },
   );
-  return { id: user.data.id, roleId: role.data.id, login, password, client: () => signIn(ts, login, password) };
+  return {
+    id: user.data.id,
+    roleId: role.data.id,
+    login,
+    password,
+    client: () => signIn(ts, login, password),
+  };
 }
 
-export async function group(api: ApiClient, name: string, parent_id: number | null, extra: Record<string, unknown> = {}): Promise<number> {
+export async function group(
+  api: ApiClient,
+  name: string,
+  parent_id: number | null,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
   return (await getCommand('group.create').run({ api }, { name, parent_id, ...extra })).data.id;
 }
 
@@ -50,18 +86,53 @@ export async function group(api: ApiClient, name: string, parent_id: number | nu
 export async function secondProject(ts: TestServer): Promise<{ api: ApiClient; rootGroup: number }> {
   const db = ts.server.context.db;
   const p = await createProject(db, { uid: `p${uid()}`, name: 'Other project' });
-  const admin = await db.selectFrom('accounts').select('id').where('login', '=', ts.adminLogin).executeTakeFirstOrThrow();
-  const user = await db.insertInto('users').values({ project_id: p.projectId, account_id: admin.id, role_id: p.adminRoleId, name: 'Other admin' }).returning('id').executeTakeFirstOrThrow();
+  const admin = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('login', '=', ts.adminLogin)
+    .executeTakeFirstOrThrow();
+  const user = await db
+    .insertInto('users')
+    .values({ project_id: p.projectId, account_id: admin.id, role_id: p.adminRoleId, name: 'Other admin' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   await db.insertInto('user_domains').values({ user_id: user.id, domain_id: p.rootDomainId }).execute();
-  const uidRow = await db.selectFrom('projects').select('uid').where('id', '=', p.projectId).executeTakeFirstOrThrow();
+  const uidRow = await db
+    .selectFrom('projects')
+    .select('uid')
+    .where('id', '=', p.projectId)
+    .executeTakeFirstOrThrow();
   return { api: await signIn(ts, ts.adminLogin, ts.adminPassword, uidRow.uid), rootGroup: p.rootDomainId };
 }
 
 /** A server licence for the default project with these features. */
-export async function licence(ts: TestServer, features: Record<string, Record<string, unknown>>, projectUid = 'default') {
+/** A licence's features with every licence flag of spec part 2 §6 on (counts unlimited). */
+export function everyFeatureOn(): Record<string, Record<string, unknown>> {
+  const features: Record<string, Record<string, unknown>> = {};
+  for (const flag of LicenceFlags) {
+    const [area, key] = flag.split('.') as [string, string | undefined];
+    features[area] = { ...features[area], [key ?? 'is_enabled']: true };
+  }
+  // a flag inside a feature with a switch needs the switch too
+  for (const area of ['sip', 'mobile_app']) features[area]!.is_enabled = true;
+  return features;
+}
+
+export async function licence(
+  ts: TestServer,
+  features: Record<string, Record<string, unknown>>,
+  projectUid = 'default',
+) {
   const db = ts.server.context.db;
-  const p = await db.selectFrom('projects').select('id').where('uid', '=', projectUid).executeTakeFirstOrThrow();
-  await db.insertInto('licenses').values({ project_id: p.id, issuer: 'test', features: JSON.stringify(features) }).execute();
+  const p = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('uid', '=', projectUid)
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('licenses')
+    .values({ project_id: p.id, issuer: 'test', features: JSON.stringify(features) })
+    .execute();
 }
 
 // ----- raw calls, for input the commands would refuse to send --------------------------------------------
@@ -92,14 +163,20 @@ export async function raw(
 ): Promise<RawReply> {
   const url = new URL(`${ts.url}/api/v0${path}`);
   for (const [k, v] of Object.entries(opts.query ?? {}))
-    if (v !== undefined) url.searchParams.set(k, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+    if (v !== undefined)
+      url.searchParams.set(k, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
   const res = await fetch(url, {
     method,
     headers: {
       ...(api ? { authorization: `Bearer ${tokenOf(api)}` } : {}),
       ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
     },
-    body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+    body:
+      opts.body === undefined
+        ? undefined
+        : typeof opts.body === 'string'
+          ? opts.body
+          : JSON.stringify(opts.body),
   });
   const text = await res.text();
   let body: unknown = null;

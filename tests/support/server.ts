@@ -26,7 +26,7 @@ export const builtWebDir = path.join(repoRoot, 'apps/web/dist');
  * A fresh database per server: a new PostgreSQL database when DATABASE_URL is set (dropped afterwards),
  * else PGlite in memory.
  */
-async function freshDatabase(): Promise<{ url?: string; drop(): Promise<void> }> {
+export async function freshDatabase(): Promise<{ url?: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) return { drop: async () => undefined };
   const name = `lintel_t_${randomBytes(6).toString('hex')}`;
@@ -47,8 +47,14 @@ async function freshDatabase(): Promise<{ url?: string; drop(): Promise<void> }>
   };
 }
 
-export async function startTestServer(opts: { webDir?: string; config?: Partial<Config> } = {}): Promise<TestServer> {
-  const db = await freshDatabase();
+/**
+ * `database`: the URL of a PostgreSQL database another test server already uses (two instances on one
+ * database); it is left for that server to drop.
+ */
+export async function startTestServer(
+  opts: { webDir?: string; config?: Partial<Config>; database?: string } = {},
+): Promise<TestServer> {
+  const db = opts.database ? { url: opts.database, drop: async () => undefined } : await freshDatabase();
   const adminPassword = `Admin-${randomBytes(6).toString('hex')}`;
   let logText = '';
   const logStream = new Writable({
@@ -58,7 +64,8 @@ export async function startTestServer(opts: { webDir?: string; config?: Partial<
     },
   });
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-storage-'));
-  const webDir = opts.webDir ?? (fs.existsSync(path.join(builtWebDir, 'index.html')) ? builtWebDir : undefined);
+  const webDir =
+    opts.webDir ?? (fs.existsSync(path.join(builtWebDir, 'index.html')) ? builtWebDir : undefined);
   const config = loadConfig(
     {},
     {
@@ -71,6 +78,10 @@ export async function startTestServer(opts: { webDir?: string; config?: Partial<
       webDir,
       logLevel: 'debug',
       logStream,
+      // no evaluation licence: a test that needs a licence grants one (fixtures' grantLicence)
+      licences: { publicKeys: [], cloudTimeoutMs: 10_000, evaluationDays: 0 },
+      // the embedded MQTT broker on a free port of loopback; no sweep timer (tests call devices.sweep())
+      mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 5_000, sweepMs: 0 },
       ...opts.config,
     },
   );

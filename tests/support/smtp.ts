@@ -17,7 +17,8 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-export async function startSmtpReceiver(): Promise<SmtpReceiver> {
+/** `port`: a fixed port (a mail server that comes up after the server first tried it); default any free one. */
+export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
   const waiters: Array<{ to: string; resolve: (m: ReceivedMail) => void }> = [];
   const seen = new Map<string, number>();
@@ -28,7 +29,9 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((parsed) => {
-          const to = (Array.isArray(parsed.to) ? parsed.to : parsed.to ? [parsed.to] : []).flatMap((a) => a.value.map((v) => (v.address ?? '').toLowerCase()));
+          const to = (Array.isArray(parsed.to) ? parsed.to : parsed.to ? [parsed.to] : []).flatMap((a) =>
+            a.value.map((v) => (v.address ?? '').toLowerCase()),
+          );
           const mail = { to, subject: parsed.subject ?? '', text: parsed.text ?? '' };
           mails.push(mail);
           for (const w of [...waiters]) {
@@ -43,10 +46,10 @@ export async function startSmtpReceiver(): Promise<SmtpReceiver> {
         .catch(callback);
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://127.0.0.1:${bound}`,
     mails,
     next(to, ms = 10_000) {
       const address = to.toLowerCase();

@@ -42,7 +42,13 @@ describe('failures', () => {
       ],
     ];
     for (const [err, exitCode, text] of cases) {
-      expect(describeFailure(err)).toEqual({ body: err.body, exitCode, text });
+      // --json prints the body with the message in words; `raw` is the reply's body as sent
+      expect(describeFailure(err)).toEqual({
+        body: { ...err.body, message: text },
+        raw: err.body,
+        exitCode,
+        text,
+      });
     }
   });
 

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { ApiError, errorLookupKey, isUnauthenticated, type ErrorBody, type FieldError } from '@lintel/core';
 import { ExitCode } from './exit-codes';
 import { hasText, tr } from './i18n';
+import { synonymOf } from './synonyms';
 
 /**
  * A failure the CLI itself finds. `key` is a catalogue key: in the `cli` namespace under `errors.`, or in
@@ -21,7 +22,10 @@ export class CliError extends Error {
 
 /** How a failure is shown: the reply-shaped body for `--json`, the translated text for a person, the exit code. */
 export interface Failure {
+  /** for `--json`: `{message, error_code, data}`, the message in words as a person reads it */
   body: ErrorBody;
+  /** an error reply's body as the server sent it (`lintel api` prints that) */
+  raw?: ErrorBody;
   text: string;
   exitCode: ExitCode;
 }
@@ -62,6 +66,18 @@ function apiText(err: ApiError): string {
   return tr('errors:default');
 }
 
+/**
+ * Replies that refuse a value the caller gave (a login or name already taken, a related id that does not
+ * exist): as `check_fields_data`, bad usage (2), which the README's table of exit codes promises.
+ */
+const REFUSED_VALUE_CODES = new Set([
+  'value_not_unique',
+  'login_already_used',
+  'email_already_used',
+  'domain_exists',
+  'invalid_related_entity',
+]);
+
 function apiExitCode(err: ApiError): ExitCode {
   if (isUnauthenticated(err.status, err.body) || (err.status === 401 && err.code === 'invalid_token'))
     return ExitCode.signedOut;
@@ -69,6 +85,7 @@ function apiExitCode(err: ApiError): ExitCode {
   if (err.status === 404) return ExitCode.notFound;
   // the server found a field the CLI could not check (an unknown sort field, a taken value's format): usage
   if (err.status === 422 && err.code === 'check_fields_data') return ExitCode.usage;
+  if (REFUSED_VALUE_CODES.has(err.code)) return ExitCode.usage;
   return ExitCode.error;
 }
 
@@ -87,7 +104,10 @@ export function fromCommander(err: CommanderError): CliError {
   const [name, other] = [...err.message.matchAll(/'([^']+)'/g)].map((m) => m[1]);
   const key = commanderKeys[err.code];
   if (!key) return new CliError('bad_usage', ExitCode.usage, { detail: err.message.replace(/^error: /, '') });
-  const suggestion = /Did you mean (\S+)\?/.exec(err.message)?.[1];
+  // commander suggests one word (`Did you mean list?`) or several (`Did you mean one of user, users?`)
+  const suggestion =
+    /Did you mean (?:one of )?([^?]+)\?/.exec(err.message)?.[1] ??
+    (err.code === 'commander.unknownCommand' && name ? synonymOf(name) : undefined);
   return new CliError(key, ExitCode.usage, {
     name,
     ...(other ? { other } : {}),
@@ -105,21 +125,24 @@ export function describeFailure(err: unknown): Failure {
     if (typeof err.data?.suggestion === 'string')
       lines.push(tr('cli:errors.did_you_mean', { suggestion: err.data.suggestion }));
     return {
-      body: { message: err.key, error_code: err.key, data: err.data },
+      body: { message: lines.join('\n'), error_code: err.key, data: err.data },
       text: lines.join('\n'),
       exitCode: err.exitCode,
     };
   }
   if (err instanceof ApiError) {
+    const text = [apiText(err), ...fieldLines(err.data)].join('\n');
     return {
-      body: err.body,
-      text: [apiText(err), ...fieldLines(err.data)].join('\n'),
+      // the reply's body with its message in words (the code is `error_code`); `raw` keeps it as sent
+      body: { ...err.body, message: text },
+      raw: err.body,
+      text,
       exitCode: apiExitCode(err),
     };
   }
   const detail = process.env.LINTEL_DEBUG ? `\n${(err as Error)?.stack ?? String(err)}` : '';
   return {
-    body: { message: 'internal_error', error_code: 'internal_error', data: null },
+    body: { message: tr('errors:default'), error_code: 'internal_error', data: null },
     text: tr('errors:default') + detail,
     exitCode: ExitCode.error,
   };

@@ -12,10 +12,14 @@ export function printOutcome(ctx: CliContext, json: boolean, outcome: Outcome): 
   ctx.stdout.write(json ? `${JSON.stringify(outcome.data, null, 2)}\n` : `${outcome.text}\n`);
 }
 
-/** Errors go to stderr: the reply-shaped `{message, error_code, data}` with `--json`, else translated text. */
-export function printFailure(ctx: CliContext, json: boolean, err: unknown): ExitCode {
+/**
+ * Errors go to stderr: the reply-shaped `{message, error_code, data}` with `--json` (the message in words),
+ * else the translated text. `raw` (`lintel api`): an error reply's body exactly as the server sent it.
+ */
+export function printFailure(ctx: CliContext, json: boolean, err: unknown, raw = false): ExitCode {
   const failure = describeFailure(err);
-  ctx.stderr.write(json ? `${JSON.stringify(failure.body)}\n` : `${failure.text}\n`);
+  const body = raw ? (failure.raw ?? failure.body) : failure.body;
+  ctx.stderr.write(json ? `${JSON.stringify(body)}\n` : `${failure.text}\n`);
   return failure.exitCode;
 }
 

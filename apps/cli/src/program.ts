@@ -1,6 +1,6 @@
 import { Command, CommanderError, Help } from 'commander';
 import pkg from '../package.json';
-import { addUserBulk } from './bulk';
+import { addExports, addUserBulk } from './bulk';
 import { addCompletion, runComplete } from './completion';
 import type { CliContext } from './context';
 import { addContext } from './contexts/context';
@@ -9,9 +9,12 @@ import { RunSession } from './families/session';
 import { addFamilies, familyWords, type FamilyOptions } from './families/tree';
 import { t } from './i18n';
 import { printFailure } from './output';
+import { isClosedPipe } from './pipe';
 import { addApi } from './raw/api';
+import { addLicenceTools } from './licences';
 import { addLogin } from './session/login';
 import { addLogout } from './session/logout';
+import { addEvents } from './events/watch';
 import { addWhoami } from './session/whoami';
 
 /** The verbs, each in its own file; every one that prints a result declares `--json`. */
@@ -55,9 +58,14 @@ export function createProgram(
     );
   for (const add of verbs) add(program, ctx);
   addFamilies(program, ctx, families);
-  // `lintel users import|export`, handwritten, beside the generated verbs of `users`
+  // `lintel users import`, handwritten, beside the generated verbs of `users`
   addUserBulk(program, ctx, families);
+  // `lintel <nouns> export` for every family and journal with an export
+  addExports(program, ctx, families);
+  // `lintel licences keygen|issue|add`, handwritten, beside the generated verbs of `licences`
+  addLicenceTools(program, ctx, families);
   addApi(program, ctx, families.session);
+  addEvents(program, ctx);
   addCompletion(program, ctx);
   return program;
 }
@@ -95,8 +103,11 @@ export async function run(
   const program = createProgram(ctx, { session, profile });
   const ownArgs = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   let json = ownArgs.includes('--json');
+  // `lintel api` is a raw call: an error reply is printed as the server sent it
+  let raw = false;
   program.hook('preAction', (_root, action) => {
     json = Boolean(action.opts().json);
+    raw = action.name() === 'api';
   });
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -109,6 +120,8 @@ export async function run(
     ) {
       return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    return printFailure(ctx, json, err);
+    // the reader of the output has gone (`| head`): nothing is wrong, nothing more to show
+    if (isClosedPipe(err)) return ExitCode.ok;
+    return printFailure(ctx, json, err, raw);
   }
 }

@@ -9,7 +9,15 @@ export const BuiltInRoles = {
   installer: {
     name: 'Installer',
     description: 'Dealers and installers who registered themselves',
-    permissions: ['users.view', 'users.create', 'users.edit_profile', 'domains.create_descendant', 'devices.view', 'devices.create', 'devices.edit'],
+    permissions: [
+      'users.view',
+      'users.create',
+      'users.edit_profile',
+      'domains.create_descendant',
+      'devices.view',
+      'devices.create',
+      'devices.edit',
+    ],
   },
   private: {
     name: 'Private client',
@@ -43,12 +51,24 @@ export async function createProject(
       const r = BuiltInRoles[key];
       await trx
         .insertInto('roles')
-        .values({ project_id: project.id, name: r.name, description: r.description, permissions: JSON.stringify(r.permissions), is_system: true })
+        .values({
+          project_id: project.id,
+          name: r.name,
+          description: r.description,
+          permissions: JSON.stringify(r.permissions),
+          is_system: true,
+        })
         .execute();
     }
     await trx
       .updateTable('roles')
-      .set({ available_roles: JSON.stringify((await trx.selectFrom('roles').select('id').where('project_id', '=', project.id).execute()).map((r) => r.id)) })
+      .set({
+        available_roles: JSON.stringify(
+          (await trx.selectFrom('roles').select('id').where('project_id', '=', project.id).execute()).map(
+            (r) => r.id,
+          ),
+        ),
+      })
       .where('id', '=', admin.id)
       .execute();
     const root = await trx

@@ -5,6 +5,11 @@ import type { Database } from './db/database';
 import type { DB } from './db/schema';
 import type { Mailer } from './mail/mailer';
 import type { EventBus } from './realtime/bus';
+import type { Clock } from './clock';
+import type { JobQueue } from './jobs/queue';
+import type { EventOutbox } from './events/outbox';
+import type { DeviceGateway } from './devices/gateway';
+import type { RealtimeSockets } from './realtime/websocket';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -14,6 +19,16 @@ export interface ServerContext {
   log: FastifyBaseLogger;
   mailer: Mailer;
   events: EventBus;
+  /** the server's one source of time (clock.ts) */
+  clock: Clock;
+  /** durable jobs (jobs/queue.ts) */
+  jobs: JobQueue;
+  /** typed events written in a transaction, delivered after it commits (events/outbox.ts) */
+  outbox: EventOutbox;
+  /** the devices' one interface, MQTT and HTTP alike (devices/gateway.ts) */
+  devices: DeviceGateway;
+  /** the websocket's open sockets on this instance (realtime/websocket.ts) */
+  sockets?: RealtimeSockets;
 }
 
 /** Who is calling, once the bearer token is checked. */

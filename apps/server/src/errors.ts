@@ -1,4 +1,11 @@
-import { ErrorCatalogue, errorBody, fieldErrors, type ErrorBody, type ErrorKey, type FieldError } from '@lintel/core';
+import {
+  ErrorCatalogue,
+  errorBody,
+  fieldErrors,
+  type ErrorBody,
+  type ErrorKey,
+  type FieldError,
+} from '@lintel/core';
 import type { z, ZodType } from 'zod';
 
 /** A failure the caller caused or may see: a catalogue key, its HTTP status and the message's parameters. */

@@ -1,3 +1,18 @@
 export { createServer, type LintelServer } from './http/app';
 export { loadConfig, type Config } from './config';
 export { sendInvitation, sendConfirmation } from './handlers/registration/codes';
+export { ManualClock, systemClock, type Clock } from './clock';
+export { dispatch, ResultShapeError } from './pipeline/dispatch';
+export { jobPrincipal, userAuth, type Principal } from './pipeline/principal';
+export { defineEvent, RoleChangedEvent } from './events/define';
+export { backoffS, type JobRow } from './jobs/queue';
+export { registerFixtureFamily } from './testing';
+export { journalRows, pruneJournal, runJournal, type JournalStore } from './engine/journal';
+export { retentionKind } from './jobs/journal-retention';
+export { auditEventStore } from './handlers/audit-event/audit-event.handler';
+export { defaultWebsocketSettings, type WebsocketSettings } from './realtime/websocket';
+export { ProfileChangedEvent } from './events/define';
+export { keysetReader, EXPORT_APPLICATION } from './engine/export';
+export { planList } from './engine/list';
+export { userStore } from './handlers/user/user.store';
+export { notify, deviceStatusRecipients } from './notifications/notify';

@@ -43,6 +43,16 @@ describe('web locale', () => {
       'values.locale.en',
       'values.locale.ru',
       'delete.dependency',
+      // protocol and technical names of devices' settings, read the same in every language
+      'values.protocol.http',
+      'values.protocol.mqtt',
+      'values.transport.UDP',
+      'values.transport.TCP',
+      'values.transport.TLS',
+      'values.recognition_mode.3D',
+      'values.recognition_mode.2D',
+      'values.relay_mode.COM-NC',
+      'values.relay_mode.COM-NO',
     ]);
     for (const [k, v] of en)
       if (!same.has(k) && !/^[\s\-—@.:]*$/.test(v) && v !== 'E-mail') expect(ru.get(k), k).not.toBe(v);

@@ -1,3 +1,5 @@
+// first: settings that must hold before any module validates anything
+import './csp';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider } from 'jotai';

@@ -29,9 +29,15 @@ import { GroupsPage } from './features/groups/groups-page';
 import { GroupAddPage, GroupEditPage } from './features/groups/group-pages';
 import { GenerateDialogHost } from './features/groups/generate-dialog';
 import { ProfilePage } from './features/profile/profile-page';
+import { DeviceTasksPage } from './features/device-tasks/device-tasks-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
+import { LicencesPage } from './features/licences/licences-page';
+import { LicenceReportsPage } from './features/reports/licence-reports-page';
+import { NotificationsPage } from './features/notifications/notifications-page';
+import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
 import { PageGate } from './access/page-gate';
 import { Pages } from './nav/pages';
+import { screenOf } from './families/family-screens';
 import type { ReactNode } from 'react';
 import { NotFoundPage } from './features/not-found/not-found-page';
 
@@ -44,7 +50,10 @@ function Root() {
   );
 }
 
-/** The screen of each signed-in page of nav/pages.ts; each is guarded by the page's gates. */
+/**
+ * The screens that do more than a family's generated pages (and the pages of no family), by page id; each
+ * is guarded by the page's gates.
+ */
 const screens: Record<string, ReactNode> = {
   home: <HomePage />,
   users: <UsersPage />,
@@ -57,7 +66,12 @@ const screens: Record<string, ReactNode> = {
   'groups.add': <GroupAddPage />,
   'groups.edit': <GroupEditPage />,
   'audit-events': <AuditEventsPage />,
+  licenses: <LicencesPage />,
+  'devices.tasks': <DeviceTasksPage />,
+  'reports-licenses': <LicenceReportsPage />,
   profile: <ProfilePage />,
+  notifications: <NotificationsPage />,
+  'notifications.settings': <NotificationSettingsPage />,
 };
 
 function SignedIn() {
@@ -102,7 +116,7 @@ export const router = createBrowserRouter([
             element: <SignedIn />,
             children: Pages.map((p) => ({
               path: p.path.slice(1),
-              element: <PageGate page={p.id}>{screens[p.id]}</PageGate>,
+              element: <PageGate page={p.id}>{screenOf(p, screens)}</PageGate>,
             })),
           },
         ],

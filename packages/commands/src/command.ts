@@ -1,17 +1,19 @@
 import { z, type ZodType } from 'zod';
-import type { ApiClient, Timeouts } from '@lintel/core';
+import type { ApiClient, Gate, Timeouts } from '@lintel/core';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Who may call a command: anyone (`public`), or a signed-in session holding the permissions. */
-export type Access = 'public' | 'session';
+/**
+ * Who may call a command: anyone (`public`), a signed-in session holding the permissions, or a device
+ * (`device`: what devices push to the platform, over MQTT or HTTP; the device gateway authenticates them).
+ */
+export type Access = 'public' | 'session' | 'device';
 
-export interface Gates {
-  /** the caller needs at least one of these permission codes (none: any signed-in user) */
-  anyPermission?: readonly string[];
-  /** licence flags (dotted paths of LicenseInfo) that must be enabled on the server and the group */
-  licence?: readonly string[];
-}
+/**
+ * Who may call it: any one of `anyPermission` (codes of `PermissionCode`) and every flag of `licence`
+ * (`LicenceFlag`), both literal types, so a misspelled code does not compile. `evaluateGate` (core) decides.
+ */
+export type Gates = Gate;
 
 /** The context every surface hands to `run` (GitHub CLI's Factory): swap any part in tests. */
 export interface CommandContext {
@@ -19,7 +21,11 @@ export interface CommandContext {
   now?: () => Date;
 }
 
-export interface Command<A extends ZodType = ZodType, R extends ZodType = ZodType, Id extends string = string> {
+export interface Command<
+  A extends ZodType = ZodType,
+  R extends ZodType = ZodType,
+  Id extends string = string,
+> {
   id: Id;
   /** locale key of the title: `commands.<id>.label` */
   titleKey: string;
@@ -108,7 +114,7 @@ export function defineCommand<const Id extends string, A extends ZodType, R exte
       return ctx.api.request(spec.http.method, req.path, {
         query: req.query,
         body: req.body,
-        auth: cmd.access !== 'public',
+        auth: cmd.access === 'session',
         timeoutMs: spec.timeoutMs,
         schema: spec.result as ZodType<z.output<R>>,
       });

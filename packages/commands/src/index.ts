@@ -8,17 +8,28 @@ import * as groupExtras from './group/group.extras';
 import * as markerExtras from './marker/marker.extras';
 import * as auditEvent from './audit-event/audit-event.resource';
 import * as seed from './seed/seed.commands';
+import * as licence from './licence/licence.commands';
+import * as reports from './reports/reports.commands';
+import * as deviceExtras from './device/device.extras';
+import * as notification from './notification/notification.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
 import { markerResource } from './marker/marker.resource';
 import { domainTypeResource } from './domain-type/domain-type.resource';
+import { deviceResource } from './device/device.resource';
+import { sipNumberResource } from './sip-number/sip-number.resource';
 import type { Command } from './command';
+import type { AnyResource } from './resource';
 import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
 
 export * from './command';
 export * from './resource';
+export * from './journal';
+export * from './export';
 export * from './refs';
+export * from './upload';
+export * from './args-schema';
 export * from './registration/registration.commands';
 export * from './group/group.resource';
 export * from './group/group.extras';
@@ -30,39 +41,76 @@ export * from './role/role.resource';
 export * from './marker/marker.resource';
 export * from './marker/marker.extras';
 export * from './domain-type/domain-type.resource';
+export * from './sip-number/sip-number.resource';
 export * from './audit-event/audit-event.resource';
 export * from './seed/seed.commands';
+export * from './licence/licence.commands';
+export * from './reports/reports.commands';
+export * from './device/device.resource';
+export * from './device/device.extras';
+export * from './notification/notification.commands';
 
 /** Every generic family, in menu order. */
-export const resources = [userResource, roleResource, groupResource, markerResource, domainTypeResource] as const;
+export const resources = [
+  userResource,
+  roleResource,
+  groupResource,
+  deviceResource,
+  markerResource,
+  domainTypeResource,
+  sipNumberResource,
+] as const;
 
-const modules = [session, profile, registration, server, userExtras, userImport, groupExtras, markerExtras, auditEvent, seed] as const;
+/**
+ * Every module of commands: the one list the registry and its type both come from, so a module added
+ * here is registered and typed at once (and one left out is neither).
+ */
+const modules = [
+  session,
+  profile,
+  registration,
+  server,
+  userExtras,
+  userImport,
+  groupExtras,
+  markerExtras,
+  auditEvent,
+  seed,
+  licence,
+  reports,
+  deviceExtras,
+  notification,
+  ...resources.map((r) => r.commands),
+] as const;
 
-type ValuesOf<M> = M[keyof M];
-type Declared =
-  | ValuesOf<typeof session>
-  | ValuesOf<typeof profile>
-  | ValuesOf<typeof registration>
-  | ValuesOf<typeof server>
-  | ValuesOf<typeof userExtras>
-  | ValuesOf<typeof userImport>
-  | ValuesOf<typeof groupExtras>
-  | ValuesOf<typeof markerExtras>
-  | ValuesOf<typeof auditEvent>
-  | ValuesOf<typeof seed>
-  | ValuesOf<(typeof resources)[number]['commands']>;
+// distributes over the union of modules (a plain `M[keyof M]` would keep only the keys they share)
+type ValuesOf<M> = M extends unknown ? M[keyof M] : never;
+type Declared = ValuesOf<(typeof modules)[number]>;
 export type RegisteredCommand = Extract<Declared, Command>;
 export type CommandId = RegisteredCommand['id'];
 export type CommandById<Id extends CommandId> = Extract<RegisteredCommand, { id: Id }>;
 
-const isCommand = (v: unknown): v is Command => typeof v === 'object' && v !== null && 'id' in v && 'http' in v && 'run' in v;
+const isCommand = (v: unknown): v is Command =>
+  typeof v === 'object' && v !== null && 'id' in v && 'http' in v && 'run' in v;
 
 /** The registry: every command, keyed by id. The palette, the CLI and the server's route table read this. */
 export const registry: ReadonlyMap<string, Command> = new Map(
-  [...modules.flatMap((m) => Object.values(m) as unknown[]), ...resources.flatMap((r) => Object.values(r.commands))]
+  [
+    ...modules.flatMap((m) => Object.values(m) as unknown[]),
+    ...resources.flatMap((r) => Object.values(r.commands)),
+  ]
     .filter(isCommand)
     .map((c) => [c.id, c]),
 );
+
+/** Families a test declared in a fixture (never in the shipped registry): see `registerFixtureResource`. */
+const fixtureResources: AnyResource[] = [];
+
+/** Test-only: adds a throwaway family's seven commands to the registry, as a fixture of tests/support. */
+export function registerFixtureResource(resource: AnyResource): void {
+  fixtureResources.push(resource);
+  for (const c of Object.values(resource.commands)) (registry as Map<string, Command>).set(c.id, c);
+}
 
 /** Typed access to one command by id. */
 export function getCommand<Id extends CommandId>(id: Id): CommandById<Id> {
@@ -71,19 +119,42 @@ export function getCommand<Id extends CommandId>(id: Id): CommandById<Id> {
   return cmd as CommandById<Id>;
 }
 
-/** The family a command belongs to, if it is one of a generic family's six. */
-export function resourceOf(commandId: string) {
-  return resources.find((r) => Object.values(r.commands).some((c) => c.id === commandId));
+type Family = (typeof resources)[number];
+export type FamilyVerb = keyof Family['commands'];
+/** The id of one verb of the generic families: `${noun}.list` for any family noun, typed as the union. */
+export type FamilyCommandId<V extends FamilyVerb> = Family['commands'][V]['id'];
+
+/**
+ * A generic family's command id, looked up rather than spelled: `familyCommandId('role', 'list')` is
+ * `'role.list'`, typed as the union of every family's list (no `as 'user.list'` cast at the call site).
+ */
+export function familyCommandId<V extends FamilyVerb>(noun: string, verb: V): FamilyCommandId<V> {
+  const family: Family | undefined = resources.find((r) => r.noun === noun);
+  if (!family) throw new Error(`no generic family ${noun}`);
+  return (family.commands as Record<FamilyVerb, { id: FamilyCommandId<V> }>)[verb].id;
 }
 
-const isPickerFamily = (noun: string): noun is PickerFamily => (PickerFamilies as readonly string[]).includes(noun);
+/** The family a command belongs to, if it is one of a generic family's six. */
+export function resourceOf(commandId: string) {
+  return [...resources, ...fixtureResources].find((r) =>
+    Object.values(r.commands).some((c) => c.id === commandId),
+  );
+}
+
+const isPickerFamily = (noun: string): noun is PickerFamily =>
+  (PickerFamilies as readonly string[]).includes(noun);
 
 /**
  * The family whose ids an argument field of a command holds (`many`: a list of ids, else one id): `id` and
  * `items` at the top of the arguments name the command's own family's rows (`user.get`, `user.delete_all`);
  * anywhere else the field's name says (`role`, `domains`, `parent_id`).
  */
-export function refFamilyOf(commandId: string, key: string, top: boolean, many: boolean): PickerFamily | undefined {
+export function refFamilyOf(
+  commandId: string,
+  key: string,
+  top: boolean,
+  many: boolean,
+): PickerFamily | undefined {
   if (top && key === (many ? 'items' : 'id')) {
     const noun = resourceOf(commandId)?.noun ?? commandId.slice(0, commandId.indexOf('.'));
     return isPickerFamily(noun) ? noun : undefined;

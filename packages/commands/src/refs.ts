@@ -13,12 +13,20 @@ export const NameLike = z
   .max(31)
   .regex(/^[^<>{}[\]\\/|`~^"';:=+*?!@#$%&]*$/, { message: 'name_chars' });
 export const Text = (max = 255) => z.string().trim().min(1).max(max);
-export const Description = z.string().trim().max(2000);
+export const Description = z.string().trim().max(2000).meta({ multiline: true });
 export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, { message: 'color' });
 export const Timestamp = z.string();
 
 /** The families whose rows a picker lists (each has a `<family>.list` command with `search`). */
-export const PickerFamilies = ['user', 'group', 'role', 'marker', 'domain_type'] as const;
+export const PickerFamilies = [
+  'user',
+  'group',
+  'role',
+  'marker',
+  'domain_type',
+  'device',
+  'sip_number',
+] as const;
 export type PickerFamily = (typeof PickerFamilies)[number];
 
 /**
@@ -26,13 +34,8 @@ export type PickerFamily = (typeof PickerFamilies)[number];
  * whether they hold one id or a list: the web forms draw a picker for them and the CLI palette lists the
  * family's rows by name. A field of the same name and another shape (`users` as a count) is no reference.
  */
-export const REF_FIELDS: Readonly<Record<string, { family: PickerFamily; many: boolean }>> = {
-  role: { family: 'role', many: false },
-  available_roles: { family: 'role', many: true },
-  domains: { family: 'group', many: true },
-  parent_id: { family: 'group', many: false },
-  markers: { family: 'marker', many: true },
-  domain_type_id: { family: 'domain_type', many: false },
+export const REF_FIELDS: Record<string, { family: PickerFamily; many: boolean }> = {
+  // the families' own reference fields come from their declarations (`defineResource({refs})`)
   users: { family: 'user', many: true },
   user_id: { family: 'user', many: false },
 };
@@ -55,15 +58,52 @@ export const pickerQuery = (search: string, page: number, limit: number) => ({
   sort: 'name',
 });
 
+/** A family's picker line, declared with the family (`defineResource({picker})`): dotted paths into a row. */
+export interface PickerHints {
+  /** the secondary line: `login`, `parent.name`; a list of `{name}` (a group's `path`) reads "A › B" */
+  hint?: string;
+  /** a code after the secondary line: a group's logical address */
+  code?: string;
+  /** a colour swatch */
+  color?: string;
+}
+
+const pickerHints = new Map<string, PickerHints>();
+
+/** Called by `defineResource`: the family's picker line and the reference fields it declares. */
+export function declarePicker(
+  family: string,
+  hints: PickerHints | undefined,
+  refs: Readonly<Record<string, { family: string; many: boolean }>> | undefined,
+): void {
+  if (hints) pickerHints.set(family, hints);
+  for (const [field, ref] of Object.entries(refs ?? {}))
+    REF_FIELDS[field] ??= ref as { family: PickerFamily; many: boolean };
+}
+
+const at = (r: Record<string, unknown>, path: string): unknown =>
+  path
+    .split('.')
+    .reduce<unknown>(
+      (v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined),
+      r,
+    );
+
 /** A row of a family's list reply as a picker shows it. */
-export function pickerRow(family: PickerFamily, r: Record<string, unknown>): PickerRow {
+export function pickerRow(family: string, r: Record<string, unknown>): PickerRow {
   const row: PickerRow = { id: Number(r.id), name: String(r.name ?? r.id) };
-  if (family === 'user' && typeof r.login === 'string') row.hint = r.login;
-  if (family === 'group') {
-    const parent = r.parent as { name?: string } | null | undefined;
-    if (parent?.name) row.hint = parent.name;
-  }
-  if (family === 'domain_type' && typeof r.type === 'string') row.hint = r.type;
-  if (family === 'marker' && typeof r.color === 'string') row.color = r.color;
+  const hints = pickerHints.get(family);
+  const raw = hints?.hint ? at(r, hints.hint) : undefined;
+  const hint = Array.isArray(raw)
+    ? raw
+        .map((x) => (x && typeof x === 'object' ? (x as { name?: unknown }).name : x))
+        .filter((x): x is string => typeof x === 'string' && x !== '')
+        .join(' › ')
+    : raw;
+  const code = hints?.code ? at(r, hints.code) : undefined;
+  const color = hints?.color ? at(r, hints.color) : undefined;
+  const parts = [hint, code].filter((x): x is string => typeof x === 'string' && x !== '');
+  if (parts.length) row.hint = parts.join(' · ');
+  if (typeof color === 'string') row.color = color;
   return row;
 }

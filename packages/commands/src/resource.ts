@@ -1,6 +1,16 @@
 import { z, type ZodObject, type ZodType } from 'zod';
-import { ListQuery, listReply, type FieldKind, type FilterableField } from '@lintel/core';
+import {
+  ListQuery,
+  listReply,
+  type FieldKind,
+  type FilterableField,
+  type LicenceFlag,
+  type PermissionCode,
+  registerLimitKey,
+} from '@lintel/core';
 import { defineCommand, type Command, type Gates } from './command';
+import { declarePicker, type PickerHints } from './refs';
+import { defineExport, ListExportQuery } from './export';
 
 /** A column of a family: how tables show it and how lists may filter and sort by it. */
 export interface ResourceField extends FilterableField {
@@ -12,6 +22,54 @@ export interface ResourceField extends FilterableField {
   wide?: boolean;
   filterable?: boolean;
   sortable?: boolean;
+}
+
+/** How far a permission reaches over a family's rows (spec part 2 §6); the server turns it into SQL. */
+export type ScopeKind = 'all' | 'descendants' | 'domain' | 'own';
+
+/**
+ * Where a family sits in the console: its list page's path (add and edit pages are `<path>/add` and
+ * `<path>/:id/edit`), its icon and menu section, the `g` key that opens it. The web's routes, menu and
+ * palette read this; a family without `ui` has no page (its commands still run from the palette).
+ */
+export interface ResourceUi {
+  path: string;
+  icon: string;
+  section: string;
+  goKey?: string;
+  /**
+   * locale keys of the pages' texts: `<key>.title`, `.add`, `.add_title`, `.edit_title`, `.created`; default
+   * `commands:pages.<noun>`, beside the family's command labels and field names
+   */
+  key?: string;
+  /** whether the palette finds rows of the family by name (default true) */
+  search?: boolean;
+}
+
+/**
+ * Who may see and change which rows: the columns that place a row (`owner.group`: the group it belongs to,
+ * `owner.creator`: the user who made it; without a group column a row is where its maker's groups are), and
+ * for each kind of action which permission reaches how far. Without it every gate permission reaches the
+ * whole project. `create` scopes check the group a new row is placed in.
+ */
+export interface ResourceScopes {
+  owner?: { group?: string; creator?: string };
+  view?: Readonly<Record<string, ScopeKind>>;
+  create?: Readonly<Record<string, ScopeKind>>;
+  edit?: Readonly<Record<string, ScopeKind>>;
+  delete?: Readonly<Record<string, ScopeKind>>;
+  /** people may always see the rows they made (spec part 2 §6), default true when there is a creator */
+  ownAlwaysVisible?: boolean;
+}
+
+/**
+ * A counted limit: a group's maximums (`license_limits.<feature>`, spec part 1 §3) may cap how many rows of
+ * this family its subtree holds; declaring the limit makes `<feature>` a key a group's maximums accept. The rows are placed by `scopes.owner.group` (users by their
+ * groups). Creates and moves into a capped group are counted under a lock, so parallel calls cannot pass it.
+ */
+export interface CountedLimit {
+  per: 'group';
+  feature: string;
 }
 
 export interface ResourceSpec<
@@ -29,26 +87,66 @@ export interface ResourceSpec<
   update: Upd;
   fields: Record<string, ResourceField>;
   /** the permission gates of each kind of action (any one of the listed codes lets the caller try) */
-  gates: { view: readonly string[]; create: readonly string[]; edit: readonly string[]; delete: readonly string[] };
-  licence?: readonly string[];
+  gates: {
+    view: readonly PermissionCode[];
+    create: readonly PermissionCode[];
+    edit: readonly PermissionCode[];
+    delete: readonly PermissionCode[];
+  };
+  licence?: readonly LicenceFlag[];
   /** extra arguments of delete and delete-all (e.g. roles' `gently`) */
   deleteOptions?: ZodObject;
+  /** pages, menu entry and palette entries of the console */
+  ui?: ResourceUi;
+  /**
+   * the table of a plain family: with it the server stores the family as declared (its generic store, no
+   * handler code); a family whose store does more leaves it out and gives its own in apps/server/src/handlers
+   */
+  table?: string;
+  scopes?: ResourceScopes;
+  /** counted limits on this family's rows (see CountedLimit) */
+  limits?: readonly CountedLimit[];
+  /**
+   * Each row uses one unit of this counted feature of the licence in force (spec part 1 §3: a licence's
+   * `license_count` of sip, mobile_app or ukey2, times its units per licence): a create past the capacity is
+   * `limit_exceeded` with used and max. Virtual numbers count against SIP.
+   */
+  licenceCount?: 'sip' | 'mobile_app' | 'ukey2';
+  /** fields unique in a project: a duplicate is `value_not_unique` naming the field */
+  unique?: readonly string[];
+  /** fields a list's `search` looks in (default `name`) */
+  search?: readonly string[];
+  /** argument fields that hold ids of another family (the pickers of forms and the CLI palette) */
+  refs?: Readonly<Record<string, { family: string; many: boolean }>>;
+  /** how a picker row of this family reads: its secondary line and colour */
+  picker?: PickerHints;
 }
 
 export const IdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
-export const DeleteAllBody = z.object({ items: z.array(z.number().int().min(1).max(2_147_483_647)).min(1).max(1000) });
+export const DeleteAllBody = z.object({
+  items: z.array(z.number().int().min(1).max(2_147_483_647)).min(1).max(1000),
+});
 /** What a multi-delete did: the ids deleted, and for the others why not and what depends on them. */
 export const DeleteAllReply = z.object({
   deleted: z.array(z.number().int()),
   not_deleted: z.array(
-    z.object({ id: z.number().int(), reason: z.string(), dependencies: z.record(z.string(), z.number().int()).optional() }),
+    z.object({
+      id: z.number().int(),
+      reason: z.string(),
+      dependencies: z.record(z.string(), z.number().int()).optional(),
+    }),
   ),
 });
 export const OkReply = z.object({ ok: z.literal(true) });
 /** Create and update answer `data` with the entity and its id (spec part 2 §7). */
 export const savedReply = <T extends ZodType>(record: T) => z.object({ data: record });
 
-export interface Resource<N extends string, Rec extends ZodObject, Cre extends ZodObject, Upd extends ZodObject> {
+export interface Resource<
+  N extends string,
+  Rec extends ZodObject,
+  Cre extends ZodObject,
+  Upd extends ZodObject,
+> {
   noun: N;
   segment: string;
   record: Rec;
@@ -59,17 +157,28 @@ export interface Resource<N extends string, Rec extends ZodObject, Cre extends Z
   filterable: Record<string, FilterableField>;
   sortable: string[];
   gates: ResourceSpec<N, Rec, Cre, Upd>['gates'];
-  licence: readonly string[];
+  licence: readonly LicenceFlag[];
+  ui?: ResourceUi;
+  table?: string;
+  scopes?: ResourceScopes;
+  limits: readonly CountedLimit[];
+  licenceCount?: 'sip' | 'mobile_app' | 'ukey2';
+  unique: readonly string[];
+  search: readonly string[];
+  refs: Readonly<Record<string, { family: string; many: boolean }>>;
   commands: ReturnType<typeof familyCommands<N, Rec, Cre, Upd>>;
 }
 
-function gate(perms: readonly string[], licence: readonly string[] | undefined): Gates {
+function gate(perms: readonly PermissionCode[], licence: readonly LicenceFlag[] | undefined): Gates {
   return { anyPermission: perms, licence };
 }
 
-function familyCommands<N extends string, Rec extends ZodObject, Cre extends ZodObject, Upd extends ZodObject>(
-  spec: ResourceSpec<N, Rec, Cre, Upd>,
-) {
+function familyCommands<
+  N extends string,
+  Rec extends ZodObject,
+  Cre extends ZodObject,
+  Upd extends ZodObject,
+>(spec: ResourceSpec<N, Rec, Cre, Upd>) {
   const base = `/${spec.segment}`;
   const { noun, gates, licence } = spec;
   return {
@@ -78,6 +187,14 @@ function familyCommands<N extends string, Rec extends ZodObject, Cre extends Zod
       http: { method: 'GET', path: base },
       args: ListQuery,
       result: listReply(spec.record),
+      gates: gate(gates.view, licence),
+    }),
+    /** every row the list would show, streamed (NDJSON or CSV): see export.ts */
+    export: defineExport({
+      id: `${noun}.export` as `${N}.export`,
+      path: `${base}/export`,
+      args: ListExportQuery,
+      item: spec.record,
       gates: gate(gates.view, licence),
     }),
     get: defineCommand({
@@ -119,17 +236,43 @@ function familyCommands<N extends string, Rec extends ZodObject, Cre extends Zod
   };
 }
 
+/** A family declared with its table: the server stores it as declared (see `ResourceSpec.table`). */
+export type PlainResource<
+  N extends string = string,
+  Rec extends ZodObject = ZodObject,
+  Cre extends ZodObject = ZodObject,
+  Upd extends ZodObject = ZodObject,
+> = Resource<N, Rec, Cre, Upd> & { table: string };
+
 /** Declares a whole generic family (spec part 2 §7): a schema, its fields and its gates. */
-export function defineResource<N extends string, Rec extends ZodObject, Cre extends ZodObject, Upd extends ZodObject>(
-  spec: ResourceSpec<N, Rec, Cre, Upd>,
-): Resource<N, Rec, Cre, Upd> {
+export function defineResource<
+  N extends string,
+  Rec extends ZodObject,
+  Cre extends ZodObject,
+  Upd extends ZodObject,
+>(spec: ResourceSpec<N, Rec, Cre, Upd> & { table: string }): PlainResource<N, Rec, Cre, Upd>;
+export function defineResource<
+  N extends string,
+  Rec extends ZodObject,
+  Cre extends ZodObject,
+  Upd extends ZodObject,
+>(spec: ResourceSpec<N, Rec, Cre, Upd>): Resource<N, Rec, Cre, Upd>;
+export function defineResource<
+  N extends string,
+  Rec extends ZodObject,
+  Cre extends ZodObject,
+  Upd extends ZodObject,
+>(spec: ResourceSpec<N, Rec, Cre, Upd>): Resource<N, Rec, Cre, Upd> {
   const fields: Record<string, ResourceField> = {};
-  for (const [name, f] of Object.entries(spec.fields)) fields[name] = { labelKey: `fields.${spec.noun}.${name}`, ...f };
+  for (const [name, f] of Object.entries(spec.fields))
+    fields[name] = { labelKey: `fields.${spec.noun}.${name}`, ...f };
   const filterable = Object.fromEntries(
     Object.entries(fields)
       .filter(([, f]) => f.filterable)
       .map(([name, f]) => [name, { kind: f.kind, values: f.values } satisfies FilterableField]),
   );
+  declarePicker(spec.noun, spec.picker, spec.refs);
+  for (const limit of spec.limits ?? []) registerLimitKey(limit.feature);
   return {
     noun: spec.noun,
     segment: spec.segment,
@@ -143,6 +286,14 @@ export function defineResource<N extends string, Rec extends ZodObject, Cre exte
       .map(([name]) => name),
     gates: spec.gates,
     licence: spec.licence ?? [],
+    ui: spec.ui,
+    ...(spec.table ? { table: spec.table } : {}),
+    scopes: spec.scopes,
+    limits: spec.limits ?? [],
+    ...(spec.licenceCount ? { licenceCount: spec.licenceCount } : {}),
+    unique: spec.unique ?? [],
+    search: spec.search ?? ['name'],
+    refs: spec.refs ?? {},
     commands: familyCommands(spec),
   };
 }

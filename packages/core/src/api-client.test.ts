@@ -14,7 +14,10 @@ afterAll(async () => {
 
 describe('ApiClient against a real server', () => {
   it('on 401 refreshes once, retries, and keeps the rotated tokens', async () => {
-    const reply = await getCommand('session.login').run({ api: ts.client() }, { login: ts.adminLogin, password: ts.adminPassword });
+    const reply = await getCommand('session.login').run(
+      { api: ts.client() },
+      { login: ts.adminLogin, password: ts.adminPassword },
+    );
     const store = new MemorySessionStore({ ...reply.sessions[0]! });
     const calls: string[] = [];
     const api = new ApiClient({
@@ -33,7 +36,10 @@ describe('ApiClient against a real server', () => {
   });
 
   it('shares one refresh among calls that fail together', async () => {
-    const reply = await getCommand('session.login').run({ api: ts.client() }, { login: ts.adminLogin, password: ts.adminPassword });
+    const reply = await getCommand('session.login').run(
+      { api: ts.client() },
+      { login: ts.adminLogin, password: ts.adminPassword },
+    );
     let refreshes = 0;
     const api = new ApiClient({
       baseUrl: ts.url,
@@ -49,12 +55,17 @@ describe('ApiClient against a real server', () => {
   });
 
   it('signs out when the refresh fails', async () => {
-    const reply = await getCommand('session.login').run({ api: ts.client() }, { login: ts.adminLogin, password: ts.adminPassword });
+    const reply = await getCommand('session.login').run(
+      { api: ts.client() },
+      { login: ts.adminLogin, password: ts.adminPassword },
+    );
     let signedOut = 0;
     const store = new MemorySessionStore({ ...reply.sessions[0]!, refresh: 'revoked-or-forged' });
     const api = new ApiClient({ baseUrl: ts.url, store, onSignedOut: () => signedOut++ });
     await new Promise((r) => setTimeout(r, 1200));
-    const err = await getCommand('profile.get').run({ api }, {}).catch((e: unknown) => e);
+    const err = await getCommand('profile.get')
+      .run({ api }, {})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(401);
     expect(signedOut).toBe(1);
@@ -66,10 +77,14 @@ describe('ApiClient against a real server', () => {
       baseUrl: 'http://127.0.0.1:9',
       store: new MemorySessionStore(),
       fetch: (_input, init) =>
-        new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+        new Promise((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+        ),
     });
     const t0 = Date.now();
-    const err = await getCommand('session.login').run({ api }, { login: 'a', password: 'b' }).catch((e: unknown) => e);
+    const err = await getCommand('session.login')
+      .run({ api }, { login: 'a', password: 'b' })
+      .catch((e: unknown) => e);
     expect((err as ApiError).message).toBe('timeout');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
   });

@@ -147,7 +147,12 @@ export class ApiClient {
     const current = this.options.store.get();
     if (!current) return false;
     try {
-      const reply = await this.send('POST', 'refresh', { body: { token: current.refresh }, schema: RefreshReply }, false);
+      const reply = await this.send(
+        'POST',
+        'refresh',
+        { body: { token: current.refresh }, schema: RefreshReply },
+        false,
+      );
       this.options.store.set({ ...current, token: reply.session.token, refresh: reply.session.refresh });
       return true;
     } catch {
@@ -160,7 +165,53 @@ export class ApiClient {
     this.options.onSignedOut?.();
   }
 
+  /**
+   * A request whose reply is read as it arrives (an export): resolves once the status and headers are in,
+   * with the body unread. A refused call throws its ApiError as `request` does (with one refresh and retry
+   * on 401); the timeout bounds the wait for the headers only. Abort `signal` to stop reading: the
+   * connection is closed and the server stops.
+   */
+  async openStream(
+    method: string,
+    path: string,
+    options: Omit<RequestOptions<never>, 'schema'> = {},
+  ): Promise<Response> {
+    const auth = options.auth ?? true;
+    const open = () => this.fetchReply(method, path, options, auth, true);
+    try {
+      return await open();
+    } catch (err) {
+      if (!(auth && err instanceof ApiError && isUnauthenticated(err.status, err.body))) throw err;
+      if (!(await this.refresh())) {
+        this.signOut();
+        throw err;
+      }
+      return open();
+    }
+  }
+
   private async send<T>(method: string, path: string, options: RequestOptions<T>, auth: boolean): Promise<T> {
+    const res = await this.fetchReply(method, path, options, auth, false);
+    const textBody = await res.text();
+    let parsed: unknown = null;
+    if (textBody) {
+      try {
+        parsed = JSON.parse(textBody);
+      } catch {
+        parsed = textBody;
+      }
+    }
+    return options.schema ? options.schema.parse(parsed) : (parsed as T);
+  }
+
+  /** Sends the request; a reply that is not 2xx is read and thrown as its ApiError. */
+  private async fetchReply(
+    method: string,
+    path: string,
+    options: Omit<RequestOptions<unknown>, 'schema'>,
+    auth: boolean,
+    stream: boolean,
+  ): Promise<Response> {
     const headers: Record<string, string> = { accept: 'application/json' };
     let body: BodyInit | undefined;
     if (options.body !== undefined) {
@@ -180,14 +231,25 @@ export class ApiClient {
     options.signal?.addEventListener('abort', onAbort);
     let res: Response;
     try {
-      res = await this.fetchImpl(this.url(path, options.query), { method, headers, body, signal: controller.signal });
+      res = await this.fetchImpl(this.url(path, options.query), {
+        method,
+        headers,
+        body,
+        signal: controller.signal,
+      });
     } catch (err) {
+      options.signal?.removeEventListener('abort', onAbort);
       if (controller.signal.aborted) throw new ApiError(0, 'timeout', 'timeout', { ms: timeoutMs });
-      throw new ApiError(0, 'network_error', 'network_error', { cause: String((err as Error)?.message ?? err) });
+      throw new ApiError(0, 'network_error', 'network_error', {
+        cause: String((err as Error)?.message ?? err),
+      });
     } finally {
       if (timer) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      // a stream keeps listening: the caller's abort must still stop the body it reads
+      if (!stream) options.signal?.removeEventListener('abort', onAbort);
     }
+    if (res.ok) return res;
+    options.signal?.removeEventListener('abort', onAbort);
     const textBody = await res.text();
     let parsed: unknown = null;
     if (textBody) {
@@ -197,15 +259,54 @@ export class ApiClient {
         parsed = textBody;
       }
     }
-    if (!res.ok) {
-      const e = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<ErrorBody>;
-      throw new ApiError(
-        res.status,
-        typeof e.message === 'string' ? e.message : 'internal_error',
-        typeof e.error_code === 'string' ? e.error_code : 'internal_error',
-        (e.data as Record<string, unknown> | null | undefined) ?? null,
-      );
+    const e = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<ErrorBody>;
+    throw new ApiError(
+      res.status,
+      typeof e.message === 'string' ? e.message : 'internal_error',
+      typeof e.error_code === 'string' ? e.error_code : 'internal_error',
+      (e.data as Record<string, unknown> | null | undefined) ?? null,
+    );
+  }
+}
+
+/**
+ * The lines of a streamed NDJSON reply as parsed values, handed over a chunk's worth at a time (a batch of
+ * whatever lines the chunk completed), so a caller holds one chunk, however long the reply. A reply cut off
+ * before its last line break (the server failed half-way, the connection dropped) throws `network_error`:
+ * a complete reply ends with one.
+ */
+export async function* ndjsonValues(body: ReadableStream<Uint8Array> | null): AsyncGenerator<unknown[]> {
+  if (!body) return;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let rest = '';
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        throw new ApiError(0, 'network_error', 'network_error', {
+          cause: String((err as Error)?.message ?? err),
+        });
+      }
+      if (chunk.done) break;
+      const text = rest + decoder.decode(chunk.value, { stream: true });
+      const cut = text.lastIndexOf('\n');
+      if (cut < 0) {
+        rest = text;
+        continue;
+      }
+      rest = text.slice(cut + 1);
+      const values: unknown[] = [];
+      for (const line of text.slice(0, cut).split('\n')) if (line.trim()) values.push(JSON.parse(line));
+      if (values.length) yield values;
     }
-    return options.schema ? options.schema.parse(parsed) : (parsed as T);
+    rest += decoder.decode();
+    if (rest.trim())
+      throw new ApiError(0, 'network_error', 'network_error', { cause: 'the reply ended in a line' });
+  } finally {
+    // stopping early (break, an error, an abort) closes the connection: the server stops writing
+    await reader.cancel().catch(() => undefined);
   }
 }

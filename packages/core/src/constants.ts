@@ -71,6 +71,19 @@ export const Defaults = {
   locale: 'en',
 } as const;
 
+/**
+ * A stored secret is never sent back (a device's password, its broker password for the device itself, a SIP
+ * password): replies carry this placeholder instead, and a write that sends it back keeps the stored value
+ * (spec part 2 §5 "a dummy password placeholder marks an unchanged stored password").
+ */
+export const DUMMY_PASSWORD = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
+
+/** Devices (../shared/DEVICES.md): the heartbeat every 10 s, offline after three missed. */
+export const DeviceTiming = {
+  heartbeatS: 10,
+  missedHeartbeats: 3,
+} as const;
+
 export const Locales = ['en', 'ru'] as const;
 export type LocaleCode = (typeof Locales)[number];
 

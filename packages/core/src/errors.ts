@@ -16,12 +16,15 @@ export const ErrorCatalogue = {
   email_already_used: 409,
   login_already_used: 409,
   too_many_attempts: 429,
+  too_many_requests: 429,
   // General
   cant_perform_action: 400,
   wrong_parameters: 400,
   check_fields_data: 422,
   item_not_found: 404,
   internal_error: 500,
+  /** the database is unreachable or saturated; the reply carries Retry-After (not in the spec: see decisions) */
+  service_unavailable: 503,
   invalid_data_sent: 400,
   method_prohibited: 403,
   value_not_unique: 409,
@@ -36,7 +39,30 @@ export const ErrorCatalogue = {
   feature_not_licensed: 403,
   license_expired: 403,
   children_license_sum_exceeded: 422,
+  /** a group's new maximum below what its subtree already uses (spec: used counts greater than the group's) */
+  license_used_exceeds_limit: 422,
+  /** a group's licence period beyond that of the group above it (spec: child group licence period conflict) */
+  license_period_child_conflict: 422,
+  /** a group below holding a licence period beyond the group's own (spec: parent group licence period conflict) */
+  license_period_parent_conflict: 422,
+  // licence errors (spec part 2 §8; issue 15): adding a licence file or fetching one from the cloud
+  license_sign_wrong: 422,
+  license_cannot_be_applied: 422,
+  license_server_not_responding: 502,
+  license_not_found_for_project: 422,
+  license_hijack: 409,
+  license_cloud_not_configured: 409,
   domain_exists: 409,
+  // SIP and devices (spec part 2 §8)
+  serial_number_in_use: 409,
+  /** the device's protocol is none: it cannot be initialised, have its queue restarted or be synchronised */
+  device_protocol_none: 409,
+  /** remote actions need the device online */
+  device_offline: 409,
+  /** remote control needs a device on mqtt */
+  device_protocol_not_mqtt: 409,
+  /** the device (or the broker in front of it) did not answer */
+  device_not_available: 503,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

@@ -5,7 +5,15 @@ import { z } from 'zod';
  * match-any, plus free-text search, sort and paging. The web's filter chips, the CLI's `--where` and the
  * API's query string all write this one structure.
  */
-export const FilterRules = ['equals', 'not_equals', 'contains', 'has', 'above', 'below', 'begins_with'] as const;
+export const FilterRules = [
+  'equals',
+  'not_equals',
+  'contains',
+  'has',
+  'above',
+  'below',
+  'begins_with',
+] as const;
 export type FilterRule = (typeof FilterRules)[number];
 
 /** What a field holds decides which rules apply to it. */
@@ -22,7 +30,9 @@ export const RulesByKind: Record<FieldKind, readonly FilterRule[]> = {
 };
 
 export const FilterValue = z.union([z.string().max(255), z.number(), z.boolean(), z.null()]);
-export const Filter = z.object({ field: z.string().min(1).max(64), rule: z.enum(FilterRules), value: FilterValue }).strict();
+export const Filter = z
+  .object({ field: z.string().min(1).max(64), rule: z.enum(FilterRules), value: FilterValue })
+  .strict();
 export type Filter = z.infer<typeof Filter>;
 
 const fromJson = (v: unknown) => {
@@ -39,25 +49,34 @@ export const DEFAULT_LIST_LIMIT = 50;
 /** The most filters one list call takes. */
 export const MAX_LIST_FILTERS = 20;
 
+const PAGING = { hidden: 'paging, sorting and filters: the tables and pickers do them, not a form' };
+
 /** The query of every list call. On the wire `filters` is a JSON array; in process it is the array. */
 export const ListQuery = z
   .object({
-    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-    limit: z.coerce.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT),
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1).meta(PAGING),
+    limit: z.coerce.number().int().min(1).max(MAX_LIST_LIMIT).default(DEFAULT_LIST_LIMIT).meta(PAGING),
     sort: z
       .string()
       .regex(/^-?[a-z_][a-z0-9_]*$/, { message: 'invalid_format' })
       .max(65)
-      .optional(),
+      .optional()
+      .meta(PAGING),
     search: z.string().max(255).optional(),
-    filters: z.preprocess(fromJson, z.array(Filter).max(MAX_LIST_FILTERS)).optional(),
-    match: z.enum(['all', 'any']).default('all'),
+    filters: z.preprocess(fromJson, z.array(Filter).max(MAX_LIST_FILTERS)).optional().meta(PAGING),
+    match: z.enum(['all', 'any']).default('all').meta(PAGING),
   })
   .strict();
 export type ListQuery = z.input<typeof ListQuery>;
 export type ParsedListQuery = z.output<typeof ListQuery>;
 
-export const ListMeta = z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int() });
+export const ListMeta = z.object({
+  /** rows matching: exact, or with `total_is_estimate` the planner's estimate (docs/decisions.md, issue 14) */
+  total: z.number().int(),
+  total_is_estimate: z.boolean().default(false),
+  page: z.number().int(),
+  limit: z.number().int(),
+});
 export const listReply = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: ListMeta });
 
 export interface FilterableField {
@@ -85,11 +104,19 @@ export function checkFilters(
     }
     const v = f.value;
     const bad =
-      (def.kind === 'number' || def.kind === 'ref' || def.kind === 'refs') ? !(typeof v === 'number' || (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) || (v === null && def.kind === 'ref'))
-      : def.kind === 'boolean' ? !(typeof v === 'boolean' || v === 'true' || v === 'false')
-      : def.kind === 'date' ? !(typeof v === 'string' && !Number.isNaN(Date.parse(v)))
-      : def.kind === 'enum' ? !(typeof v === 'string' && (def.values ?? []).includes(v))
-      : !(typeof v === 'string' || typeof v === 'number');
+      def.kind === 'number' || def.kind === 'ref' || def.kind === 'refs'
+        ? !(
+            typeof v === 'number' ||
+            (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) ||
+            (v === null && def.kind === 'ref')
+          )
+        : def.kind === 'boolean'
+          ? !(typeof v === 'boolean' || v === 'true' || v === 'false')
+          : def.kind === 'date'
+            ? !(typeof v === 'string' && !Number.isNaN(Date.parse(v)))
+            : def.kind === 'enum'
+              ? !(typeof v === 'string' && (def.values ?? []).includes(v))
+              : !(typeof v === 'string' || typeof v === 'number');
     if (bad)
       problems.push(
         def.kind === 'enum'
@@ -129,9 +156,13 @@ export class WhereSyntaxError extends Error {
   }
 }
 
+const unescapeQuoted = (body: string, quote: '"' | "'"): string =>
+  body.replace(/\\([\s\S])/g, (all, c: string) => (c === quote || c === '\\' ? c : all));
+
 /**
- * Reads `name contains ann and role equals 3` (or `or`). Values may be quoted ('…' or "…") to hold spaces
- * or the words and/or. Numbers stay strings here; the server reads them by the field's kind.
+ * Reads `name contains ann and role equals 3` (or `or`). Values may be quoted ('…' or "…") to hold spaces,
+ * the words and/or, or quotes: inside quotes `\"` (or `\'`) is the quote and `\\` a backslash; any other
+ * backslash stays as typed (`"C:\dir"`). Numbers stay strings here; the server reads them by the field's kind.
  */
 export function parseWhere(text: string): { filters: Filter[]; match: 'all' | 'any' } {
   const filters: Filter[] = [];
@@ -141,14 +172,28 @@ export function parseWhere(text: string): { filters: Filter[]; match: 'all' | 'a
     .sort((a, b) => b.length - a.length)
     .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+'))
     .join('|');
-  const clause = new RegExp(`^([a-z_][a-z0-9_.]*)\\s*(${ruleAlternatives})\\s*("([^"]*)"|'([^']*)'|(\\S+(?:\\s+(?!and\\b|or\\b)\\S+)*))`, 'i');
+  const clause = new RegExp(
+    `^([a-z_][a-z0-9_.]*)\\s*(${ruleAlternatives})\\s*("((?:[^"\\\\]|\\\\[\\s\\S])*)"|'((?:[^'\\\\]|\\\\[\\s\\S])*)'|(\\S+(?:\\s+(?!and\\b|or\\b)\\S+)*))`,
+    'i',
+  );
   while (rest) {
     const m = clause.exec(rest);
     if (!m) throw new WhereSyntaxError(rest);
     const rule = RULE_WORDS[m[2]!.toLowerCase().replace(/\s+/g, ' ')]!;
-    const raw = m[4] ?? m[5] ?? m[6] ?? '';
     const quoted = m[4] !== undefined || m[5] !== undefined;
-    const value = !quoted && /^(true|false)$/i.test(raw) ? raw.toLowerCase() === 'true' : !quoted && raw === 'null' ? null : raw;
+    // inside quotes a backslash escapes the quote and itself; any other backslash is kept as typed
+    const raw =
+      m[4] !== undefined
+        ? unescapeQuoted(m[4], '"')
+        : m[5] !== undefined
+          ? unescapeQuoted(m[5], "'")
+          : (m[6] ?? '');
+    const value =
+      !quoted && /^(true|false)$/i.test(raw)
+        ? raw.toLowerCase() === 'true'
+        : !quoted && raw === 'null'
+          ? null
+          : raw;
     filters.push({ field: m[1]!, rule, value });
     rest = rest.slice(m[0].length).trim();
     if (!rest) break;
@@ -166,7 +211,13 @@ export function parseWhere(text: string): { filters: Filter[]; match: 'all' | 'a
 export function formatWhere(filters: readonly Filter[], match: 'all' | 'any' = 'all'): string {
   return filters
     .map((f) => {
-      const v = f.value === null ? 'null' : typeof f.value === 'string' && (/\s|^(and|or|true|false|null)$/i.test(f.value) || f.value === '') ? JSON.stringify(f.value) : String(f.value);
+      const v =
+        f.value === null
+          ? 'null'
+          : typeof f.value === 'string' &&
+              (/[\s"'\\]|^(and|or|true|false|null)$/i.test(f.value) || f.value === '')
+            ? `"${f.value.replace(/["\\]/g, (c) => `\\${c}`)}"`
+            : String(f.value);
       return `${f.field} ${f.rule} ${v}`;
     })
     .join(match === 'all' ? ' and ' : ' or ');

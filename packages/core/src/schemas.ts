@@ -1,8 +1,15 @@
 import { z } from 'zod';
-import { Limits, Locales, LicenseWarningStatuses, SelfRegistrationUserTypes, TimeFormats, type TimeFormatCode } from './constants';
+import {
+  Limits,
+  Locales,
+  LicenseWarningStatuses,
+  SelfRegistrationUserTypes,
+  TimeFormats,
+  type TimeFormatCode,
+} from './constants';
 
 const text = (max: number = Limits.text.max) => z.string().trim().min(1).max(max);
-export const Password = z.string().min(Limits.password.min).max(Limits.password.max);
+export const Password = z.string().min(Limits.password.min).max(Limits.password.max).meta({ secret: true });
 export const LoginName = z
   .string()
   .trim()
@@ -30,7 +37,7 @@ export type ProjectSession = z.infer<typeof ProjectSession>;
 
 export const LoginBody = z.object({
   login: z.string().trim().min(1).max(Limits.email.max),
-  password: z.string().min(1).max(Limits.password.max),
+  password: z.string().min(1).max(Limits.password.max).meta({ secret: true }),
   /** a project uid: open a session in that project only */
   project: z.string().trim().min(1).max(64).optional(),
 });
@@ -122,9 +129,14 @@ export const ProfilePatch = z
   .strict();
 export type ProfilePatch = z.infer<typeof ProfilePatch>;
 
-export const PasswordChangeBody = z.object({ old: z.string().min(1).max(Limits.password.max), new: Password });
+export const PasswordChangeBody = z.object({
+  old: z.string().min(1).max(Limits.password.max).meta({ secret: true }),
+  new: Password,
+});
 export const MobilePopupBody = z.object({ is_app_popup_active: z.boolean() });
-export const DeleteAccountBody = z.object({ password: z.string().min(1).max(Limits.password.max) });
+export const DeleteAccountBody = z.object({
+  password: z.string().min(1).max(Limits.password.max).meta({ secret: true }),
+});
 
 // ----- Registration and recovery ---------------------------------------------------------------------------
 
@@ -177,6 +189,8 @@ export type ServerInfo = z.infer<typeof ServerInfo>;
 export const LicenseWarning = z.object({
   status: z.enum(LicenseWarningStatuses),
   days: z.number().int().nullable(),
+  /** the licence in force is the installation's own evaluation licence (issue 15 item 6) */
+  evaluation: z.boolean().optional(),
 });
 
 export const ServerSettings = z.object({

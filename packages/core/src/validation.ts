@@ -28,7 +28,8 @@ export function fieldErrors(error: z.ZodError, input: unknown): FieldError[] {
         );
         break;
       case 'too_big':
-        if (issue.origin === 'string') out.push({ field, rule: 'max_length', params: { length: Number(issue.maximum) } });
+        if (issue.origin === 'string')
+          out.push({ field, rule: 'max_length', params: { length: Number(issue.maximum) } });
         else if (issue.origin === 'array' || issue.origin === 'set')
           out.push({ field, rule: 'max_items', params: { count: Number(issue.maximum) } });
         else out.push({ field, rule: 'less_or_equal', params: { max: Number(issue.maximum) } });
@@ -36,7 +37,8 @@ export function fieldErrors(error: z.ZodError, input: unknown): FieldError[] {
       case 'too_small':
         if (issue.origin === 'string')
           out.push(
-            Number(issue.minimum) <= 1
+            // an empty value is missing, whatever its least length (issue 13 item 10: "required", not "minimum 3")
+            Number(issue.minimum) <= 1 || (typeof value === 'string' && value.trim() === '')
               ? { field, rule: 'required' }
               : { field, rule: 'min_length', params: { length: Number(issue.minimum) } },
           );
@@ -47,16 +49,24 @@ export function fieldErrors(error: z.ZodError, input: unknown): FieldError[] {
       case 'invalid_format':
         if (issue.format === 'email') out.push({ field, rule: 'email' });
         else if (issue.format === 'url') out.push({ field, rule: 'url' });
-        else out.push({ field, rule: issue.message && /^[a-z_]+$/.test(issue.message) ? issue.message : 'invalid_format' });
+        else
+          out.push({
+            field,
+            rule: issue.message && /^[a-z_]+$/.test(issue.message) ? issue.message : 'invalid_format',
+          });
         break;
       case 'invalid_value':
         out.push({ field, rule: 'one_of', params: { values: issue.values.map(String) } });
         break;
       case 'unrecognized_keys':
-        for (const key of issue.keys) out.push({ field: field ? `${field}.${key}` : key, rule: 'unknown_field' });
+        for (const key of issue.keys)
+          out.push({ field: field ? `${field}.${key}` : key, rule: 'unknown_field' });
         break;
       default:
-        out.push({ field, rule: issue.message && /^[a-z_]+$/.test(issue.message) ? issue.message : 'invalid_value' });
+        out.push({
+          field,
+          rule: issue.message && /^[a-z_]+$/.test(issue.message) ? issue.message : 'invalid_value',
+        });
     }
   }
   return out;

@@ -1,11 +1,9 @@
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
-import {
-  getCommand,
-  ImportReport,
-  MAX_IMPORT_BATCH,
-  type ImportProgress,
-  type ImportRow,
-} from '@lintel/commands';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { getCommand, ImportReport, ImportProgress, MAX_IMPORT_BATCH } from '@lintel/commands';
 import { ApiError, type ApiClient } from '@lintel/core';
 import { execute } from '../api';
 import type { CliContext } from '../context';
@@ -26,14 +24,9 @@ export interface ImportOptions {
   json?: boolean;
 }
 
-export const DEFAULT_BATCH = 500;
-/** A batch stays under this many bytes of JSON, well below the server's 1 MiB body limit. */
-const MAX_BATCH_BYTES = 768 * 1024;
-/**
- * Batches under way at once: the server checks one while the next travels and the file is read. Lines
- * repeated across batches that were under way together are still found: the commit checks the whole import.
- */
-const IN_FLIGHT = 2;
+export const DEFAULT_BATCH = 1000;
+/** The stream is written in pieces of about this many bytes of NDJSON. */
+const CHUNK_BYTES = 64 * 1024;
 /** Network failures and timeouts are tried again this often: a batch sent twice replaces its lines. */
 const RETRIES = 2;
 
@@ -61,8 +54,8 @@ async function withRetry<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /**
- * `lintel users import FILE`: reads the file row by row, sends batches (two under way while the next is
- * read), then commits: all or nothing, or every valid row with --continue-on-error, or nothing with
+ * `lintel users import FILE`: reads the file row by row and sends it as one NDJSON stream (user.import_stream,
+ * checked and staged by the server in batches of --batch rows as it arrives), then commits: all or nothing, or every valid row with --continue-on-error, or nothing with
  * --dry-run. An import that is not committed is cancelled on the server. Exit 0 when every row went in (or
  * a dry run found none invalid), 1 when rows were rejected, 2 for a bad file or option.
  */
@@ -100,49 +93,33 @@ export async function importUsers(
   process.once('SIGINT', onSigint);
   const progress = await createProgress(ctx, name, { lines: !opts.json, phase: 'reading' });
   try {
-    let batch: ImportRow[] = [];
-    let bytes = 0;
-    const inFlight: Promise<ImportProgress>[] = [];
+    // the rows go as one NDJSON stream: read, sent and checked as they come, with backpressure all the way
+    // (the reader is pulled only as fast as the server takes the body); nothing is held but a chunk
     let sent = 0;
-    let staged = 0;
-    /** waits for the oldest batch under way (replies may come in any order: the counts only grow) */
-    const settleOne = async () => {
-      const reply = await inFlight.shift()!;
-      staged = Math.max(staged, reply.rows);
-      progress.update({
-        rows: staged,
-        invalid: reply.invalid,
-        fraction: source.size ? Math.min(1, source.position() / source.size) : null,
-      });
-    };
-    const flush = async () => {
-      if (!batch.length) return;
-      while (inFlight.length >= IN_FLIGHT) await settleOne();
-      if (interrupted.signal.aborted) throw new CliError('cancelled', ExitCode.cancelled);
-      const rows = batch;
-      batch = [];
-      bytes = 0;
-      sent += rows.length;
-      const call = withRetry(() => getCommand('user.import_rows').run({ api }, { id, rows }));
-      // a rejection is handled when it is awaited
-      call.catch(() => undefined);
-      inFlight.push(call);
-    };
     let next = first;
-    while (!next.done) {
-      const { line, cells } = next.value;
-      const row = { line, ...cells } as ImportRow;
-      const weight = JSON.stringify(row).length + 1;
-      if (batch.length >= size || (batch.length && bytes + weight > MAX_BATCH_BYTES)) await flush();
-      batch.push(row);
-      bytes += weight;
-      next = await source.rows.next();
-    }
-    await flush();
-    while (inFlight.length) await settleOne();
+    const chunks = async function* () {
+      while (!next.done) {
+        if (interrupted.signal.aborted) throw new CliError('cancelled', ExitCode.cancelled);
+        let chunk = '';
+        while (!next.done && chunk.length < CHUNK_BYTES) {
+          const { line, cells } = next.value;
+          chunk += JSON.stringify({ line, ...cells }) + '\n';
+          sent++;
+          next = await source.rows.next();
+        }
+        progress.update({
+          rows: sent,
+          invalid: 0,
+          fraction: source.size ? Math.min(1, source.position() / source.size) : null,
+        });
+        yield chunk;
+      }
+    };
+    const staged = await streamRows(api, id, chunks(), size);
+    progress.update({ rows: staged.rows, invalid: staged.invalid, fraction: 1 });
     if (interrupted.signal.aborted) throw new CliError('cancelled', ExitCode.cancelled);
 
-    progress.update({ phase: 'committing', rows: sent, fraction: 1 });
+    progress.update({ phase: 'committing', rows: sent, fraction: 1, dryRun: Boolean(opts.dryRun) });
     const report = ImportReport.parse(
       await withRetry(() =>
         getCommand('user.import_commit').run(
@@ -167,6 +144,71 @@ export async function importUsers(
     if (!settled) await cancel(api, id);
     await source.rows.return(undefined);
   }
+}
+
+/**
+ * Posts the stream to `user.import_stream`: one request, its body the file's rows as NDJSON, piped with
+ * node:http so that backpressure holds and nothing sent is kept (fetch with a ReadableStream body kept every
+ * chunk it sent: the CLI's memory grew with the file).
+ */
+async function streamRows(
+  api: ApiClient,
+  id: string,
+  chunks: AsyncIterable<string>,
+  batch: number,
+): Promise<ImportProgress> {
+  const url = new URL(api.url(`users/import/${id}/stream`, { batch }));
+  const token = api.store.get()?.token;
+  const request = (url.protocol === 'https:' ? https : http).request(url, {
+    method: 'POST',
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/x-ndjson',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+  });
+  const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+    request.once('response', resolve);
+    request.once('error', reject);
+  });
+  response.catch(() => undefined);
+  // a server refusing the body early answers before it is all sent: its answer counts, not the broken pipe
+  const sent = await pipeline(Readable.from(chunks), request).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  if (sent instanceof CliError) throw sent;
+  let res: http.IncomingMessage;
+  let text = '';
+  try {
+    res = await response;
+    for await (const c of res) text += String(c);
+  } catch (err) {
+    throw new ApiError(0, 'network_error', 'network_error', {
+      cause: String((err as Error)?.message ?? err),
+    });
+  }
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  const status = res.statusCode ?? 0;
+  if (status < 200 || status >= 300) {
+    const e = (parsed && typeof parsed === 'object' ? parsed : {}) as {
+      message?: string;
+      error_code?: string;
+      data?: Record<string, unknown> | null;
+    };
+    throw new ApiError(
+      status,
+      e.message ?? 'internal_error',
+      e.error_code ?? 'internal_error',
+      e.data ?? null,
+    );
+  }
+  return ImportProgress.parse(parsed);
 }
 
 async function cancel(api: ApiClient, id: string): Promise<void> {

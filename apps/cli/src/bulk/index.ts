@@ -1,14 +1,16 @@
 import { Argument, Option, type Command as Commander } from 'commander';
-import { getCommand, MAX_IMPORT_BATCH } from '@lintel/commands';
+import { getCommand, isStreamCommand, MAX_IMPORT_BATCH, registry, type CommandId } from '@lintel/commands';
 import type { CliContext } from '../context';
 import { evaluateGates, type GateResult } from '../families/gates';
 import type { FamilyOptions } from '../families/tree';
 import { t } from '../i18n';
 import { offer, setHint } from '../meta';
-import { exportUsers, type ExportOptions } from './export';
+import { commandTitle } from '../families/labels';
+import { families } from '../families/words';
+import { exportFamily, type ExportOptions } from './export';
 import { DEFAULT_BATCH, importUsers, type ImportOptions } from './import';
 
-const mark = (opts: FamilyOptions, id: 'user.import_start' | 'user.list') => {
+const mark = (opts: FamilyOptions, id: CommandId) => {
   const gate: GateResult = opts.profile ? evaluateGates(getCommand(id), opts.profile) : { can: true };
   if (gate.can) return '';
   return ` ${gate.reason === 'permission' ? t('gates.no_permission') : t('gates.no_licence')}`;
@@ -18,7 +20,7 @@ const mark = (opts: FamilyOptions, id: 'user.import_start' | 'user.list') => {
 const FORMATS = ['csv', 'xlsx', 'json', 'ndjson'];
 const REFS = ['id', 'name'];
 
-/** `lintel users import FILE` and `lintel users export`, beside the generated `lintel users list` and the others. */
+/** `lintel users import FILE`, beside the generated `lintel users list` and the others. */
 export function addUserBulk(program: Commander, ctx: CliContext, opts: FamilyOptions): void {
   const users = program.commands.find((c) => c.name() === 'users');
   if (!users) return;
@@ -47,30 +49,67 @@ export function addUserBulk(program: Commander, ctx: CliContext, opts: FamilyOpt
       { label: t('bulk.import.batch_label'), flag: '--batch', note: t('placeholders.number') },
     ],
   });
-  const exporting = users
-    .command('export')
-    .description(t('bulk.export.description') + mark(opts, 'user.list'))
-    .option(`--where <${t('placeholders.filter')}>`, t('list.where'))
-    .addOption(new Option(`--format <${t('placeholders.choice')}>`, t('bulk.export.format')).choices(FORMATS))
-    .addOption(
-      setHint(new Option(`-o, --output <${t('placeholders.file')}>`, t('bulk.export.output')), {
-        files: true,
-      }),
-    )
-    .addOption(
-      new Option(`--refs <${t('placeholders.choice')}>`, t('bulk.export.refs')).choices(REFS).default('id'),
-    )
-    .option('--json', t('bulk.export.json'))
-    .action((o: ExportOptions) => exportUsers(ctx, opts.session, o));
-  offer(exporting, {
-    gate: 'user.list',
-    titleKey: 'cli:bulk.export.description',
-    asks: [],
-    options: [
-      { label: t('bulk.export.output_label'), flag: '--output', note: t('placeholders.file') },
-      { label: t('list.where_label'), flag: '--where', note: t('list.where_note') },
-      { label: t('bulk.export.format_label'), flag: '--format', choices: FORMATS },
-      { label: t('bulk.export.refs_label'), flag: '--refs', choices: REFS },
-    ],
-  });
+}
+
+/**
+ * `lintel <nouns> export` for every family and journal the registry gives an export (`<noun>.export`): the
+ * list's filter (`--where`), search and sort (and a journal's `--from`/`--to`), streamed into a file.
+ */
+export function addExports(program: Commander, ctx: CliContext, opts: FamilyOptions): void {
+  for (const family of families(registry)) {
+    const cmd = registry.get(`${family.noun}.export`);
+    const group = program.commands.find((c) => c.name() === family.word);
+    if (!cmd || !isStreamCommand(cmd) || !group) continue;
+    const users = family.noun === 'user';
+    const shape = (cmd.args as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+    const sortable = family.resource?.sortable ?? [];
+    const sortChoices = [...sortable, ...sortable.map((s) => `-${s}`)];
+    const sub = group
+      .command('export')
+      .description(
+        (users
+          ? t('bulk.export.description')
+          : t('bulk.export.description_rows', { title: commandTitle(cmd) })) +
+          mark(opts, cmd.id as CommandId),
+      )
+      .option(`--where <${t('placeholders.filter')}>`, t('list.where'))
+      .option(`--search <${t('placeholders.text')}>`, t('bulk.export.search'));
+    const sort = new Option(`--sort <${t('placeholders.choice')}>`, t('bulk.export.sort'));
+    sub.addOption(sortChoices.length ? setHint(sort, { values: sortChoices }) : sort);
+    if ('from' in shape) {
+      sub.option(`--from <${t('placeholders.text')}>`, t('bulk.export.from'));
+      sub.option(`--to <${t('placeholders.text')}>`, t('bulk.export.to'));
+    }
+    sub
+      .addOption(
+        new Option(`--format <${t('placeholders.choice')}>`, t('bulk.export.format')).choices(FORMATS),
+      )
+      .addOption(
+        setHint(new Option(`-o, --output <${t('placeholders.file')}>`, t('bulk.export.output')), {
+          files: true,
+        }),
+      );
+    if (users)
+      sub.addOption(
+        new Option(`--refs <${t('placeholders.choice')}>`, t('bulk.export.refs')).choices(REFS).default('id'),
+      );
+    sub
+      .option('--json', t('bulk.export.json'))
+      .action((o: ExportOptions) => exportFamily(ctx, opts.session, family, cmd, o));
+    offer(sub, {
+      gate: cmd.id as CommandId,
+      titleKey: users ? 'cli:bulk.export.description' : `commands:${cmd.id}.label`,
+      asks: [],
+      options: [
+        { label: t('bulk.export.output_label'), flag: '--output', note: t('placeholders.file') },
+        { label: t('list.where_label'), flag: '--where', note: t('list.where_note') },
+        { label: t('bulk.export.search_label'), flag: '--search', note: t('placeholders.text') },
+        ...(sortChoices.length
+          ? [{ label: t('bulk.export.sort_label'), flag: '--sort', choices: sortChoices }]
+          : []),
+        { label: t('bulk.export.format_label'), flag: '--format', choices: FORMATS },
+        ...(users ? [{ label: t('bulk.export.refs_label'), flag: '--refs', choices: REFS }] : []),
+      ],
+    });
+  }
 }

@@ -8,6 +8,8 @@ export interface ProgressState {
   invalid: number;
   /** 0..1, or null while unknown */
   fraction: number | null;
+  /** a dry run's last phase checks the rows and writes nothing: it says "checking", not "committing" */
+  dryRun?: boolean;
 }
 
 export interface Progress {
@@ -43,7 +45,10 @@ export function rates(
 export function progressDetails(state: ProgressState, elapsedMs: number): string {
   const { perSecond, etaSeconds } = rates(state, elapsedMs);
   if (state.phase === 'committing')
-    return t('bulk.progress.committing', { rows: fmt(state.rows), elapsed: clock(elapsedMs / 1000) });
+    return t(state.dryRun ? 'bulk.progress.checking' : 'bulk.progress.committing', {
+      rows: fmt(state.rows),
+      elapsed: clock(elapsedMs / 1000),
+    });
   const parts = [
     t('bulk.progress.rows', { rows: fmt(state.rows) }),
     t('bulk.progress.rate', { rate: fmt(perSecond) }),

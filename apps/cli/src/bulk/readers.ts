@@ -40,8 +40,7 @@ export function formatOf(file: string, given?: string): FileFormat {
 function checkedCell(file: string, line: number, column: string, v: Cell): Cell {
   if (typeof v === 'string' && v.length > MAX_IMPORT_CELL)
     throw badFile(file, line, 'cell_too_long', { column, max: MAX_IMPORT_CELL });
-  if (Array.isArray(v) && !ImportCell.safeParse(v).success)
-    throw badFile(file, line, 'bad_cell', { column });
+  if (Array.isArray(v) && !ImportCell.safeParse(v).success) throw badFile(file, line, 'bad_cell', { column });
   return v;
 }
 

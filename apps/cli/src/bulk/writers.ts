@@ -1,16 +1,31 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { csvCells, MULTI_VALUE_SEPARATOR, UserExportColumns } from '@lintel/commands';
-import type { Cell, FileFormat } from './readers';
+import type { FlatCell } from '@lintel/commands';
+import type { FileFormat } from './readers';
 
-/** One exported user: the import columns (lists as lists; CSV and XLSX join them with `;`). */
-export type ExportRow = Record<(typeof UserExportColumns)[number], Cell>;
+/**
+ * How an exported row is written: its columns, its cells in a flat file (CSV, XLSX: lists already joined,
+ * booleans and nothing as they are), and what JSON and NDJSON write for it.
+ */
+export interface RowShape<R> {
+  columns: readonly string[];
+  cells(row: R): FlatCell[];
+  object(row: R): unknown;
+  /** the XLSX sheet's name */
+  sheet: string;
+}
 
-export interface RowWriter {
-  /** writes a page of rows, waiting while the output is full */
-  write(rows: readonly ExportRow[]): Promise<void>;
+export interface RowWriter<R> {
+  /** writes a batch of rows, waiting while the output is full */
+  write(rows: readonly R[]): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A writer whose file can be dropped when the export fails half-way. */
+export interface FileRowWriter<R> extends RowWriter<R> {
+  /** stops writing and removes the file (nothing for stdout) */
+  abort(): Promise<void>;
 }
 
 /** Writes text with backpressure. */
@@ -24,28 +39,27 @@ async function end(out: Writable, isStdout: boolean): Promise<void> {
   await once(out, 'finish');
 }
 
-const flat = (v: Cell): string | number | boolean | null =>
-  Array.isArray(v) ? v.join(MULTI_VALUE_SEPARATOR) : v;
+/** CSV writes booleans as `true`/`false` and nothing as an empty cell (csv-stringify would write 1 and ''). */
+const csvCell = (c: FlatCell): string | number => (c === null ? '' : typeof c === 'boolean' ? String(c) : c);
 
-async function csvWriter(out: Writable, isStdout: boolean): Promise<RowWriter> {
+async function csvWriter<R>(out: Writable, isStdout: boolean, shape: RowShape<R>): Promise<RowWriter<R>> {
   const { stringify } = await import('csv-stringify/sync');
-  await put(out, stringify([[...UserExportColumns]]));
+  await put(out, stringify([[...shape.columns]]));
   return {
     async write(rows) {
       // the cells as the web console's export writes them too
-      const records = rows.map((r) => csvCells(r));
-      if (records.length) await put(out, stringify(records));
+      if (rows.length) await put(out, stringify(rows.map((r) => shape.cells(r).map(csvCell))));
     },
     close: () => end(out, isStdout),
   };
 }
 
-function jsonWriter(out: Writable, isStdout: boolean, ndjson: boolean): RowWriter {
+function jsonWriter<R>(out: Writable, isStdout: boolean, ndjson: boolean, shape: RowShape<R>): RowWriter<R> {
   let first = true;
   return {
     async write(rows) {
       if (!rows.length) return;
-      const text = rows.map((r) => JSON.stringify(r)).join(ndjson ? '\n' : ',\n');
+      const text = rows.map((r) => JSON.stringify(shape.object(r))).join(ndjson ? '\n' : ',\n');
       await put(out, ndjson ? `${text}\n` : `${first ? '[\n' : ',\n'}${text}`);
       first = false;
     },
@@ -61,7 +75,7 @@ type ZipEntry = NodeJS.EventEmitter & { _writableState?: { length: number } };
 /** Bytes of sheet XML allowed to wait for the compressor before the export waits. */
 const ZIP_BACKLOG = 1024 * 1024;
 
-async function xlsxWriter(out: Writable, isStdout: boolean): Promise<RowWriter> {
+async function xlsxWriter<R>(out: Writable, isStdout: boolean, shape: RowShape<R>): Promise<RowWriter<R>> {
   const ExcelJS = (await import('exceljs')).default;
   // inline strings and no styles: rows are written out as they come, nothing is kept for the end
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
@@ -69,11 +83,11 @@ async function xlsxWriter(out: Writable, isStdout: boolean): Promise<RowWriter> 
     useSharedStrings: false,
     useStyles: false,
   });
-  const sheet = workbook.addWorksheet('users');
-  sheet.addRow([...UserExportColumns]).commit();
+  const sheet = workbook.addWorksheet(shape.sheet);
+  sheet.addRow([...shape.columns]).commit();
   return {
     async write(rows) {
-      for (const r of rows) sheet.addRow(UserExportColumns.map((c) => flat(r[c]) ?? null)).commit();
+      for (const r of rows) sheet.addRow(shape.cells(r)).commit();
       // exceljs writes the sheet into the zip without waiting for it: wait here while the compressor
       // (the sheet stream's consumer) holds more than its buffer, else a large export piles up in memory
       // (a readable-stream 2 PassThrough: its buffer is only in `_writableState`)
@@ -90,16 +104,29 @@ async function xlsxWriter(out: Writable, isStdout: boolean): Promise<RowWriter> 
   };
 }
 
-/** A writer of exported users to a file (or stdout), in the given format, streaming page by page. */
-export async function openWriter(
+/** A writer of exported rows to a file (or stdout), in the given format, streaming batch by batch. */
+export async function openWriter<R>(
   format: FileFormat,
   file: string | null,
   stdout: Writable,
-): Promise<RowWriter> {
+  shape: RowShape<R>,
+): Promise<FileRowWriter<R>> {
   const out = file ? fs.createWriteStream(file) : stdout;
   if (file) await once(out as fs.WriteStream, 'open');
   const isStdout = !file;
-  if (format === 'csv') return csvWriter(out, isStdout);
-  if (format === 'xlsx') return xlsxWriter(out, isStdout);
-  return jsonWriter(out, isStdout, format === 'ndjson');
+  const writer =
+    format === 'csv'
+      ? await csvWriter(out, isStdout, shape)
+      : format === 'xlsx'
+        ? await xlsxWriter(out, isStdout, shape)
+        : jsonWriter(out, isStdout, format === 'ndjson', shape);
+  return {
+    ...writer,
+    async abort() {
+      if (!file) return;
+      // a file cut short must not be taken for the whole export
+      out.destroy();
+      await fs.promises.rm(file, { force: true });
+    },
+  };
 }

@@ -30,8 +30,21 @@ export const RESERVED_FLAGS = new Set(['json', 'data', 'fields', 'where', 'all',
 /** Objects nested deeper than this are given as JSON. */
 const MAX_DEPTH = 3;
 
-const MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', bmp: 'image/bmp', webp: 'image/webp', svg: 'image/svg+xml', pdf: 'application/pdf', zip: 'application/zip', json: 'application/json', csv: 'text/csv' };
-const mimeOf = (file: string) => MIME[file.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
+const MIME: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  json: 'application/json',
+  csv: 'text/csv',
+};
+const mimeOf = (file: string) =>
+  MIME[file.split('.').pop()?.toLowerCase() ?? ''] ?? 'application/octet-stream';
 
 const flagPart = (s: string) => s.replace(/_/g, '-');
 

@@ -1,5 +1,5 @@
 import type { Command } from '@lintel/commands';
-import type { Profile } from '@lintel/core';
+import { evaluateGate, type Profile } from '@lintel/core';
 
 /** What the palette and the CLI ask before offering a command: may this user run it, and if not, why. */
 export type GateResult =
@@ -7,28 +7,17 @@ export type GateResult =
   | { can: false; reason: 'permission'; permissions: readonly string[] }
   | { can: false; reason: 'licence'; licence: string };
 
-function licenceOn(info: unknown, flag: string): boolean {
-  let cur: unknown = info;
-  for (const key of flag.split('.')) {
-    if (typeof cur !== 'object' || cur === null) return false;
-    cur = (cur as Record<string, unknown>)[key];
-  }
-  return cur === true;
-}
-
 /**
- * The gates of a command against the signed-in user's profile: one of `gates.anyPermission` in the role,
- * and every licence flag on in `license_info`. The server checks the same (and scope) on every call.
+ * The gates of a command against the signed-in user's profile: core's `evaluateGate` (the function the
+ * server and the web call) over the role's permissions and `license_info`. The server checks the same (and
+ * scope) on every call.
  */
 export function evaluateGates(
   cmd: Pick<Command, 'gates'>,
   profile: Pick<Profile, 'role' | 'license_info'>,
 ): GateResult {
-  const any = cmd.gates.anyPermission;
-  if (any?.length && !any.some((p) => profile.role.permissions.includes(p)))
-    return { can: false, reason: 'permission', permissions: any };
-  for (const flag of cmd.gates.licence ?? []) {
-    if (!licenceOn(profile.license_info, flag)) return { can: false, reason: 'licence', licence: flag };
-  }
-  return { can: true };
+  const d = evaluateGate(cmd.gates, { permissions: profile.role.permissions, licence: profile.license_info });
+  if (d.can) return d;
+  if (d.reason === 'permission') return { can: false, reason: 'permission', permissions: d.anyOf };
+  return { can: false, reason: 'licence', licence: d.flag };
 }

@@ -8,6 +8,7 @@ import {
   renderRows,
   rowsOf,
   table,
+  totalText,
   type Look,
 } from './render';
 
@@ -42,15 +43,19 @@ describe('result shapes', () => {
       'user',
       'action',
       'entity',
+      'entity_name',
       'entity_id',
       'ip',
     ]);
   });
 
-  it('projects --fields in JSON', () => {
+  it('projects --fields in JSON, keeping the shape of the reply', () => {
     const users = rowsOf(getCommand('user.list').result)!;
     const reply = { data: [{ id: 1, login: 'a', name: 'A' }], meta: { total: 1, page: 1, limit: 50 } };
-    expect(projectJson(reply, users, ['login', 'id'])).toEqual([{ login: 'a', id: 1 }]);
+    expect(projectJson(reply, users, ['login', 'id'])).toEqual({
+      data: [{ login: 'a', id: 1 }],
+      meta: reply.meta,
+    });
   });
 });
 
@@ -113,5 +118,18 @@ describe('cells and tables', () => {
     expect(renderRecord(record, pipe)).toBe('id\t2\nprofile.phone\t+49\nrole\tAdmin');
     const report = { deleted: [3], not_deleted: [{ id: 1, reason: 'system_role' }] };
     expect(renderRecord(report, person)).toBe('deleted  3\n\nnot deleted:\nID  REASON\n1   system_role');
+  });
+});
+
+describe('totalText', () => {
+  const about = (n: string) => `about ${n}`;
+  it('an exact total as it is, an estimate as "about" with three significant digits', () => {
+    expect(totalText({ total: 12_345 }, 'en', about)).toBe('12345');
+    expect(totalText({ total: 12_345, total_is_estimate: false }, 'en', about)).toBe('12345');
+    expect(totalText({ total: 12_345, total_is_estimate: true }, 'en', about)).toBe('about 12,300');
+    expect(totalText({ total: 987, total_is_estimate: true }, 'en', about)).toBe('about 987');
+    expect(totalText({ total: 12_345, total_is_estimate: true }, 'ru', (n) => `около ${n}`)).toBe(
+      'около 12\u00a0300',
+    );
   });
 });

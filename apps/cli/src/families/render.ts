@@ -51,12 +51,16 @@ export function rowsOf(result: ZodType): RowsInfo | null {
 
 /** The columns a list shows when `--fields` is not given: the family's default fields, else every simple field. */
 export function defaultColumns(info: RowsInfo, resource?: AnyResource): string[] {
-  const own = resource
+  const defaults = resource
     ? Object.entries(resource.fields)
-        .filter(([key, f]) => f.default && info.keys.includes(key))
+        .filter(([, f]) => f.default)
         .map(([key]) => key)
     : [];
-  return own.length ? own : info.keys.filter((k) => !info.nested.has(k) && k !== 'children');
+  const own = defaults.filter((key) => info.keys.includes(key));
+  // the family's columns when these are its rows (another verb's rows, e.g. a device's tasks, have their own)
+  return own.length && own.length === defaults.length
+    ? own
+    : info.keys.filter((k) => !info.nested.has(k) && k !== 'children');
 }
 
 type Row = Record<string, unknown>;
@@ -64,11 +68,15 @@ type Row = Record<string, unknown>;
 export const pick = (row: Row, fields: readonly string[]): Row =>
   Object.fromEntries(fields.filter((f) => Object.hasOwn(row, f)).map((f) => [f, row[f]]));
 
-/** What `--json --fields a,b` prints: the rows (or the record) with those keys only. */
+/**
+ * What `--json --fields a,b` prints: the reply in the shape it has without `--fields` (`{data, meta}` for a
+ * list), its rows (or record) with those keys only.
+ */
 export function projectJson(value: unknown, info: RowsInfo, fields: readonly string[]): unknown {
   const v = value as Row;
-  if (info.mode === 'list' || info.mode === 'rows') return (v.data as Row[]).map((row) => pick(row, fields));
-  if (info.mode === 'saved') return pick(v.data as Row, fields);
+  if (info.mode === 'list' || info.mode === 'rows')
+    return { ...v, data: (v.data as Row[]).map((row) => pick(row, fields)) };
+  if (info.mode === 'saved') return { ...v, data: pick(v.data as Row, fields) };
   return pick(v, fields);
 }
 
@@ -89,7 +97,10 @@ export interface Look {
 
 /** How a cell is coloured for a person: yes green, no dim, nothing dim; the header bold. */
 type Paint = (s: string) => string;
-const sgr = (on: number, off: number): Paint => (s) => `\u001b[${on}m${s}\u001b[${off}m`;
+const sgr =
+  (on: number, off: number): Paint =>
+  (s) =>
+    `\u001b[${on}m${s}\u001b[${off}m`;
 export const paint = { green: sgr(32, 39), dim: sgr(2, 22), bold: sgr(1, 22) };
 
 function paintOf(v: unknown): Paint | undefined {
@@ -254,4 +265,19 @@ export function isOkOnly(result: ZodType): boolean {
   const shape = objectShape(result);
   if (!shape || Object.keys(shape).length !== 1 || !shape.ok) return false;
   return defOf(shape.ok).type === 'literal';
+}
+
+/**
+ * A list's total for the "of N" note: exact as the server counted it, or "about 12,300" ("около 12 300")
+ * when the server estimated it (`meta.total_is_estimate`, issue 14), to three significant digits.
+ */
+export function totalText(
+  meta: { total: number; total_is_estimate?: boolean },
+  language: string,
+  about: (total: string) => string,
+): string {
+  const n = meta.total;
+  if (!meta.total_is_estimate) return String(n);
+  const step = n < 1000 ? 1 : 10 ** (Math.floor(Math.log10(n)) - 2);
+  return about(new Intl.NumberFormat(language).format(Math.round(n / step) * step));
 }

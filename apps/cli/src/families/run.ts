@@ -5,18 +5,21 @@ import type { Command } from '@lintel/commands';
 import type { CliContext } from '../context';
 import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
-import { t } from '../i18n';
+import { language, t } from '../i18n';
 import { printOutcome } from '../output';
 import { readStdin } from '../prompt';
+import { confirmDeletion } from './confirm';
 import { cloneJson, parseFlag, setPath, type FlagSpec } from './flags';
 import { evaluateGates } from './gates';
 import { fieldLabel } from './labels';
+import { namesGiven, resolveNames } from './refs-resolve';
 import {
   defaultColumns,
   isOkOnly,
   projectJson,
   renderRecord,
   renderRows,
+  totalText,
   type Look,
   type RowsInfo,
 } from './render';
@@ -37,7 +40,7 @@ export interface VerbPlan {
 
 interface ListReply {
   data: Record<string, unknown>[];
-  meta: { total: number; page: number; limit: number };
+  meta: { total: number; total_is_estimate?: boolean; page: number; limit: number };
 }
 
 const usage = (fields: FieldError[]) =>
@@ -124,13 +127,39 @@ async function fetchAll(api: ApiClient, cmd: Command, args: Record<string, unkno
   const first = typeof args.page === 'number' ? args.page : 1;
   const data: ListReply['data'] = [];
   let total = 0;
+  let estimate = false;
+  // a journal (meta.next): every row by its keyset cursors, however many millions, never by page number
+  let cursor: string | null | undefined;
   for (let page = first; ; page++) {
-    const reply = (await cmd.run({ api }, { ...args, page, limit })) as ListReply;
+    const reply = (await cmd.run(
+      { api },
+      cursor ? { ...args, cursor, limit } : { ...args, page, limit },
+    )) as ListReply & { meta: { next?: string | null } };
     data.push(...reply.data);
     total = reply.meta.total;
-    if (reply.data.length < limit || data.length >= total - (first - 1) * limit) break;
+    estimate = reply.meta.total_is_estimate === true;
+    if ('next' in reply.meta) {
+      cursor = reply.meta.next;
+      if (!cursor) break;
+      continue;
+    }
+    // an estimated total may be short of the rows there are: only a short page ends the list then
+    if (reply.data.length < limit) {
+      total = (first - 1) * limit + data.length;
+      estimate = false;
+      break;
+    }
+    if (!estimate && data.length >= total - (first - 1) * limit) break;
   }
-  return cmd.result.parse({ data, meta: { total, page: first, limit: data.length } }) as ListReply;
+  if (cursor !== undefined) {
+    total = data.length;
+    estimate = false;
+  }
+  const journal = cursor !== undefined ? { next: null, prev: null } : {};
+  return cmd.result.parse({
+    data,
+    meta: { total, total_is_estimate: estimate, page: first, limit: data.length, ...journal },
+  }) as ListReply;
 }
 
 function look(ctx: CliContext, noun: string): Look {
@@ -145,8 +174,20 @@ function look(ctx: CliContext, noun: string): Look {
 }
 
 /**
+ * A command whose reply a person reads better another way than the generic record (the licences' list with
+ * what is in force, their usage against the counts): its own text for a person or a pipe. `--json` is
+ * unchanged.
+ */
+export type TextView = (result: unknown, look: Look) => string;
+const textViews = new Map<string, TextView>();
+export function registerTextView(commandId: string, view: TextView): void {
+  textViews.set(commandId, view);
+}
+
+/**
  * The result for a person or a pipe: lists as tables or tab-separated rows, records as label/value lines.
- * `note` (for a person only) says how to see the rest of a list.
+ * `note` (on stderr, for a person and for a pipe alike) says how to see the rest of a list: a script that
+ * reads a page must not take it for the whole list.
  */
 function resultText(
   ctx: CliContext,
@@ -156,6 +197,8 @@ function resultText(
   all: boolean,
 ): { text: string; note?: string } {
   const l = look(ctx, plan.family.noun);
+  const view = textViews.get(plan.verb.command.id);
+  if (view) return { text: view(result, l) };
   const { rows } = plan;
   const value = result as Record<string, unknown>;
   if (rows && (rows.mode === 'list' || rows.mode === 'rows')) {
@@ -163,12 +206,17 @@ function resultText(
     if (l.tty && !list.length) return { text: t('output.empty') };
     const text = renderRows(list, fields ?? defaultColumns(rows, plan.family.resource), l);
     const meta = (value as Partial<ListReply>).meta;
-    if (l.tty && meta && !all) {
+    if (meta && !all) {
       const to = (meta.page - 1) * meta.limit + list.length;
       if (to < meta.total)
         return {
           text,
-          note: t('output.more', { from: to - list.length + 1, to, total: meta.total, next: meta.page + 1 }),
+          note: t('output.more', {
+            from: to - list.length + 1,
+            to,
+            total: totalText(meta, language, (total) => t('output.about_total', { total })),
+            next: meta.page + 1,
+          }),
         };
     }
     return { text };
@@ -193,7 +241,11 @@ export async function runVerb(
 ): Promise<void> {
   const cmd = plan.verb.command;
   const json = Boolean(opts.json);
-  const args = await readArgs(ctx, plan, positional, opts);
+  // references given by name (`--role Concierge`, `users get concierge.b1`) become ids first
+  const given = namesGiven(plan, positional, opts)
+    ? await resolveNames(session.signedIn().api, plan, positional, opts)
+    : { positional, opts };
+  const args = await readArgs(ctx, plan, given.positional, given.opts);
   const fields = readFields(plan, opts.fields);
 
   const { api } = session.signedIn();
@@ -212,6 +264,7 @@ export async function runVerb(
   const checked = cmd.args.safeParse(args);
   if (!checked.success) throw usage(fieldErrors(checked.error, args));
 
+  await confirmDeletion(ctx, api, cmd, args, Boolean(opts.yes));
   const all = plan.isList && Boolean(opts.all);
   const result = all ? await fetchAll(api, cmd, args) : await cmd.run({ api }, args);
   if (json) {

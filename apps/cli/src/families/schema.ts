@@ -1,87 +1,22 @@
 import type { ZodType } from 'zod';
-import { FileArg } from '@lintel/commands';
+import {
+  defOf as sharedDefOf,
+  FileArg,
+  uploadKindOf,
+  unwrapArg,
+  type SchemaDef,
+  type UnwrappedArg,
+} from '@lintel/commands';
 
 /**
  * Reading zod 4 schemas (`schema._zod.def`) for what the CLI needs: which flags an argument schema gives,
  * and which columns a result has. Only the parts a command's schemas use are understood; anything else is
  * `json` (given as JSON on the command line).
  */
-interface Def {
-  type: string;
-  innerType?: ZodType;
-  defaultValue?: unknown;
-  in?: ZodType;
-  out?: ZodType;
-  options?: ZodType[];
-  entries?: Record<string, string | number>;
-  values?: unknown[];
-  element?: ZodType;
-  shape?: Record<string, ZodType>;
-  getter?: () => ZodType;
-}
-
-export const defOf = (schema: ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
-
-/** A schema without its wrappers, and what the wrappers said. */
-export interface Unwrapped {
-  core: ZodType;
-  def: Def;
-  /** may be left out (optional, or a default fills it in) */
-  optional: boolean;
-  nullable: boolean;
-  hasDefault: boolean;
-  defaultValue?: unknown;
-}
-
-/** Strips optional, default, nullable, readonly, catch, lazy and pipes (preprocess: the target type). */
-export function unwrap(schema: ZodType): Unwrapped {
-  const out: Unwrapped = {
-    core: schema,
-    def: defOf(schema),
-    optional: false,
-    nullable: false,
-    hasDefault: false,
-  };
-  for (let guard = 0; guard < 20; guard++) {
-    const def = defOf(out.core);
-    let next: ZodType | undefined;
-    switch (def.type) {
-      case 'optional':
-        out.optional = true;
-        next = def.innerType;
-        break;
-      case 'default':
-      case 'prefault':
-        out.optional = true;
-        if (!out.hasDefault) {
-          out.hasDefault = true;
-          out.defaultValue = def.defaultValue;
-        }
-        next = def.innerType;
-        break;
-      case 'nullable':
-        out.nullable = true;
-        next = def.innerType;
-        break;
-      case 'readonly':
-      case 'catch':
-      case 'nonoptional':
-        next = def.innerType;
-        break;
-      case 'lazy':
-        next = def.getter?.();
-        break;
-      case 'pipe':
-        // z.preprocess(fn, T) is a pipe from a transform: what the user writes is T's input
-        next = def.in && defOf(def.in).type === 'transform' ? def.out : def.in;
-        break;
-    }
-    if (!next) break;
-    out.core = next;
-  }
-  out.def = defOf(out.core);
-  return out;
-}
+// the wrappers are read by the one walker of argument schemas, shared with the web's forms
+export const defOf = sharedDefOf;
+export type Unwrapped = UnwrappedArg;
+export const unwrap = unwrapArg;
 
 /** What one value is, as far as the command line cares. */
 export type Shape =
@@ -105,7 +40,7 @@ const SCALARS: Record<string, Shape['kind']> = {
   template_literal: 'text',
 };
 
-function choicesOf(def: Def): string[] | null {
+function choicesOf(def: SchemaDef): string[] | null {
   const values =
     def.type === 'enum'
       ? Object.values(def.entries ?? {})
@@ -133,7 +68,8 @@ export function shapeOf(schema: ZodType): { shape: Shape; nullable: boolean } {
       return { shape: { kind: 'list', item: 'choice', choices: item.choices }, nullable: u.nullable };
     return { shape: { kind: 'json' }, nullable: u.nullable };
   }
-  if (def.type === 'custom' && schema === FileArg) return { shape: { kind: 'file' }, nullable: u.nullable };
+  if (def.type === 'custom' && (schema === FileArg || uploadKindOf(schema)))
+    return { shape: { kind: 'file' }, nullable: u.nullable };
   if (def.type === 'union' && def.options) {
     // `z.union([Email, z.literal('')])` is text; `z.union([X, z.null()])` is a nullable X
     let nullable = u.nullable;

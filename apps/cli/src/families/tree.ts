@@ -1,9 +1,10 @@
 import { Argument, Option, type Command as Commander } from 'commander';
-import { pathParams, refFamilyOf, registry, type CommandId } from '@lintel/commands';
+import { JournalQuery, pathParams, refFamilyOf, registry, type CommandId } from '@lintel/commands';
 import { ListQuery, type Profile } from '@lintel/core';
 import type { CliContext } from '../context';
 import { t } from '../i18n';
 import { offer, setHint, type Ask, type ValueHint } from '../meta';
+import { isDeletion } from './confirm';
 import { deriveFlags, type FlagSpec } from './flags';
 import { evaluateGates, type GateResult } from './gates';
 import { commandTitle, familyDescription, fieldLabel } from './labels';
@@ -140,7 +141,7 @@ function gateMark(gate: GateResult): string {
 
 function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb, opts: FamilyOptions): void {
   const cmd = verb.command;
-  const isList = cmd.args === ListQuery;
+  const isList = cmd.args === ListQuery || cmd.args === JournalQuery;
   const { flags, positionals } = deriveFlags(cmd.args, {
     positional: pathParams(cmd.http.path),
     skip: isList ? ['filters', 'match'] : [],
@@ -206,6 +207,7 @@ function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb,
       ),
     );
   }
+  if (isDeletion(cmd)) sub.addOption(new Option('-y, --yes', t('options.yes')));
   sub.option('--json', t('options.json'));
 
   const plan: VerbPlan = { family, verb, isList, flags, positionals, byAttribute, rows };

@@ -7,7 +7,9 @@ import { evaluateGates } from './gates';
 describe('families', () => {
   it('are the plural kebab nouns that have a list, singular otherwise', () => {
     const words = families(registry).map((f) => f.word);
-    expect(words.slice(0, 5)).toEqual(['users', 'roles', 'groups', 'markers', 'domain-types']);
+    expect(words.slice(0, 6)).toEqual(['users', 'roles', 'groups', 'devices', 'markers', 'domain-types']);
+    // what devices push is no person's command
+    expect(words.filter((w) => w.startsWith('device-gateway'))).toEqual([]);
     expect(words).toContain('audit-events');
     expect(words).toContain('profile');
     expect(words).not.toContain('session');
@@ -79,9 +81,18 @@ describe('gates', () => {
     expect(
       evaluateGates(
         logo,
-        profile(['domains.edit_all'], { mobile_app: { is_white_label_enabled: true } } as never),
+        profile(['domains.edit_all'], {
+          mobile_app: { is_enabled: true, is_white_label_enabled: true },
+        } as never),
       ),
     ).toEqual({ can: true });
+    // a flag inside a feature that is off is off (as the server and the web read it)
+    expect(
+      evaluateGates(
+        logo,
+        profile(['domains.edit_all'], { mobile_app: { is_white_label_enabled: true } } as never),
+      ),
+    ).toMatchObject({ can: false, reason: 'licence' });
     expect(evaluateGates(registry.get('profile.get')!, profile([]))).toEqual({ can: true });
   });
 });

@@ -1,4 +1,4 @@
-import { resources, type AnyResource, type Command } from '@lintel/commands';
+import { resourceOf, resources, type AnyResource, type Command } from '@lintel/commands';
 
 /** One `lintel <family> <verb>` command: a command of the registry and the words that name it. */
 export interface Verb {
@@ -74,7 +74,7 @@ export function families(registry: ReadonlyMap<string, Command>): Family[] {
       noun,
       word,
       alias: word === singular ? undefined : singular,
-      resource: resources.find((r) => r.noun === noun) as AnyResource | undefined,
+      resource: resourceOf(`${noun}.list`) as AnyResource | undefined,
       verbs: sorted.map((command) => ({ word: kebab(verbOf(command)), command })),
     });
   }

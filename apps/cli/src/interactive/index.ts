@@ -1,4 +1,4 @@
-import { pickerQuery, pickerRow } from '@lintel/commands';
+import { familyCommandId, pickerQuery, pickerRow } from '@lintel/commands';
 import type { Profile } from '@lintel/core';
 import { execute } from '../api';
 import type { CliContext } from '../context';
@@ -45,25 +45,41 @@ export async function interactive(ctx: CliContext): Promise<number> {
   })();
   const { api } = session.signedIn();
   const lookup: Lookup = async (family, search) => {
-    const reply = await execute(api, `${family}.list` as 'user.list', pickerQuery(search, 1, PICK_LIMIT));
+    const reply = await execute(api, familyCommandId(family, 'list'), pickerQuery(search, 1, PICK_LIMIT));
     return reply.data.map((r) => pickerRow(family, r as Record<string, unknown>));
   };
-  const picked = await openPalette(
-    ctx,
-    entries,
-    {
-      title: t('interactive.title'),
-      detail: t('interactive.who', {
-        login: profile.login,
-        role: profile.role.name,
-        project: profile.project.name,
-        server: host,
-      }),
+  const header = {
+    title: t('interactive.title'),
+    detail: t('interactive.who', {
+      login: profile.login,
+      role: profile.role.name,
+      project: profile.project.name,
+      server: host,
+    }),
+  };
+  let resumed: Parameters<typeof openPalette>[4];
+  for (;;) {
+    const picked = await openPalette(ctx, entries, header, lookup, resumed);
+    if (picked.kind === 'quit') return ExitCode.ok;
+    if (picked.kind === 'interrupt') return ExitCode.cancelled;
+    ctx.stderr.write(`$ ${shellLine(picked.argv)}\n`);
+    const failure: string[] = [];
+    const code = await run(picked.argv, { ...ctx, stderr: teeWrites(ctx.stderr, failure) }, session);
+    // a command that failed (the server refused a value, say) opens the palette again where it stood, with
+    // what was typed and why it failed; done, cancelled or signed out ends it as before
+    if (code === ExitCode.ok || code === ExitCode.cancelled || code === ExitCode.signedOut) return code;
+    resumed = { at: picked.resume, problem: failure.join('').trim() || t('interactive.failed', { code }) };
+  }
+}
+
+/** The stream, with what is written to it also kept in `into`. */
+function teeWrites(stream: NodeJS.WriteStream, into: string[]): NodeJS.WriteStream {
+  return Object.create(stream, {
+    write: {
+      value: (chunk: unknown, ...rest: unknown[]) => {
+        into.push(String(chunk));
+        return (stream.write as (...a: unknown[]) => boolean).call(stream, chunk, ...rest);
+      },
     },
-    lookup,
-  );
-  if (picked.kind === 'quit') return ExitCode.ok;
-  if (picked.kind === 'interrupt') return ExitCode.cancelled;
-  ctx.stderr.write(`$ ${shellLine(picked.argv)}\n`);
-  return run(picked.argv, ctx, session);
+  }) as NodeJS.WriteStream;
 }

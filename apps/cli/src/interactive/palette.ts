@@ -21,6 +21,7 @@ import {
 } from './asking';
 import { searchTexts, type Entry } from './entries';
 import { rank } from './fuzzy';
+import { keysOf } from './keys';
 
 /** A family's rows whose name matches a search (the first page), for the ids the palette asks for. */
 export type Lookup = (family: PickerFamily, search: string) => Promise<PickerRow[]>;
@@ -28,8 +29,19 @@ export type Lookup = (family: PickerFamily, search: string) => Promise<PickerRow
 /** How long typing may pause before the rows are searched again. */
 const SEARCH_DEBOUNCE_MS = 150;
 
-/** What the palette ends with: a command line to run, or nothing (Esc, or Ctrl+C). */
-export type PaletteResult = { kind: 'run'; argv: string[] } | { kind: 'quit' } | { kind: 'interrupt' };
+/** Where the palette stood when it ran a command: it opens there again when the command failed. */
+export interface Resume {
+  query: string;
+  selected: number;
+  focus: 'search' | 'list';
+  asking: Asking | null;
+}
+
+/**
+ * What the palette ends with: a command line to run (and where it stood), or nothing (Esc, or Ctrl+C).
+ */
+export type PaletteResult =
+  { kind: 'run'; argv: string[]; resume: Resume } | { kind: 'quit' } | { kind: 'interrupt' };
 
 const width = (s: string) => [...s].length;
 
@@ -54,6 +66,8 @@ interface State {
   /** where j and k go: to the list (move) or the search box (type) */
   focus: 'search' | 'list';
   asking: Asking | null;
+  /** why the last command failed, shown under the list (a step that asks shows it as its problem) */
+  problem: string | null;
   closing: boolean;
   /** the terminal is in raw mode: keys typed now are read */
   ready: boolean;
@@ -69,6 +83,8 @@ export async function openPalette(
   entries: readonly Entry[],
   header: { title: string; detail: string },
   lookup: Lookup,
+  /** a command run from here failed: open where it stood, what was typed kept, with why it failed */
+  resumed?: { at: Resume; problem: string },
 ): Promise<PaletteResult> {
   const [ink, React] = await Promise.all([import('ink'), import('react')]);
   const h = React.createElement;
@@ -101,10 +117,11 @@ export async function openPalette(
     // one state object read by the key handler at the time of the key: a key that comes before React has
     // re-subscribed the handler of the last render still sees what the screen shows
     const store = React.useRef<State>({
-      query: '',
-      selected: 0,
-      focus: 'search',
-      asking: null,
+      query: resumed?.at.query ?? '',
+      selected: resumed?.at.selected ?? 0,
+      focus: resumed?.at.focus ?? 'search',
+      asking: resumed?.at.asking ? { ...resumed.at.asking, entered: false, problem: resumed.problem } : null,
+      problem: resumed && !resumed.at.asking ? resumed.problem : null,
       closing: false,
       ready: false,
     });
@@ -120,8 +137,9 @@ export async function openPalette(
     React.useEffect(() => {
       if (store.current.closing) exit();
     });
-    const finish = (r: PaletteResult) => {
-      result = r;
+    const finish = (r: PaletteResult | { kind: 'run'; argv: string[] }) => {
+      const { query, selected, focus, asking } = store.current;
+      result = r.kind === 'run' ? { ...r, resume: { query, selected, focus, asking } } : r;
       set({ closing: true });
     };
     // a command with nothing to ask runs at once; one with optional arguments only (a list's search and
@@ -136,9 +154,13 @@ export async function openPalette(
       if (!list.length) return;
       set({ focus: 'list', selected: (selectedOf(store.current) + by + list.length) % list.length });
     };
-    const edit = (query: string) => set({ query, selected: 0, focus: 'search' });
+    const edit = (query: string) => set({ query, selected: 0, focus: 'search', problem: null });
 
-    ink.useInput((input, key) => {
+    // every key of a chunk that came in one write, in order (keys.ts)
+    ink.useInput((chunk, chunkKey) => {
+      for (const [input, key] of keysOf(chunk, chunkKey)) onKey(input, key);
+    });
+    function onKey(input: string, key: Key) {
       const st = store.current;
       if (st.closing) return;
       if (key.ctrl && input === 'c') return finish({ kind: 'interrupt' });
@@ -162,7 +184,7 @@ export async function openPalette(
       if (key.ctrl && input === 'u') return edit('');
       if (st.focus === 'list' && input === '/') return set({ focus: 'search' });
       if (!key.ctrl && !key.meta && printable(input)) edit(st.query + input);
-    });
+    }
 
     // after useInput's own effect: the terminal is in raw mode now, and the key line says so
     React.useEffect(() => set({ ready: true }), []);
@@ -302,7 +324,7 @@ export async function openPalette(
       if (!key.ctrl && !key.meta && printable(input)) typed(a.text + input);
     }
 
-    const { query, focus, asking, closing, ready } = store.current;
+    const { query, focus, asking, problem, closing, ready } = store.current;
     const shown = matches(query);
     const current = selectedOf(store.current);
     const w = columns();
@@ -347,6 +369,7 @@ export async function openPalette(
             );
           })
         : [line(t('interactive.nothing'), { dimColor: true })]),
+      problem ? line(problem, { color: 'red' }) : null,
       rule(),
       line(
         ready

@@ -18,11 +18,19 @@ export function parseKey(key: string): Step[] | null {
 }
 
 /**
- * The value of `--field key=value`: `true`, `false`, `null` and numbers are JSON values, `@file` the file's
- * text, anything else a string. `--raw-field` keeps every value a string.
+ * The value of `--field key=value`: `true`, `false`, `null`, numbers, and JSON lists and objects
+ * (`ids=[1,2]`) are JSON values, `@file` the file's text, anything else a string. `--raw-field` keeps every
+ * value a string.
  */
 export function fieldValue(text: string, typed: boolean): unknown {
   if (!typed) return text;
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new CliError('bad_field', ExitCode.usage, { field: text });
+    }
+  }
   if (text === 'true') return true;
   if (text === 'false') return false;
   if (text === 'null') return null;
@@ -46,6 +54,20 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** Sets `key=value` into `target`, making the objects and lists on the way. */
 export function setField(target: Record<string, unknown>, spec: string, typed: boolean): void {
+  // `ids[]` alone: an empty list (as `gh api` takes it)
+  if (!spec.includes('=') && spec.endsWith('[]')) {
+    const steps = parseKey(spec);
+    if (steps && steps.length >= 2) {
+      let cur: Record<string, unknown> = target;
+      for (const step of steps.slice(0, -2)) {
+        if (!isObject(cur[step!])) cur[step!] = {};
+        cur = cur[step!] as Record<string, unknown>;
+      }
+      const last = steps[steps.length - 2]!;
+      if (!Array.isArray(cur[last])) cur[last] = [];
+      return;
+    }
+  }
   const eq = spec.indexOf('=');
   const steps = eq > 0 ? parseKey(spec.slice(0, eq)) : null;
   if (!steps) throw new CliError('bad_field', ExitCode.usage, { field: spec });

@@ -1,16 +1,22 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { ProjectSession, SessionTokens } from '@lintel/core';
 import type { DB } from '../db/schema';
 import type { AuthInfo, CallerInfo, ServerContext } from '../context';
 import { AppError } from '../errors';
 import { newToken, sha256 } from './crypto';
+import { after } from '../clock';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
-const later = (seconds: number) => new Date(Date.now() + seconds * 1000);
+const later = (app: ServerContext, seconds: number) => after(app.clock, seconds);
 
 /** Opens a session of one user in one project: a short-lived access token and a rotating refresh token. */
-export async function openSession(app: ServerContext, q: Q, userId: number, caller: CallerInfo): Promise<SessionTokens> {
+export async function openSession(
+  app: ServerContext,
+  q: Q,
+  userId: number,
+  caller: CallerInfo,
+): Promise<SessionTokens> {
   const token = newToken();
   const refresh = newToken();
   await q
@@ -18,9 +24,9 @@ export async function openSession(app: ServerContext, q: Q, userId: number, call
     .values({
       user_id: userId,
       token_hash: sha256(token),
-      token_expires_at: later(app.config.accessTtlS),
+      token_expires_at: later(app, app.config.accessTtlS),
       refresh_hash: sha256(refresh),
-      refresh_expires_at: later(app.config.refreshTtlS),
+      refresh_expires_at: later(app, app.config.refreshTtlS),
       ip: caller.ip,
       user_agent: caller.userAgent?.slice(0, 255) ?? null,
     })
@@ -54,6 +60,18 @@ export async function openProjectSessions(
 
 /** The caller behind an access token, or null when it is unknown, expired or revoked. */
 export async function authenticate(app: ServerContext, token: string): Promise<AuthInfo | null> {
+  const r = await authenticateToken(app, token);
+  return 'auth' in r ? r.auth : null;
+}
+
+/**
+ * An access token's caller and when the token expires, or why it is refused: `token_expired` (a refresh
+ * helps) or `invalid_token` (unknown or revoked). The websocket closes with the reason.
+ */
+export async function authenticateToken(
+  app: ServerContext,
+  token: string,
+): Promise<{ auth: AuthInfo; expiresAt: Date } | { refused: 'token_expired' | 'invalid_token' }> {
   const row = await app.db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -70,15 +88,56 @@ export async function authenticate(app: ServerContext, token: string): Promise<A
     ])
     .where('sessions.token_hash', '=', sha256(token))
     .executeTakeFirst();
-  if (!row || row.revoked_at || row.token_expires_at.getTime() <= Date.now()) return null;
+  if (!row || row.revoked_at) return { refused: 'invalid_token' };
+  if (row.token_expires_at.getTime() <= app.clock.now().getTime()) return { refused: 'token_expired' };
   return {
-    sessionId: row.session_id,
-    userId: row.user_id,
-    accountId: row.account_id,
-    projectId: row.project_id,
-    roleId: row.role_id,
-    permissions: new Set(row.permissions),
+    expiresAt: row.token_expires_at,
+    auth: {
+      sessionId: row.session_id,
+      userId: row.user_id,
+      accountId: row.account_id,
+      projectId: row.project_id,
+      roleId: row.role_id,
+      permissions: new Set(row.permissions),
+    },
   };
+}
+
+/**
+ * The callers of these sessions as they stand now (their users' current role and permissions), for the
+ * sessions that are not revoked. A long-lived connection re-reads its caller with it.
+ */
+export async function sessionsAuth(
+  app: ServerContext,
+  sessionIds: readonly number[],
+): Promise<Map<number, AuthInfo>> {
+  const out = new Map<number, AuthInfo>();
+  if (!sessionIds.length) return out;
+  const rows = await app.db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .innerJoin('roles', 'roles.id', 'users.role_id')
+    .select([
+      'sessions.id as session_id',
+      'users.id as user_id',
+      'users.account_id',
+      'users.project_id',
+      'users.role_id',
+      'roles.permissions',
+    ])
+    .where('sessions.id', 'in', [...new Set(sessionIds)])
+    .where('sessions.revoked_at', 'is', null)
+    .execute();
+  for (const row of rows)
+    out.set(row.session_id, {
+      sessionId: row.session_id,
+      userId: row.user_id,
+      accountId: row.account_id,
+      projectId: row.project_id,
+      roleId: row.role_id,
+      permissions: new Set(row.permissions),
+    });
+  return out;
 }
 
 /**
@@ -95,11 +154,15 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
       .forUpdate()
       .executeTakeFirst();
     if (!session) {
-      const reused = await trx.selectFrom('used_refresh_tokens').select('session_id').where('hash', '=', hash).executeTakeFirst();
+      const reused = await trx
+        .selectFrom('used_refresh_tokens')
+        .select('session_id')
+        .where('hash', '=', hash)
+        .executeTakeFirst();
       if (reused) {
         await trx
           .updateTable('sessions')
-          .set({ revoked_at: new Date(), revoked_reason: 'refresh_reuse' })
+          .set({ revoked_at: app.clock.now(), revoked_reason: 'refresh_reuse' })
           .where('id', '=', reused.session_id)
           .where('revoked_at', 'is', null)
           .execute();
@@ -107,7 +170,7 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
       }
       return null;
     }
-    if (session.revoked_at || session.refresh_expires_at.getTime() <= Date.now()) return null;
+    if (session.revoked_at || session.refresh_expires_at.getTime() <= app.clock.now().getTime()) return null;
     const token = newToken();
     const next = newToken();
     await trx.insertInto('used_refresh_tokens').values({ hash, session_id: session.id }).execute();
@@ -115,17 +178,18 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
       .updateTable('sessions')
       .set({
         token_hash: sha256(token),
-        token_expires_at: later(app.config.accessTtlS),
+        token_expires_at: later(app, app.config.accessTtlS),
         refresh_hash: sha256(next),
-        refresh_expires_at: later(app.config.refreshTtlS),
-        last_used_at: new Date(),
+        refresh_expires_at: later(app, app.config.refreshTtlS),
+        last_used_at: app.clock.now(),
       })
       .where('id', '=', session.id)
       .execute();
     return { tokens: { token, refresh: next } } as const;
   });
   if (outcome && 'tokens' in outcome && outcome.tokens) return outcome.tokens;
-  if (outcome && 'reuse' in outcome) app.log.warn({ session: outcome.reuse }, 'refresh token presented twice: session revoked');
+  if (outcome && 'reuse' in outcome)
+    app.log.warn({ session: outcome.reuse }, 'refresh token presented twice: session revoked');
   throw new AppError('invalid_token');
 }
 
@@ -139,7 +203,12 @@ export async function revokeSession(q: Q, sessionId: number, reason: string): Pr
 }
 
 /** Ends every session of an account (password reset, account deletion), optionally but one. */
-export async function revokeAccountSessions(q: Q, accountId: number, reason: string, except?: number): Promise<void> {
+export async function revokeAccountSessions(
+  q: Q,
+  accountId: number,
+  reason: string,
+  except?: number,
+): Promise<void> {
   let query = q
     .updateTable('sessions')
     .set({ revoked_at: new Date(), revoked_reason: reason })
@@ -150,6 +219,9 @@ export async function revokeAccountSessions(q: Q, accountId: number, reason: str
 }
 
 /** Forget expired sessions and used tokens now and then (called at start). */
-export async function pruneSessions(q: Q): Promise<void> {
-  await q.deleteFrom('sessions').where('refresh_expires_at', '<', sql<Date>`now() - interval '7 days'`).execute();
+export async function pruneSessions(q: Q, now: Date): Promise<void> {
+  await q
+    .deleteFrom('sessions')
+    .where('refresh_expires_at', '<', new Date(now.getTime() - 7 * 86_400_000))
+    .execute();
 }

@@ -1,61 +1,34 @@
 import type { ServerContext } from '../context';
-import { AppError } from '../errors';
+import { clear, enforce, refund } from '../security/rate-limit';
+
+export interface LoginAttempt {
+  /** how long to hold the answer if this attempt fails (ms) */
+  delayMs: number;
+  /** the password was right: the account's failures are cleared, the address gets back this one attempt */
+  succeeded(): Promise<void>;
+}
 
 /**
- * Failed attempts per address and service. After `slowAfter` failures within the window each answer is
- * delayed a little more; after `blockAfter` the address is refused for `blockS` seconds (429).
+ * Counts a login attempt as a failure BEFORE the password is checked, per address and per account (an
+ * unknown login counts under its name), and decides from the counts this attempt got: over either limit
+ * it is refused (429 too_many_attempts, `{seconds}`) without checking anything, so parallel attempts
+ * cannot all pass one check. After `slowAfter` failures a failed answer is held 250 ms more each time.
+ * A success clears only its account's failures: the address keeps every failure it made.
  */
-export async function assertNotBlocked(app: ServerContext, ip: string, service: string): Promise<void> {
-  const row = await app.db
-    .selectFrom('ip_blocks')
-    .select(['blocked_until'])
-    .where('ip', '=', ip)
-    .where('service', '=', service)
-    .executeTakeFirst();
-  const until = row?.blocked_until?.getTime() ?? 0;
-  if (until > Date.now()) throw new AppError('too_many_attempts', { seconds: Math.ceil((until - Date.now()) / 1000) });
-}
-
-/** Records a failure; returns how long to hold the answer (ms). */
-export async function recordFailure(app: ServerContext, ip: string, service: string): Promise<number> {
-  const { slowAfter, blockAfter, windowS, blockS, maxDelayMs } = app.config.login;
-  const now = new Date();
-  const windowStart = new Date(now.getTime() - windowS * 1000);
-  const row = await app.db
-    .insertInto('ip_blocks')
-    .values({ ip, service, failures: 1, window_started_at: now })
-    .onConflict((oc) =>
-      oc.columns(['ip', 'service']).doUpdateSet((eb) => ({
-        failures: eb
-          .case()
-          .when('ip_blocks.window_started_at', '<', windowStart)
-          .then(1)
-          .else(eb('ip_blocks.failures', '+', 1))
-          .end(),
-        window_started_at: eb
-          .case()
-          .when('ip_blocks.window_started_at', '<', windowStart)
-          .then(now)
-          .else(eb.ref('ip_blocks.window_started_at'))
-          .end(),
-      })),
-    )
-    .returning(['failures'])
-    .executeTakeFirstOrThrow();
-  if (row.failures >= blockAfter) {
-    await app.db
-      .updateTable('ip_blocks')
-      .set({ blocked_until: new Date(now.getTime() + blockS * 1000), failures: 0, window_started_at: now })
-      .where('ip', '=', ip)
-      .where('service', '=', service)
-      .execute();
-    return 0;
-  }
-  if (row.failures <= slowAfter) return 0;
-  return Math.min(maxDelayMs, 250 * (row.failures - slowAfter));
-}
-
-export async function clearFailures(app: ServerContext, ip: string, service: string): Promise<void> {
-  await app.db.deleteFrom('ip_blocks').where('ip', '=', ip).where('service', '=', service).where((eb) => eb.or([eb('blocked_until', 'is', null), eb('blocked_until', '<', new Date())]))
-    .execute();
+export async function beginLoginAttempt(
+  app: ServerContext,
+  ip: string,
+  account: string,
+): Promise<LoginAttempt> {
+  const byAddress = await enforce(app, 'login_address', ip, { ip });
+  const byAccount = await enforce(app, 'login_account', account, { ip });
+  const { slowAfter, maxDelayMs } = app.config.login;
+  const failures = Math.max(byAddress.count, byAccount.count);
+  return {
+    delayMs: failures <= slowAfter ? 0 : Math.min(maxDelayMs, 250 * (failures - slowAfter)),
+    async succeeded() {
+      await refund(app, byAddress);
+      await clear(app, 'login_account', account);
+    },
+  };
 }

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGlitePool } from './pglite-pool';
+import { isConnectionLoss } from './faults';
 import type { DB } from './schema';
 
 export interface Database {
@@ -13,42 +14,90 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** runs a script of several statements (migrations) */
   execScript(text: string): Promise<void>;
+  /**
+   * Runs `fn` holding Lintel's start-up lock: on PostgreSQL a session advisory lock, so that of several
+   * instances starting at once one migrates and the others wait; PGlite has one process, `fn` just runs.
+   * Not re-entrant: `fn` must not call `exclusive` (nor `migrate`, which takes it).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** The advisory lock key of Lintel's start-up (migrations, first project): "Lintel" in ASCII. */
+const STARTUP_LOCK = 0x4c696e74656c;
+
+/** pool size on PostgreSQL; also bounds the retries of a first statement on dead connections */
+const POOL_MAX = 10;
 
 // int8 (counts, sums) as numbers, the same on PostgreSQL as on PGlite
 pg.types.setTypeParser(20, (v) => Number(v));
 
 /** With LINTEL_LOG_SQL set, every statement's duration and text go to stderr (never the parameters). */
 const logSql = process.env.LINTEL_LOG_SQL
-  ? (e: LogEvent): void => void process.stderr.write(`[sql ${e.queryDurationMillis.toFixed(1)} ms${e.level === 'error' ? ' ERROR' : ''}] ${e.query.sql.replace(/\s+/g, ' ').slice(0, 300)}\n`)
+  ? (e: LogEvent): void =>
+      void process.stderr.write(
+        `[sql ${e.queryDurationMillis.toFixed(1)} ms${e.level === 'error' ? ' ERROR' : ''}] ${e.query.sql.replace(/\s+/g, ' ').slice(0, 300)}\n`,
+      )
   : undefined;
 
 export async function openDatabase(opts: {
   databaseUrl?: string;
   dataDir: string;
-  /** an idle PostgreSQL connection failed (server restarted, connection killed); the pool opens a new one */
+  /** PGlite: how long a borrower waits for the one connection (see PGlitePool) */
+  waitMs?: number;
+  /** a PostgreSQL connection failed, idle or in use (server restarted, connection killed); the pool opens a new one */
   onConnectionLost?: (err: Error) => void;
 }): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
-    // without a listener, an idle client's error is an uncaught exception that ends the process
-    pool.on('error', (err) => opts.onConnectionLost?.(err));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(logSql ? { log: logSql } : {}) });
+    // keepAlive finds a silently dead link; a slot that cannot be had in 10 s is a 503, not an endless wait
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: POOL_MAX,
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    });
+    // Without a listener, a client's 'error' is an uncaught exception that ends the process. pg-pool listens
+    // on idle clients only (and re-emits on the pool); a checked-out client — a query in flight, a
+    // transaction open — emits on itself. So every client gets its own listener from the start.
+    pool.on('connect', (client) => client.on('error', (err) => opts.onConnectionLost?.(err)));
+    pool.on('error', () => undefined); // already reported by the client's own listener
+    const db = new Kysely<DB>({
+      dialect: new PostgresDialect({ pool: healingPool(pool) }),
+      ...(logSql ? { log: logSql } : {}),
+    });
     return {
       db,
       kind: 'postgres',
       execScript: async (text) => {
         await pool.query(text);
       },
+      exclusive: async (fn) => {
+        // the lock lives in this session; the work goes through the pool's other connections
+        const holder = await pool.connect();
+        try {
+          await holder.query('select pg_advisory_lock($1)', [STARTUP_LOCK]);
+          try {
+            return await fn();
+          } finally {
+            await holder.query('select pg_advisory_unlock($1)', [STARTUP_LOCK]).catch(() => undefined);
+          }
+        } finally {
+          holder.release();
+        }
+      },
       close: () => db.destroy(),
     };
   }
   const memory = opts.dataDir === 'memory://';
   if (!memory) fs.mkdirSync(opts.dataDir, { recursive: true });
-  const pglite = await PGlite.create(memory ? undefined : path.join(opts.dataDir, 'pglite'), { extensions: { pg_trgm } });
-  const pool = new PGlitePool(pglite);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }), ...(logSql ? { log: logSql } : {}) });
+  const pglite = await PGlite.create(memory ? undefined : path.join(opts.dataDir, 'pglite'), {
+    extensions: { pg_trgm },
+  });
+  const pool = new PGlitePool(pglite, opts.waitMs);
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }),
+    ...(logSql ? { log: logSql } : {}),
+  });
   return {
     db,
     kind: 'pglite',
@@ -63,8 +112,54 @@ export async function openDatabase(opts: {
         conn.release();
       }
     },
+    exclusive: (fn) => fn(),
     close: () => db.destroy(),
   };
+}
+
+/**
+ * A first statement that may be sent again when the connection it went out on turns out to be dead: a read
+ * or the start of a transaction — nothing that could have been committed before the connection died.
+ */
+const REPEATABLE = /^\s*(select|begin|start transaction)\b/i;
+
+/**
+ * The pool as Kysely sees it. A pooled connection may be dead without the pool knowing: the database ended
+ * it a moment ago, or a firewall forgot it and only the next write learns so. So the first statement of a
+ * checkout, when it is a read or a BEGIN and fails with a connection loss, is sent again on another
+ * connection (the dead one destroyed), up to the pool's size. Any other failure by connection loss marks
+ * the connection: later statements on it (Kysely's rollback) fail at once with that first error, and on
+ * release it is destroyed rather than returned — the next request gets a new connection, never the dead one.
+ */
+function healingPool(pool: pg.Pool): pg.Pool {
+  const connect = async () => {
+    let client = await pool.connect();
+    let used = false;
+    let lost: Error | undefined;
+    return {
+      query: async (text: unknown, values?: unknown[]) => {
+        if (lost) throw lost;
+        const first = !used;
+        used = true;
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await client.query(text as string, values);
+          } catch (err) {
+            if (!isConnectionLoss(err)) throw err;
+            if (first && attempt < POOL_MAX && typeof text === 'string' && REPEATABLE.test(text)) {
+              client.release(err as Error);
+              client = await pool.connect();
+              continue;
+            }
+            lost = err as Error;
+            throw err;
+          }
+        }
+      },
+      release: () => client.release(lost),
+    };
+  };
+  return { connect, end: () => pool.end() } as unknown as pg.Pool;
 }
 
 /** The checked-in migrations folder: beside src/ in the repository, beside dist/ when bundled. */
@@ -78,17 +173,34 @@ export function migrationsDir(): string {
   throw new Error('migrations folder not found');
 }
 
-/** Applies every migration not applied yet, in name order, each in its own transaction. */
-export async function migrate(database: Database, dir = migrationsDir()): Promise<string[]> {
+/**
+ * Applies every migration not applied yet, in name order, each in its own transaction. Holds the start-up
+ * lock: an instance that waited for another's migrations reads the applied list after the wait, finds
+ * them done and applies nothing.
+ */
+export function migrate(database: Database, dir = migrationsDir()): Promise<string[]> {
+  return database.exclusive(() => migrateLocked(database, dir));
+}
+
+async function migrateLocked(database: Database, dir: string): Promise<string[]> {
   const { db } = database;
-  await sql`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`.execute(db);
-  const done = new Set((await db.selectFrom('schema_migrations').select('name').execute()).map((r) => r.name));
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  await sql`create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())`.execute(
+    db,
+  );
+  const done = new Set(
+    (await db.selectFrom('schema_migrations').select('name').execute()).map((r) => r.name),
+  );
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const applied: string[] = [];
   for (const file of files) {
     if (done.has(file)) continue;
     const text = fs.readFileSync(path.join(dir, file), 'utf8');
-    await database.execScript(`begin;\n${text}\ninsert into schema_migrations (name) values ('${file.replace(/'/g, "''")}');\ncommit;`);
+    await database.execScript(
+      `begin;\n${text}\ninsert into schema_migrations (name) values ('${file.replace(/'/g, "''")}');\ncommit;`,
+    );
     applied.push(file);
   }
   return applied;

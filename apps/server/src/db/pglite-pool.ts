@@ -1,31 +1,189 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PGlite } from '@electric-sql/pglite';
+import { DatabaseUnavailable } from './faults';
+
+/** An SQL error of the engine carries its SQLSTATE; anything else PGlite throws is the engine failing. */
+const isSqlError = (err: unknown) =>
+  typeof (err as { code?: unknown })?.code === 'string' &&
+  /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+
+/** The borrows of one request: when it arrived, its admission, whether it has had the connection yet. */
+interface RequestScope {
+  arrivedAt: number;
+  /** called once when the reply is finished or the caller went away */
+  onEnd(fn: () => void): void;
+  admission?: Promise<void>;
+  started: boolean;
+}
+const requestScope = new AsyncLocalStorage<RequestScope>();
+
+/** Requests that may use the embedded database at once; the others wait for a place (bounded, see below). */
+const MAX_UNDER_WAY = 8;
+
+/** How long hand-overs of the connection may run on without the event loop getting a turn (see release). */
+const SLICE_MS = 20;
+
+/**
+ * Runs `next` (the rest of one HTTP request) as one borrower of the embedded database; see PGlitePool.
+ * `reply` tells how long ago the request arrived and when it ends.
+ */
+export function asDatabaseRequest(
+  reply: { elapsedTime: number; raw: { once(event: 'close', fn: () => void): unknown } },
+  next: () => void,
+): void {
+  const scope: RequestScope = {
+    arrivedAt: performance.now() - reply.elapsedTime,
+    onEnd: (fn) => reply.raw.once('close', fn),
+    started: false,
+  };
+  requestScope.run(scope, next);
+}
+
+/**
+ * Runs `fn` as work outside any request: its borrows of the embedded database wait in arrival order with
+ * the requests' first borrows instead of going before them. A long reader inside a request (an export, page
+ * after page) uses it so that the short requests arriving meanwhile are served between its pages.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return requestScope.exit(fn);
+}
 
 /**
  * PGlite is one connection. Kysely's PostgresDialect asks a pool for connections; this pool hands out the
  * one connection to one borrower at a time, so a transaction holds it until it commits or rolls back.
+ *
+ * PGlite runs on the server's one thread: with many requests at once, each borrowing the connection
+ * several times (its session, its statements), every request waited behind every other one's statements
+ * and some waited past 10 s. So requests are admitted: at most MAX_UNDER_WAY at once use the database, in
+ * arrival order, and finish quickly; their borrows go before any new request's and are never refused (a
+ * request is never cut off after it wrote). A request not admitted, or not given the connection, within
+ * `waitMs` of its arrival fails with `DatabaseUnavailable('busy')`: a 503 with Retry-After at once, when it
+ * has read and written nothing. Code outside requests (start-up, background work) waits as before.
+ * `waitMs` 0 turns the bound and the admission off.
+ *
+ * An error of the engine itself (a file error, the engine closed or crashed) becomes
+ * `DatabaseUnavailable('failed')`, a 503 too; SQL errors pass as they are.
  */
 export class PGlitePool {
-  private queue: Array<() => void> = [];
+  /** borrows of requests under way, served first */
+  private readonly underway: Array<() => void> = [];
+  /** first borrows of requests (and borrows outside requests), in arrival order, with their request */
+  private readonly queue = new Map<() => void, RequestScope | undefined>();
   private busy = false;
+  /** when the event loop last had a turn between hand-overs */
+  private sliceStart = performance.now();
+  /** requests admitted and not finished */
+  private admitted = 0;
+  /** requests waiting for admission, in arrival order */
+  private readonly admissions = new Set<() => void>();
 
-  constructor(private readonly pg: PGlite) {}
+  constructor(
+    private readonly pg: PGlite,
+    private readonly waitMs = 2500,
+    /** how long hand-overs may hold the event loop before it gets a turn (0: a turn before every one) */
+    private readonly sliceMs = SLICE_MS,
+  ) {}
+
+  /** Waits for `enqueue`d grant within what is left of the request's budget, else fails with `busy` (when `cancel` drops it). */
+  private bounded(
+    scope: RequestScope,
+    enqueue: (grant: () => void) => void,
+    cancel: (grant: () => void) => boolean,
+  ): Promise<void> {
+    const budget = this.waitMs - (performance.now() - scope.arrivedAt);
+    if (budget <= 0) return Promise.reject(new DatabaseUnavailable('busy'));
+    return new Promise<void>((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        if (cancel(grant)) reject(new DatabaseUnavailable('busy'));
+      }, budget);
+      enqueue(grant);
+    });
+  }
+
+  /** A place among the requests under way, held until the reply ends. */
+  private async admit(scope: RequestScope): Promise<void> {
+    if (this.admitted >= MAX_UNDER_WAY)
+      await this.bounded(
+        scope,
+        (grant) => this.admissions.add(grant),
+        (grant) => this.admissions.delete(grant),
+      );
+    else this.admitted++;
+    scope.onEnd(() => {
+      // the place passes straight to the next request waiting, else it is freed
+      const next = this.admissions.values().next();
+      if (next.done) this.admitted--;
+      else {
+        this.admissions.delete(next.value);
+        next.value();
+      }
+    });
+  }
+
+  private wait(scope: RequestScope | undefined): Promise<void> {
+    if (scope?.started) return new Promise<void>((resolve) => this.underway.push(resolve));
+    if (!scope || this.waitMs <= 0) return new Promise<void>((resolve) => this.queue.set(resolve, scope));
+    return this.bounded(
+      scope,
+      (grant) => this.queue.set(grant, scope),
+      // a statement run beside the request's first one: the request is under way now, it waits on
+      (grant) => !scope.started && this.queue.delete(grant),
+    );
+  }
 
   async connect() {
-    if (this.busy) await new Promise<void>((resolve) => this.queue.push(resolve));
+    const scope = requestScope.getStore();
+    if (scope && !scope.started && this.waitMs > 0) {
+      await (scope.admission ??= this.admit(scope));
+      // admitted, but later than the bound (the server's one thread was busy): still nothing done, refuse
+      if (performance.now() - scope.arrivedAt > this.waitMs) throw new DatabaseUnavailable('busy');
+    }
+    if (this.busy) await this.wait(scope);
     this.busy = true;
+    if (scope) scope.started = true;
     let released = false;
     return {
       query: async (sql: string, params?: readonly unknown[]) => {
-        const res = await this.pg.query(sql, params as unknown[] | undefined);
+        let res;
+        try {
+          res = await this.pg.query(sql, params as unknown[] | undefined);
+        } catch (err) {
+          if (isSqlError(err) || err instanceof TypeError) throw err;
+          throw new DatabaseUnavailable('failed', { cause: err });
+        }
         const command = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase();
         return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length, command };
       },
       release: () => {
         if (released) return;
         released = true;
-        const next = this.queue.shift();
-        if (next) next();
-        else this.busy = false;
+        // hand the connection straight to the next waiter (it stays busy), requests under way first
+        let next = this.underway.shift();
+        if (!next)
+          for (const [grant, s] of this.queue)
+            if (s?.started) {
+              next = grant;
+              break;
+            }
+        next ??= this.queue.keys().next().value;
+        if (!next) this.busy = false;
+        else {
+          this.queue.delete(next);
+          // PGlite answers without ever leaving the microtasks, so handing over at once ran every queued
+          // request back to back and the server accepted and read no connection meanwhile (the loop stalled
+          // for seconds under 200 connections, their first requests waited past 10 s unseen). So once the
+          // hand-overs of this turn have held the loop for `sliceMs`, the next one waits for the next turn.
+          if (performance.now() - this.sliceStart < this.sliceMs) next();
+          else
+            setImmediate(() => {
+              this.sliceStart = performance.now();
+              next();
+            });
+        }
       },
     };
   }

@@ -15,6 +15,8 @@ export interface ProjectsTable {
   description: Generated<string>;
   settings: JsonDefault<Record<string, unknown>>;
   created_at: CreatedAt;
+  /** the licensed instance id a licence file names (0017) */
+  instance_id: Generated<string>;
 }
 export interface AccountsTable {
   id: Id;
@@ -50,6 +52,8 @@ export interface DomainsTable {
   guest_identifier_limits: JsonDefault<Record<string, unknown>>;
   device_status_notify: JsonDefault<unknown[]>;
   license_settings: JsonDefault<Record<string, unknown>>;
+  /** the group's maximums of counted things: `{virtual_numbers, mobile_apps, ukey2_keys, users, …}` */
+  license_limits: JsonDefault<Record<string, unknown>>;
   created_by: number | null;
   created_at: CreatedAt;
   updated_at: TimestampDefault;
@@ -113,18 +117,16 @@ export interface OutboxTable {
   to_address: string;
   subject: string;
   body: string;
-  status: 'kept' | 'sent' | 'failed';
+  status: 'kept' | 'queued' | 'sent' | 'failed';
   error: string | null;
   created_at: CreatedAt;
   sent_at: Timestamp | null;
 }
-export interface IpBlocksTable {
-  ip: string;
-  service: string;
-  failures: Generated<number>;
-  window_started_at: TimestampDefault;
-  blocked_until: Timestamp | null;
-  cause: Generated<string>;
+export interface RateLimitsTable {
+  key: string;
+  window_start: Timestamp;
+  window_end: Timestamp;
+  count: number;
 }
 export interface ServerSettingsTable {
   key: string;
@@ -161,6 +163,15 @@ export interface UserMarkersTable {
   user_id: number;
   marker_id: number;
 }
+export interface SipNumbersTable {
+  id: Id;
+  project_id: number;
+  domain_id: number;
+  number: string;
+  name: string;
+  created_by: number | null;
+  created_at: CreatedAt;
+}
 export interface LicensesTable {
   id: Id;
   project_id: number;
@@ -170,13 +181,49 @@ export interface LicensesTable {
   is_active: Generated<boolean>;
   features: JsonDefault<Record<string, unknown>>;
   created_at: CreatedAt;
+  /** file | cloud | evaluation | manual (0017) */
+  kind: Generated<string>;
+  licence_id: string | null;
+  instance_id: string | null;
+  units_per_licence: Generated<number>;
+  /** the signed file as received */
+  document: string | null;
+}
+
+export interface LicenceNotifyTable {
+  project_id: number;
+  notify_before: Generated<number>;
+  mode: Generated<string>;
+  last_notified_at: Timestamp | null;
+  last_warning: string | null;
+}
+
+/** One notification of one user (0024). */
+export interface NotificationsTable {
+  id: Id;
+  project_id: number;
+  user_id: number;
+  type: string;
+  category: string;
+  significance: string;
+  icon: string;
+  color: string;
+  popup_action: string;
+  sound: string | null;
+  data: JsonDefault<Record<string, unknown>>;
+  created_at: TimestampDefault;
+  updated_at: TimestampDefault;
+  read_at: Timestamp | null;
 }
 
 export interface DB {
+  notifications: NotificationsTable;
   domain_types: DomainTypesTable;
   markers: MarkersTable;
   user_markers: UserMarkersTable;
+  sip_numbers: SipNumbersTable;
   licenses: LicensesTable;
+  licence_notify: LicenceNotifyTable;
   projects: ProjectsTable;
   accounts: AccountsTable;
   roles: RolesTable;
@@ -187,7 +234,7 @@ export interface DB {
   used_refresh_tokens: UsedRefreshTokensTable;
   auth_codes: AuthCodesTable;
   outbox: OutboxTable;
-  ip_blocks: IpBlocksTable;
+  rate_limits: RateLimitsTable;
   server_settings: ServerSettingsTable;
   audit_events: AuditEventsTable;
   schema_migrations: { name: string; applied_at: Generated<Date> };

@@ -73,7 +73,12 @@ export class Caller {
 }
 
 /** Groups below the given ones (and, with `inclusive`, the given ones), in one recursive query. */
-export async function descendantsOf(db: Kysely<DB>, projectId: number, roots: readonly number[], inclusive: boolean): Promise<number[]> {
+export async function descendantsOf(
+  db: Kysely<DB>,
+  projectId: number,
+  roots: readonly number[],
+  inclusive: boolean,
+): Promise<number[]> {
   if (roots.length === 0) return [];
   const rows = await sql<{ id: number }>`
     with recursive tree(id) as (

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { z, ZodObject } from 'zod';
-import type { AnyResource } from '@lintel/commands';
+import type { AnyResource, ParsedListExportQuery } from '@lintel/commands';
 import type { ParsedListQuery } from '@lintel/core';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
@@ -8,8 +8,11 @@ import { audit } from '../audit/audit';
 import { AppError } from '../errors';
 import { signedIn, type AllHandlers, type HandlerContext } from '../http/handler';
 import { Caller } from './caller';
-import { runList, type ListSource } from './list';
+import { planList, runList, type ListSource } from './list';
+import { exportReply } from './export';
 import { scopePredicate, scopesFor, type ScopeRules, type ScopeSql } from './scope';
+import { checkPlacement } from './table-store';
+import { declareEntityNames, tableNames } from './entity-names';
 
 export interface FamilyCtx {
   app: ServerContext;
@@ -33,13 +36,29 @@ export interface FamilyStore<R extends AnyResource, Rec = z.output<R['record']>>
   createdBy: RawBuilder<unknown> | null;
   /** checks and writes a new row; returns its id */
   create(trx: Transaction<DB>, args: z.output<R['createArgs']>, ctx: FamilyCtx): Promise<number>;
-  update(trx: Transaction<DB>, id: number, args: z.output<R['updateArgs']>, ctx: FamilyCtx, before: Rec): Promise<void>;
+  update(
+    trx: Transaction<DB>,
+    id: number,
+    args: z.output<R['updateArgs']>,
+    ctx: FamilyCtx,
+    before: Rec,
+  ): Promise<void>;
   /** after the create committed: e-mails and events, which must not hold the transaction */
   afterCreate?(ctx: FamilyCtx, id: number, args: z.output<R['createArgs']>): Promise<void>;
   /** after an update committed */
   afterUpdate?(ctx: FamilyCtx, id: number, before: Rec, after: Rec): Promise<void>;
+  /**
+   * Authority over the row as it is, beyond the scope (`assertMay`): e.g. a user's current role and groups.
+   * Update and delete call it before the change; a refusal is an AppError.
+   */
+  authority?(q: Kysely<DB>, id: number, ctx: FamilyCtx, action: 'edit' | 'delete'): Promise<void>;
   /** deletes the row, or says why it stays */
-  remove(trx: Transaction<DB>, id: number, ctx: FamilyCtx, options: Record<string, unknown>): Promise<Kept | null>;
+  remove(
+    trx: Transaction<DB>,
+    id: number,
+    ctx: FamilyCtx,
+    options: Record<string, unknown>,
+  ): Promise<Kept | null>;
 }
 
 export function callerOf(ctx: HandlerContext): Caller {
@@ -57,23 +76,55 @@ function readCtx(ctx: HandlerContext): FamilyCtx {
 }
 
 /** The rows of the family this caller may see (spec: view rule), or edit/delete within that. */
-export async function visibleSql<R extends AnyResource>(store: FamilyStore<R>, caller: Caller, action: 'view' | 'edit' | 'delete'): Promise<RawBuilder<boolean>> {
-  const view = await scopePredicate(caller, scopesFor(caller, store.scopes.view), store.scopeSql, store.createdBy, store.scopes.ownAlwaysVisible);
+export async function visibleSql<R extends AnyResource>(
+  store: FamilyStore<R>,
+  caller: Caller,
+  action: 'view' | 'edit' | 'delete',
+): Promise<RawBuilder<boolean>> {
+  const scopes = (a: 'view' | 'edit' | 'delete') =>
+    new Set([...scopesFor(caller, store.scopes[a]), ...(store.scopes.always?.[a] ?? [])]);
+  const view = await scopePredicate(
+    caller,
+    scopes('view'),
+    store.scopeSql,
+    store.createdBy,
+    store.scopes.ownAlwaysVisible,
+  );
   const base = sql<boolean>`t.project_id = ${caller.projectId} and ${view}`;
   if (action === 'view') return base;
-  const act = await scopePredicate(caller, scopesFor(caller, store.scopes[action]), store.scopeSql, null, false);
+  const act = await scopePredicate(caller, scopes(action), store.scopeSql, null, false);
   return sql<boolean>`${base} and ${act}`;
 }
 
-async function rowIs(q: Kysely<DB>, store: FamilyStore<AnyResource>, id: number, predicate: RawBuilder<boolean>): Promise<boolean> {
-  const r = await sql<{ id: number }>`select t.id from ${store.from} where t.id = ${id} and ${predicate} limit 1`.execute(q);
+async function rowIs(
+  q: Kysely<DB>,
+  store: FamilyStore<AnyResource>,
+  id: number,
+  predicate: RawBuilder<boolean>,
+): Promise<boolean> {
+  const r = await sql<{
+    id: number;
+  }>`select t.id from ${store.from} where t.id = ${id} and ${predicate} limit 1`.execute(q);
   return r.rows.length > 0;
 }
 
-/** 404 when the caller may not see the row (or it is in another project), 403 when he sees it but may not act. */
-export async function assertMay(q: Kysely<DB>, store: FamilyStore<AnyResource>, caller: Caller, id: number, action: 'edit' | 'delete'): Promise<void> {
-  if (!(await rowIs(q, store, id, await visibleSql(store, caller, 'view')))) throw new AppError('item_not_found');
-  if (!(await rowIs(q, store, id, await visibleSql(store, caller, action)))) throw new AppError('method_prohibited');
+/**
+ * 404 when the caller may not see the row (or it is in another project), 403 when he sees it but may not act
+ * on it: outside his scope for the action, or beyond his authority over it as it is now (`store.authority`).
+ */
+export async function assertMay(
+  q: Kysely<DB>,
+  store: FamilyStore<AnyResource>,
+  caller: Caller,
+  id: number,
+  action: 'edit' | 'delete',
+  ctx?: FamilyCtx,
+): Promise<void> {
+  if (!(await rowIs(q, store, id, await visibleSql(store, caller, 'view'))))
+    throw new AppError('item_not_found');
+  if (!(await rowIs(q, store, id, await visibleSql(store, caller, action))))
+    throw new AppError('method_prohibited');
+  if (store.authority && ctx) await store.authority(q, id, ctx, action);
 }
 
 export async function loadOne<Rec>(q: Kysely<DB>, store: ListSource<Rec>, id: number): Promise<Rec> {
@@ -82,22 +133,45 @@ export async function loadOne<Rec>(q: Kysely<DB>, store: ListSource<Rec>, id: nu
   return rec;
 }
 
-type FamilyIds<R extends AnyResource> = Extract<`${R['noun']}.${'list' | 'get' | 'create' | 'update' | 'delete' | 'delete_all'}`, keyof AllHandlers>;
+export type FamilyIds<R extends AnyResource> = Extract<
+  `${R['noun']}.${'list' | 'export' | 'get' | 'create' | 'update' | 'delete' | 'delete_all'}`,
+  keyof AllHandlers
+>;
 
-/** The six handlers of a generic family, keyed by command id. */
-export function familyHandlers<R extends AnyResource>(store: FamilyStore<R>): Pick<AllHandlers, FamilyIds<R>> {
+/** The seven handlers of a generic family, keyed by command id. */
+export function familyHandlers<R extends AnyResource>(
+  store: FamilyStore<R>,
+): Pick<AllHandlers, FamilyIds<R>> {
   const { noun } = store.resource;
   type H = (ctx: HandlerContext, args: never) => Promise<unknown>;
   const s = store as unknown as FamilyStore<AnyResource>;
+  // the audit log names this family's rows by their name column (engine/entity-names.ts)
+  const name = store.columns.name?.expr;
+  if (name) declareEntityNames(store.entity, tableNames(store.from, name));
   const handlers: Record<string, H> = {
     [`${noun}.list`]: (async (ctx: HandlerContext, args: ParsedListQuery) => {
       const c = readCtx(ctx);
-      return runList(ctx.app.db, store, args, await visibleSql(s, c.caller, 'view'));
+      return runList(ctx.app.db, store, args, await visibleSql(s, c.caller, 'view'), {
+        exactCountUpTo: ctx.app.config.listExactCount,
+      });
+    }) as H,
+
+    /** The list's rows, all of them, streamed: the same plan (scope, filters, search, sort) as the list. */
+    [`${noun}.export`]: (async (ctx: HandlerContext, args: ParsedListExportQuery) => {
+      const c = readCtx(ctx);
+      const plan = planList(store, args, await visibleSql(s, c.caller, 'view'));
+      return exportReply(
+        ctx.app,
+        { load: store.load, record: store.resource.record },
+        { from: plan.pageFrom, where: plan.where, keys: plan.keys, desc: plan.desc },
+        args.format,
+      );
     }) as H,
 
     [`${noun}.get`]: (async (ctx: HandlerContext, args: { id: number }) => {
       const c = readCtx(ctx);
-      if (!(await rowIs(ctx.app.db, s, args.id, await visibleSql(s, c.caller, 'view')))) throw new AppError('item_not_found');
+      if (!(await rowIs(ctx.app.db, s, args.id, await visibleSql(s, c.caller, 'view'))))
+        throw new AppError('item_not_found');
       return loadOne(ctx.app.db, store, args.id);
     }) as H,
 
@@ -106,7 +180,15 @@ export function familyHandlers<R extends AnyResource>(store: FamilyStore<R>): Pi
       const data = await ctx.app.db.transaction().execute(async (trx) => {
         const id = await s.create(trx, args as never, c);
         const rec = (await loadOne(trx, store, id)) as { id: number };
-        await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'create', entity: store.entity, entityId: id, ip: c.ip, data: { after: rec as object } });
+        await audit(trx, {
+          projectId: c.caller.projectId,
+          userId: c.caller.userId,
+          action: 'create',
+          entity: store.entity,
+          entityId: id,
+          ip: c.ip,
+          data: { after: rec as object },
+        });
         return rec;
       });
       await s.afterCreate?.(c, data.id, args as never);
@@ -117,12 +199,28 @@ export function familyHandlers<R extends AnyResource>(store: FamilyStore<R>): Pi
       const c = await familyCtx(ctx);
       const { id, ...changes } = args;
       const data = await ctx.app.db.transaction().execute(async (trx) => {
-        await assertMay(trx, s, c.caller, id, 'edit');
+        await assertMay(trx, s, c.caller, id, 'edit', c);
         const before = await loadOne(trx, store, id);
+        // authority over what the row becomes: a move to another group is a placement, as on create
+        const group = store.resource.scopes?.owner?.group;
+        if (
+          group &&
+          changes[group] !== undefined &&
+          changes[group] !== (before as Record<string, unknown>)[group]
+        )
+          await checkPlacement(store.resource, trx, changes, c.caller);
         // an empty PATCH changes nothing (and an empty SET is no SQL)
         if (Object.keys(changes).length) await s.update(trx, id, changes as never, c, before);
         const after = await loadOne(trx, store, id);
-        await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'update', entity: store.entity, entityId: id, ip: c.ip, data: { before: before as object, after: after as object } });
+        await audit(trx, {
+          projectId: c.caller.projectId,
+          userId: c.caller.userId,
+          action: 'update',
+          entity: store.entity,
+          entityId: id,
+          ip: c.ip,
+          data: { before: before as object, after: after as object },
+        });
         return { before, after };
       });
       await s.afterUpdate?.(c, id, data.before, data.after);
@@ -133,17 +231,33 @@ export function familyHandlers<R extends AnyResource>(store: FamilyStore<R>): Pi
       const c = await familyCtx(ctx);
       const { id, ...options } = args;
       await ctx.app.db.transaction().execute(async (trx) => {
-        await assertMay(trx, s, c.caller, id, 'delete');
+        await assertMay(trx, s, c.caller, id, 'delete', c);
         const before = await loadOne(trx, store, id);
         const kept = await s.remove(trx, id, c, options);
-        if (kept) throw new AppError('cant_perform_action', { reason: kept.reason, dependencies: kept.dependencies ?? {} }, 409);
-        await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'delete', entity: store.entity, entityId: id, ip: c.ip, data: { before: before as object } });
+        if (kept)
+          throw new AppError(
+            'cant_perform_action',
+            { reason: kept.reason, dependencies: kept.dependencies ?? {} },
+            409,
+          );
+        await audit(trx, {
+          projectId: c.caller.projectId,
+          userId: c.caller.userId,
+          action: 'delete',
+          entity: store.entity,
+          entityId: id,
+          ip: c.ip,
+          data: { before: before as object },
+        });
       });
       return { ok: true as const };
     }) as H,
 
     /** Each item on its own: the reply says exactly which went and why the others stayed. */
-    [`${noun}.delete_all`]: (async (ctx: HandlerContext, args: { items: number[] } & Record<string, unknown>) => {
+    [`${noun}.delete_all`]: (async (
+      ctx: HandlerContext,
+      args: { items: number[] } & Record<string, unknown>,
+    ) => {
       const c = await familyCtx(ctx);
       const { items, ...options } = args;
       const deleted: number[] = [];
@@ -151,17 +265,27 @@ export function familyHandlers<R extends AnyResource>(store: FamilyStore<R>): Pi
       for (const id of [...new Set(items)]) {
         try {
           await ctx.app.db.transaction().execute(async (trx) => {
-            await assertMay(trx, s, c.caller, id, 'delete');
+            await assertMay(trx, s, c.caller, id, 'delete', c);
             const before = await loadOne(trx, store, id);
             const kept = await s.remove(trx, id, c, options);
             if (kept) throw Object.assign(new AppError('cant_perform_action'), { kept });
-            await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'delete', entity: store.entity, entityId: id, ip: c.ip, data: { before: before as object } });
+            await audit(trx, {
+              projectId: c.caller.projectId,
+              userId: c.caller.userId,
+              action: 'delete',
+              entity: store.entity,
+              entityId: id,
+              ip: c.ip,
+              data: { before: before as object },
+            });
           });
           deleted.push(id);
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
           const kept = (err as AppError & { kept?: Kept }).kept;
-          not_deleted.push(kept ? { id, reason: kept.reason, dependencies: kept.dependencies } : { id, reason: err.key });
+          not_deleted.push(
+            kept ? { id, reason: kept.reason, dependencies: kept.dependencies } : { id, reason: err.key },
+          );
         }
       }
       return { deleted, not_deleted };

@@ -1,54 +1,129 @@
 import type { Kysely } from 'kysely';
+import {
+  mayActOnUser,
+  mayAssignGroups,
+  mayChangeUserRole,
+  mayEditAdministratorRole,
+  mayGrantPermissions,
+  mayGrantRole,
+  mayListRoles,
+  mayRemoveAdministrator,
+  type CallerFacts,
+  type RoleFacts,
+  type UserFacts,
+  type Verdict,
+} from '@lintel/core';
 import type { DB } from '../db/schema';
+import { BuiltInRoles } from '../bootstrap';
 import { AppError } from '../errors';
 import type { Caller } from './caller';
 
 /**
- * Guarding privilege escalation (spec part 2 §6): a caller may assign or edit only the roles his role lists
- * in `available_roles`, and may not hand out a permission he does not hold — unless his role has
- * "grant more than own".
+ * Guarding privilege escalation (spec part 2 §6). The rules are the pure predicates of
+ * `packages/core/src/grants.ts`; this file loads their facts from the database and turns a refusal into
+ * `method_prohibited` with the predicate's reason.
  */
-export async function assertMayGrantRole(q: Kysely<DB>, caller: Caller, roleId: number): Promise<void> {
-  const role = await q.selectFrom('roles').select(['id', 'permissions']).where('id', '=', roleId).where('project_id', '=', caller.projectId).executeTakeFirst();
+
+/** The caller's facts; the caller must have been prefetched (`Caller.prefetch`) or be outside a transaction. */
+export async function callerFacts(caller: Caller): Promise<CallerFacts> {
+  const [availableRoles, subtree] = await Promise.all([caller.availableRoles(), caller.subtree()]);
+  return { userId: caller.userId, permissions: caller.auth.permissions, availableRoles, subtree };
+}
+
+export function enforce(v: Verdict): void {
+  if (!v.ok) throw new AppError('method_prohibited', v.data);
+}
+
+async function roleFacts(q: Kysely<DB>, caller: Caller, roleId: number): Promise<RoleFacts> {
+  const role = await q
+    .selectFrom('roles')
+    .select(['id', 'permissions'])
+    .where('id', '=', roleId)
+    .where('project_id', '=', caller.projectId)
+    .executeTakeFirst();
   if (!role) throw new AppError('invalid_related_entity', { entity: 'roles', ids: [roleId] });
-  if (caller.has('roles.grant_more_than_own')) return;
-  if (!(await caller.availableRoles()).includes(roleId)) throw new AppError('method_prohibited', { reason: 'role_not_available', role: roleId });
-  const beyond = role.permissions.filter((p) => !caller.has(p));
-  if (beyond.length) throw new AppError('method_prohibited', { reason: 'grant_more_than_own', permissions: beyond });
+  return role;
 }
 
-export function assertMayGrantPermissions(caller: Caller, permissions: readonly string[]): void {
-  if (caller.has('roles.grant_more_than_own')) return;
-  const beyond = permissions.filter((p) => !caller.has(p));
-  if (beyond.length) throw new AppError('method_prohibited', { reason: 'grant_more_than_own', permissions: beyond });
+/** A user as he is now: his role and its permissions, his groups. */
+export async function userFacts(q: Kysely<DB>, userId: number): Promise<UserFacts> {
+  const [row, domains] = await Promise.all([
+    q
+      .selectFrom('users')
+      .innerJoin('roles', 'roles.id', 'users.role_id')
+      .select(['users.id', 'roles.id as role_id', 'roles.permissions'])
+      .where('users.id', '=', userId)
+      .executeTakeFirstOrThrow(),
+    q.selectFrom('user_domains').select('domain_id').where('user_id', '=', userId).execute(),
+  ]);
+  return {
+    id: row.id,
+    role: { id: row.role_id, permissions: row.permissions },
+    domains: domains.map((d) => d.domain_id),
+  };
 }
 
-export async function assertMayListRoles(q: Kysely<DB>, caller: Caller, roleIds: readonly number[]): Promise<void> {
+export async function assertMayGrantRole(q: Kysely<DB>, caller: Caller, roleId: number): Promise<void> {
+  enforce(mayGrantRole(await callerFacts(caller), await roleFacts(q, caller, roleId)));
+}
+
+/** A user's role changes: "edit users' roles", and the new role must be one the caller may give. */
+export async function assertMayChangeRole(q: Kysely<DB>, caller: Caller, roleId: number): Promise<void> {
+  const role = await roleFacts(q, caller, roleId);
+  enforce(mayChangeUserRole(await callerFacts(caller), role));
+}
+
+export async function assertMayGrantPermissions(
+  caller: Caller,
+  permissions: readonly string[],
+): Promise<void> {
+  enforce(mayGrantPermissions(await callerFacts(caller), permissions));
+}
+
+export async function assertMayListRoles(
+  q: Kysely<DB>,
+  caller: Caller,
+  roleIds: readonly number[],
+): Promise<void> {
   if (!roleIds.length) return;
-  const found = await q.selectFrom('roles').select('id').where('project_id', '=', caller.projectId).where('id', 'in', roleIds).execute();
+  const found = await q
+    .selectFrom('roles')
+    .select('id')
+    .where('project_id', '=', caller.projectId)
+    .where('id', 'in', roleIds)
+    .execute();
   const missing = roleIds.filter((id) => !found.some((f) => f.id === id));
   if (missing.length) throw new AppError('invalid_related_entity', { entity: 'roles', ids: missing });
-  if (caller.has('roles.grant_more_than_own')) return;
-  const available = new Set(await caller.availableRoles());
-  const beyond = roleIds.filter((id) => !available.has(id));
-  if (beyond.length) throw new AppError('method_prohibited', { reason: 'role_not_available', roles: beyond });
+  enforce(mayListRoles(await callerFacts(caller), roleIds));
 }
 
 /** Groups a caller may put users into: any with project-wide view, else his own subtree. */
-export async function assertAssignableGroups(q: Kysely<DB>, caller: Caller, ids: readonly number[]): Promise<void> {
+export async function assertAssignableGroups(
+  q: Kysely<DB>,
+  caller: Caller,
+  ids: readonly number[],
+): Promise<void> {
   if (!ids.length) return;
-  const found = await q.selectFrom('domains').select('id').where('project_id', '=', caller.projectId).where('id', 'in', ids).execute();
+  const found = await q
+    .selectFrom('domains')
+    .select('id')
+    .where('project_id', '=', caller.projectId)
+    .where('id', 'in', ids)
+    .execute();
   const missing = ids.filter((id) => !found.some((f) => f.id === id));
   if (missing.length) throw new AppError('invalid_related_entity', { entity: 'domains', ids: missing });
-  if (caller.has('domains.view_all') || caller.has('users.view_all')) return;
-  const mine = new Set(await caller.subtree());
-  const beyond = ids.filter((id) => !mine.has(id));
-  if (beyond.length) throw new AppError('method_prohibited', { reason: 'domain_out_of_scope', domains: beyond });
+  enforce(mayAssignGroups(await callerFacts(caller), ids));
+}
+
+/** Authority over the user as he is now (his role, his groups) before editing, moving or deleting him. */
+export async function assertAuthorityOverUser(q: Kysely<DB>, caller: Caller, userId: number): Promise<void> {
+  if (userId === caller.userId) return;
+  enforce(mayActOnUser(await callerFacts(caller), await userFacts(q, userId)));
 }
 
 /**
  * Taking over an account is acquiring its permissions: the password, login or e-mail of another user may be
- * set only when his role holds nothing beyond the caller's — unless the caller may grant more than own.
+ * set only with authority over him — and never when his login also belongs to other projects.
  */
 export async function assertMayTakeOver(q: Kysely<DB>, caller: Caller, userId: number): Promise<void> {
   if (userId === caller.userId) return;
@@ -63,8 +138,52 @@ export async function assertMayTakeOver(q: Kysely<DB>, caller: Caller, userId: n
     .limit(1)
     .executeTakeFirst();
   if (shared) throw new AppError('method_prohibited', { reason: 'account_shared' });
-  if (caller.has('roles.grant_more_than_own')) return;
-  const row = await q.selectFrom('users').innerJoin('roles', 'roles.id', 'users.role_id').select('roles.permissions').where('users.id', '=', userId).executeTakeFirst();
-  const beyond = (row?.permissions ?? []).filter((p) => !caller.has(p));
-  if (beyond.length) throw new AppError('method_prohibited', { reason: 'grant_more_than_own', permissions: beyond });
+  await assertAuthorityOverUser(q, caller, userId);
+}
+
+/** The project's built-in Administrator role. */
+export async function administratorRoleId(q: Kysely<DB>, projectId: number): Promise<number | undefined> {
+  const r = await q
+    .selectFrom('roles')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('is_system', '=', true)
+    .where('name', '=', BuiltInRoles.administrator.name)
+    .executeTakeFirst();
+  return r?.id;
+}
+
+/** The Administrator role keeps every permission it holds. */
+export async function assertAdministratorRoleKept(
+  q: Kysely<DB>,
+  projectId: number,
+  roleId: number,
+  held: readonly string[],
+  next: readonly string[],
+): Promise<void> {
+  if ((await administratorRoleId(q, projectId)) !== roleId) return;
+  enforce(mayEditAdministratorRole(held, next));
+}
+
+/**
+ * A user leaving the Administrator role (a role change or a delete) may not be its last holder. The role's
+ * row is locked so two such changes at once cannot both see another holder.
+ */
+export async function assertNotLastAdministrator(
+  q: Kysely<DB>,
+  projectId: number,
+  userId: number,
+): Promise<void> {
+  const adminRole = await administratorRoleId(q, projectId);
+  if (adminRole === undefined) return;
+  const held = await q.selectFrom('users').select('role_id').where('id', '=', userId).executeTakeFirst();
+  if (held?.role_id !== adminRole) return;
+  await q.selectFrom('roles').select('id').where('id', '=', adminRole).forUpdate().execute();
+  const n = await q
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('role_id', '=', adminRole)
+    .executeTakeFirstOrThrow();
+  const v = mayRemoveAdministrator(Number(n.n), 1);
+  if (!v.ok) throw new AppError('cant_perform_action', v.data, 409);
 }

@@ -19,6 +19,8 @@ export interface ScopeRules {
   delete: readonly ScopeRule[];
   /** users may always view what they created, except groups (spec part 2 §6) */
   ownAlwaysVisible: boolean;
+  /** scopes that hold whatever the caller's permissions: a user's own record is his to view and edit */
+  always?: Partial<Record<'view' | 'edit' | 'delete', readonly Scope[]>>;
 }
 
 export function scopesFor(caller: Caller, rules: readonly ScopeRule[]): Set<Scope> {

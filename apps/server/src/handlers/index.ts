@@ -1,4 +1,5 @@
 import type { AllHandlers } from '../http/handler';
+import { plainFamiliesHandlers } from '../engine/plain-families';
 import { auditEventHandlers } from './audit-event/audit-event.handler';
 import { domainTypeHandlers } from './domain-type/domain-type.handler';
 import { groupHandlers } from './group/group.handler';
@@ -11,9 +12,16 @@ import { sessionHandlers } from './session/session.handler';
 import { userHandlers } from './user/user.handler';
 import { userImportHandlers } from './user-import/user-import.handler';
 import { seedHandlers } from './seed/seed.handler';
+import { licenceHandlers } from './licence/licence.handler';
+import { deviceHandlers } from './device/device.handler';
+import { sipNumberHandlers } from './sip-number/sip-number.handler';
+import { reportsHandlers } from './reports/reports.handler';
+import { notificationHandlers } from './notification/notification.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
+  // the families declared with their table: stored as declared, no handler code (engine/plain-families.ts)
+  ...plainFamiliesHandlers(),
   ...sessionHandlers,
   ...profileHandlers,
   ...registrationHandlers,
@@ -26,4 +34,9 @@ export const handlers = {
   ...domainTypeHandlers,
   ...auditEventHandlers,
   ...seedHandlers,
+  ...licenceHandlers,
+  ...deviceHandlers,
+  ...sipNumberHandlers,
+  ...reportsHandlers,
+  ...notificationHandlers,
 } satisfies AllHandlers;

@@ -3,16 +3,23 @@ import type { Command } from '@lintel/commands';
 import type { FastifyReply } from 'fastify';
 import type { AuthInfo, CallerInfo, ServerContext } from '../context';
 import { AppError } from '../errors';
+import type { Principal } from '../pipeline/principal';
 
 export interface HandlerContext {
   app: ServerContext;
   caller: CallerInfo;
   /** set for commands with access `session` */
   auth: AuthInfo | null;
-  reply: FastifyReply;
+  /** the HTTP reply, when the caller came over HTTP */
+  reply?: FastifyReply;
+  /** who the command runs for (pipeline/principal.ts) */
+  principal: Principal;
 }
 
-export type Handler<C extends Command> = (ctx: HandlerContext, args: z.output<C['args']>) => Promise<z.input<C['result']>>;
+export type Handler<C extends Command> = (
+  ctx: HandlerContext,
+  args: z.output<C['args']>,
+) => Promise<z.input<C['result']>>;
 
 /** The signed-in caller; the router guarantees it for `session` commands. */
 export function signedIn(ctx: HandlerContext): AuthInfo {
@@ -20,9 +27,20 @@ export function signedIn(ctx: HandlerContext): AuthInfo {
   return ctx.auth;
 }
 
-import type { CommandById, CommandId } from '@lintel/commands';
+import type { CommandById, CommandId, StreamReply } from '@lintel/commands';
+import type { StreamedReply } from '../engine/export';
+
+/** The handler of a command whose reply is a stream (an export): it answers the stream to send. */
+export type StreamHandler<C extends Command> = (
+  ctx: HandlerContext,
+  args: z.output<C['args']>,
+) => Promise<StreamedReply>;
 
 /** Every command's handler; the server's map must satisfy this, so a command without one fails the build. */
-export type AllHandlers = { [K in CommandId]: Handler<CommandById<K>> };
+export type AllHandlers = {
+  [K in CommandId]: CommandById<K> extends { stream: StreamReply }
+    ? StreamHandler<CommandById<K>>
+    : Handler<CommandById<K>>;
+};
 /** What one domain slice contributes. */
 export type SomeHandlers = Partial<AllHandlers>;

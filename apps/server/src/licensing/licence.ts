@@ -1,12 +1,29 @@
-import type { Kysely } from 'kysely';
-import type { LicenseInfo } from '@lintel/core';
+import { sql, type Kysely } from 'kysely';
+import {
+  evaluateGate,
+  groupsAllow,
+  licenceFlagOn,
+  type GroupChains,
+  type GroupLicenceFacts,
+  type GateDecision,
+  type GateFacts,
+  type LicenceArea,
+  type LicenceFeatures,
+  type LicenceFlag,
+  type LicenseInfo,
+} from '@lintel/core';
 import type { DB } from '../db/schema';
 import { AppError } from '../errors';
 
 /** Every feature off: the licence info before any licence. */
 export function emptyLicenseInfo(): LicenseInfo {
   return {
-    sip: { is_enabled: false, license_count: null, is_sip_trunks_enabled: false, is_web_dialer_enabled: false },
+    sip: {
+      is_enabled: false,
+      license_count: null,
+      is_sip_trunks_enabled: false,
+      is_web_dialer_enabled: false,
+    },
     mobile_app: {
       is_enabled: false,
       license_count: null,
@@ -26,102 +43,173 @@ export function emptyLicenseInfo(): LicenseInfo {
   };
 }
 
-type Features = Partial<{ [K in keyof LicenseInfo]: Partial<LicenseInfo[K]> }>;
+export type Features = Partial<{ [K in keyof LicenseInfo]: Partial<LicenseInfo[K]> }>;
 
-interface GroupLicence {
-  feature: string;
-  is_active: boolean;
-  restrict_period?: { is_active: boolean; from: string | null; to: string | null };
-}
+/** A licence row is in force at `now`: active, started, not ended. */
+export const inForce = (
+  r: { is_active: boolean; valid_from: Date | null; valid_to: Date | null },
+  now: Date,
+): boolean =>
+  r.is_active &&
+  (!r.valid_from || r.valid_from.getTime() <= now.getTime()) &&
+  (!r.valid_to || r.valid_to.getTime() > now.getTime());
 
-/** The project's server licence in force now, or why there is none. */
-export async function serverLicence(db: Kysely<DB>, projectId: number): Promise<{ features: Features } | { error: 'feature_not_licensed' | 'license_expired' }> {
-  const rows = await db.selectFrom('licenses').selectAll().where('project_id', '=', projectId).where('is_active', '=', true).execute();
-  if (!rows.length) return { error: 'feature_not_licensed' };
-  const now = Date.now();
-  const current = rows.filter((r) => (!r.valid_from || r.valid_from.getTime() <= now) && (!r.valid_to || r.valid_to.getTime() > now));
-  if (!current.length) return { error: 'license_expired' };
-  // several licences add up: a feature is on when any licence has it on
-  const features: Record<string, Record<string, unknown>> = {};
-  for (const r of current)
-    for (const [k, v] of Object.entries(r.features as Record<string, Record<string, unknown>>)) features[k] = { ...features[k], ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== false && x !== null)) };
-  return { features: features as Features };
-}
-
-function flagOn(features: Features, flag: string): boolean {
-  const [area, key] = flag.split('.') as [keyof LicenseInfo, string | undefined];
-  const section = features[area] as Record<string, unknown> | undefined;
-  if (!section) return false;
-  if (key === undefined) return section.is_enabled === true;
-  // a flag inside a feature needs the feature on too (except face id, which has no is_enabled)
-  return section[key] === true && (!('is_enabled' in section) || key === 'is_enabled' || section.is_enabled === true || area === 'face_id');
+/**
+ * The licences in force at `now`, as they count: every active one within its period, except that the
+ * installation's own evaluation licence gives way as soon as a licence of the vendor (a file, the licence
+ * server, or one written by hand) is in force. The evaluation is a trial until a licence is bought: were it
+ * stacked with the bought one, its "every feature on" would hide what the bought one leaves out.
+ */
+export function licencesInForce<
+  R extends { kind: string; is_active: boolean; valid_from: Date | null; valid_to: Date | null },
+>(rows: readonly R[], now: Date): R[] {
+  const current = rows.filter((r) => inForce(r, now));
+  const bought = current.filter((r) => r.kind !== 'evaluation');
+  return bought.length ? bought : current;
 }
 
 /**
- * The group side: the nearest group up the tree that has licence settings switched on decides; a feature
- * it does not list, or lists inactive or outside its period, is off. With no such group the server
- * licence alone decides.
+ * The features of the licences in force, stacked: a flag is on when any licence has it on, and each
+ * count (`license_count`) is the sum of the licences' counts (null when none counts it).
  */
-export async function groupAllows(db: Kysely<DB>, domainIds: readonly number[], flag: string): Promise<boolean> {
-  if (!domainIds.length) return true;
-  const area = flag.split('.')[0]!;
-  const now = Date.now();
-  for (const start of domainIds) {
-    let id: number | null = start;
-    let decided: boolean | null = null;
-    for (let depth = 0; id !== null && depth < 64 && decided === null; depth++) {
-      const row: { parent_id: number | null; license_settings: unknown } | undefined = await db.selectFrom('domains').select(['parent_id', 'license_settings']).where('id', '=', id).executeTakeFirst();
-      if (!row) break;
-      const settings = row.license_settings as { is_enabled?: boolean; licenses?: GroupLicence[] };
-      if (settings.is_enabled) {
-        const entry = settings.licenses?.find((l) => l.feature === area);
-        const p = entry?.restrict_period;
-        const inPeriod = !p?.is_active || ((!p.from || Date.parse(p.from) <= now) && (!p.to || Date.parse(p.to) > now));
-        decided = !!entry?.is_active && inPeriod;
+export function stackFeatures(rows: readonly { features: unknown }[]): Features {
+  const features: Record<string, Record<string, unknown>> = {};
+  for (const r of rows)
+    for (const [area, section] of Object.entries(r.features as Record<string, Record<string, unknown>>)) {
+      const into = (features[area] ??= {});
+      for (const [k, v] of Object.entries(section ?? {})) {
+        if (k === 'license_count') {
+          if (typeof v === 'number') into[k] = (typeof into[k] === 'number' ? (into[k] as number) : 0) + v;
+        } else if (v !== false && v !== null && v !== undefined) into[k] = v;
       }
-      id = row.parent_id;
     }
-    if (decided === null || decided) return true;
-  }
-  return false;
+  return features as Features;
 }
 
-/** Throws the licence error when a flag is off on the server licence or for the caller's groups. */
-export async function assertLicensed(db: Kysely<DB>, projectId: number, domainIds: readonly number[], flags: readonly string[]): Promise<void> {
+/** The project's server licence in force at `now`, or why there is none. */
+export async function serverLicence(
+  db: Kysely<DB>,
+  projectId: number,
+  now: Date,
+): Promise<{ features: Features } | { error: 'feature_not_licensed' | 'license_expired' }> {
+  const rows = await db
+    .selectFrom('licenses')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('is_active', '=', true)
+    .execute();
+  if (!rows.length) return { error: 'feature_not_licensed' };
+  const current = licencesInForce(rows, now);
+  if (!current.length) return { error: 'license_expired' };
+  return { features: stackFeatures(current) };
+}
+
+/**
+ * The group side of the gate's facts: for each of these groups (the caller's, or the one a row lives in), the
+ * licence settings of the group and every group above it that has them switched on, nearest first, in one
+ * recursive query. The evaluator (core `groupsAllow`) reads them at `now`.
+ */
+export async function groupChains(
+  db: Kysely<DB>,
+  domainIds: readonly number[],
+  now: Date,
+): Promise<GroupChains> {
+  const ids = [...new Set(domainIds)];
+  if (!ids.length) return { chains: [], now: now.getTime() };
+  const rows = await sql<{ start: number; license_settings: { licenses?: GroupLicenceFacts['licenses'] } }>`
+    with recursive up(start, id, depth) as (
+      select id, id, 0 from domains where id in (${sql.join(ids)})
+      union all
+      select up.start, d.parent_id, up.depth + 1 from up join domains d on d.id = up.id
+        where d.parent_id is not null and up.depth < 64
+    )
+    select up.start, d.license_settings from up join domains d on d.id = up.id
+    where d.license_settings->>'is_enabled' = 'true'
+    order by up.start, up.depth`.execute(db);
+  const chains = new Map<number, GroupLicenceFacts[]>(ids.map((id) => [id, []]));
+  for (const r of rows.rows)
+    chains.get(r.start)?.push({
+      licenses: Array.isArray(r.license_settings.licenses) ? r.license_settings.licenses : [],
+    });
+  return { chains: [...chains.values()], now: now.getTime() };
+}
+
+/**
+ * Throws the licence error when a flag is off on the server licence or for these groups: the caller's, or
+ * the one group a row lives in ("may F be used in group G now", the chain from G up).
+ */
+export async function assertLicensed(
+  db: Kysely<DB>,
+  projectId: number,
+  domainIds: readonly number[],
+  flags: readonly LicenceFlag[],
+  now: Date,
+): Promise<void> {
   if (!flags.length) return;
-  const server = await serverLicence(db, projectId);
-  if ('error' in server) throw new AppError(server.error, { feature: flags[0] });
-  for (const flag of flags) {
-    if (!flagOn(server.features, flag)) throw new AppError('feature_not_licensed', { feature: flag, by: 'server' });
-    if (!(await groupAllows(db, domainIds, flag))) throw new AppError('feature_not_licensed', { feature: flag, by: 'group' });
-  }
+  const facts = await licenceFacts(db, projectId, domainIds, flags, now);
+  throwGateDecision(evaluateGate({ licence: flags }, { permissions: [], ...facts }));
 }
 
-/** The profile's licence info: each flag on where both the server licence and the groups allow it. */
-export async function licenceInfo(db: Kysely<DB>, projectId: number, domainIds: readonly number[]): Promise<LicenseInfo> {
+/**
+ * The licence side of the gate facts, loaded for the flags asked: the server licence in force (or why there
+ * is none) and the groups' decision for each feature area the flags belong to.
+ */
+export async function licenceFacts(
+  db: Kysely<DB>,
+  projectId: number,
+  domainIds: readonly number[],
+  flags: readonly LicenceFlag[],
+  now: Date,
+): Promise<Pick<GateFacts, 'licence' | 'groups'>> {
+  const server = await serverLicence(db, projectId, now);
+  return {
+    licence: 'error' in server ? server : server.features,
+    ...(flags.length ? { groups: await groupChains(db, domainIds, now) } : {}),
+  };
+}
+
+/** A denied gate as the catalogue's error (permission denials are audited by `checkGates` first). */
+export function throwGateDecision(d: GateDecision): void {
+  if (d.can) return;
+  if (d.reason === 'permission') throw new AppError('method_prohibited');
+  if (d.reason === 'licence_expired') throw new AppError('license_expired', { feature: d.flag });
+  throw new AppError('feature_not_licensed', {
+    feature: d.flag,
+    by: d.reason === 'group_licence' ? 'group' : 'server',
+  });
+}
+
+/**
+ * The profile's licence info from the facts (pure): each flag on where the server licence has it on (with
+ * its feature's switch, `licenceFlagOn`) and the groups' chains allow it (core `groupsAllow`, the evaluator's
+ * own reading of the groups).
+ */
+export function licenceInfoFrom(
+  server: { features: Features } | { error: string },
+  groups: GroupChains | undefined,
+): LicenseInfo {
   const info = emptyLicenseInfo();
-  const server = await serverLicence(db, projectId);
   if ('error' in server) return info;
-  for (const [area, section] of Object.entries(info) as [keyof LicenseInfo, Record<string, unknown>][]) {
-    const areaOn = await groupAllows(db, domainIds, area);
+  for (const [area, section] of Object.entries(info) as [LicenceArea, Record<string, unknown>][]) {
     const given = (server.features[area] ?? {}) as Record<string, unknown>;
     for (const key of Object.keys(section)) {
+      const flag = `${area}.${key}`;
       if (key === 'license_count') section[key] = typeof given[key] === 'number' ? given[key] : null;
-      else section[key] = areaOn && flagOn(server.features, `${area}.${key}`);
+      else
+        section[key] = licenceFlagOn(server.features as LicenceFeatures, flag) && groupsAllow(groups, flag);
     }
   }
   return info;
 }
 
-/** The licence warning of server-settings (spec: normal, no_license, will_expire, already_expired, with days). */
-export async function licenceWarning(db: Kysely<DB>, projectId: number, warnDays = 30): Promise<{ status: 'normal' | 'no_license' | 'will_expire' | 'already_expired'; days: number | null }> {
-  const rows = await db.selectFrom('licenses').select(['valid_from', 'valid_to']).where('project_id', '=', projectId).where('is_active', '=', true).execute();
-  if (!rows.length) return { status: 'no_license', days: null };
-  const now = Date.now();
-  const current = rows.filter((r) => (!r.valid_from || r.valid_from.getTime() <= now) && (!r.valid_to || r.valid_to.getTime() > now));
-  if (!current.length) return { status: 'already_expired', days: 0 };
-  if (current.some((r) => !r.valid_to)) return { status: 'normal', days: null };
-  const end = Math.max(...current.map((r) => r.valid_to!.getTime()));
-  const days = Math.floor((end - now) / 86_400_000);
-  return days <= warnDays ? { status: 'will_expire', days } : { status: 'normal', days };
+/** The profile's licence info: each flag on where both the server licence and the groups allow it. */
+export async function licenceInfo(
+  db: Kysely<DB>,
+  projectId: number,
+  domainIds: readonly number[],
+  now: Date,
+): Promise<LicenseInfo> {
+  const server = await serverLicence(db, projectId, now);
+  if ('error' in server) return emptyLicenseInfo();
+  return licenceInfoFrom(server, await groupChains(db, domainIds, now));
 }

@@ -2,6 +2,8 @@ import nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
+import type { Clock } from '../clock';
+import type { JobQueue } from '../jobs/queue';
 
 export interface MailSettings {
   host: string;
@@ -20,8 +22,11 @@ export interface MailMessage {
 }
 
 export interface Mailer {
-  send(message: MailMessage): Promise<{ id: number; status: 'sent' | 'kept' | 'failed' }>;
+  /** writes the message to the outbox and queues its sending (`queued`), or keeps it when no SMTP is set */
+  send(message: MailMessage): Promise<{ id: number; status: 'queued' | 'kept' }>;
 }
+
+export const MAIL_JOB = 'mail.send';
 
 /** Reads the SMTP URL form `smtp://user:pass@host:port` (smtps:// for TLS). */
 export function parseSmtpUrl(url: string): MailSettings {
@@ -37,44 +42,42 @@ export function parseSmtpUrl(url: string): MailSettings {
 
 /**
  * Every message is written to the outbox first. With SMTP settings (the project's mail settings, else
- * LINTEL_SMTP_URL) it is sent and marked sent or failed. With none, it stays `kept` and its text goes to
- * the server log, so a first user can still confirm an account on a machine with no mail server.
+ * LINTEL_SMTP_URL) a `mail.send` job sends it, outside the request, retried with back-off while the mail
+ * server fails; it is marked sent, or failed once the attempts are used up. With none, it stays `kept`
+ * and its text goes to the server log, so a first user can still confirm an account on a machine with no
+ * mail server.
  */
 export function createMailer(opts: {
   db: Kysely<DB>;
   log: FastifyBaseLogger;
   smtpUrl?: string;
   from: string;
+  jobs: JobQueue;
+  clock: Clock;
 }): Mailer {
   const { db, log } = opts;
   async function settingsFor(projectId: number | null): Promise<MailSettings | null> {
     if (projectId !== null) {
-      const project = await db.selectFrom('projects').select('settings').where('id', '=', projectId).executeTakeFirst();
+      const project = await db
+        .selectFrom('projects')
+        .select('settings')
+        .where('id', '=', projectId)
+        .executeTakeFirst();
       const ms = (project?.settings as { mail_settings?: MailSettings } | undefined)?.mail_settings;
       if (ms?.host) return ms;
     }
     return opts.smtpUrl ? parseSmtpUrl(opts.smtpUrl) : null;
   }
-  return {
-    async send(message) {
-      const row = await db
-        .insertInto('outbox')
-        .values({
-          project_id: message.projectId,
-          to_address: message.to,
-          subject: message.subject,
-          body: message.text,
-          status: 'kept',
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      const settings = await settingsFor(message.projectId);
+  opts.jobs.define(MAIL_JOB, {
+    maxAttempts: 8,
+    async run(job) {
+      const id = Number(job.payload.outboxId);
+      const message = await db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst();
+      if (!message || message.status === 'sent') return;
+      const settings = await settingsFor(message.project_id);
       if (!settings) {
-        log.info(
-          { outbox: row.id, to: message.to },
-          `no mail server configured; mail kept in the outbox:\n--- ${message.subject} ---\n${message.text}\n---`,
-        );
-        return { id: row.id, status: 'kept' };
+        await db.updateTable('outbox').set({ status: 'kept' }).where('id', '=', id).execute();
+        return;
       }
       try {
         const transport = nodemailer.createTransport({
@@ -87,15 +90,56 @@ export function createMailer(opts: {
           socketTimeout: 20_000,
           tls: { rejectUnauthorized: false },
         });
-        await transport.sendMail({ from: settings.from || opts.from, to: message.to, subject: message.subject, text: message.text });
-        await db.updateTable('outbox').set({ status: 'sent', sent_at: new Date() }).where('id', '=', row.id).execute();
-        return { id: row.id, status: 'sent' };
+        await transport.sendMail({
+          from: settings.from || opts.from,
+          to: message.to_address,
+          subject: message.subject,
+          text: message.body,
+        });
+        await db
+          .updateTable('outbox')
+          .set({ status: 'sent', sent_at: opts.clock.now(), error: null })
+          .where('id', '=', id)
+          .execute();
       } catch (err) {
         const error = String((err as Error)?.message ?? err).slice(0, 500);
-        await db.updateTable('outbox').set({ status: 'failed', error }).where('id', '=', row.id).execute();
-        log.error({ outbox: row.id, to: message.to, err: error }, 'mail could not be sent');
-        return { id: row.id, status: 'failed' };
+        const last = job.attempts >= job.max_attempts;
+        await db
+          .updateTable('outbox')
+          .set({ status: last ? 'failed' : 'queued', error })
+          .where('id', '=', id)
+          .execute();
+        log.error(
+          { outbox: id, to: message.to_address, attempt: job.attempts, err: error },
+          last ? 'mail could not be sent' : 'mail not sent yet; retrying',
+        );
+        throw err;
       }
+    },
+  });
+  return {
+    async send(message) {
+      const settings = await settingsFor(message.projectId);
+      const row = await db
+        .insertInto('outbox')
+        .values({
+          project_id: message.projectId,
+          to_address: message.to,
+          subject: message.subject,
+          body: message.text,
+          status: settings ? 'queued' : 'kept',
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      if (!settings) {
+        log.info(
+          { outbox: row.id, to: message.to },
+          `no mail server configured; mail kept in the outbox:\n--- ${message.subject} ---\n${message.text}\n---`,
+        );
+        return { id: row.id, status: 'kept' };
+      }
+      await opts.jobs.enqueue(db, MAIL_JOB, { outboxId: row.id }, { idempotencyKey: `mail:${row.id}` });
+      return { id: row.id, status: 'queued' };
     },
   };
 }

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Jimp } from 'jimp';
 import type { Config } from '../config';
 import { AppError } from '../errors';
+import { cropToJpeg } from './image-worker';
 
 /** Largest side of a stored avatar. */
 const AVATAR_SIZE = 256;
@@ -12,18 +12,22 @@ const AVATAR_SIZE = 256;
  * Crops the square {x, y, size} out of an uploaded image, scales it to 256 px and stores it as JPEG under
  * `storage/avatars/`. Returns the URL path the server serves it at.
  */
-export async function storeAvatar(config: Pick<Config, 'storageDir'>, image: Blob, crop: { x: number; y: number; size: number }): Promise<string> {
-  let img: Awaited<ReturnType<typeof Jimp.read>>;
-  try {
-    img = await Jimp.read(Buffer.from(await image.arrayBuffer()));
-  } catch {
-    throw new AppError('invalid_file', { field: 'image' });
-  }
-  if (crop.x + crop.size > img.width || crop.y + crop.size > img.height)
-    throw new AppError('wrong_parameters', { field: 'size', width: img.width, height: img.height });
-  img.crop({ x: crop.x, y: crop.y, w: crop.size, h: crop.size });
-  if (crop.size > AVATAR_SIZE) img.resize({ w: AVATAR_SIZE, h: AVATAR_SIZE });
-  const jpeg = await img.getBuffer('image/jpeg', { quality: 88 });
+export async function storeAvatar(
+  config: Pick<Config, 'storageDir'>,
+  image: Blob,
+  crop: { x: number; y: number; size: number },
+): Promise<string> {
+  // the upload path already refused what is no image or too many pixels; the decode runs off the event loop
+  const result = await cropToJpeg({
+    data: new Uint8Array(await image.arrayBuffer()),
+    crop,
+    side: AVATAR_SIZE,
+    quality: 88,
+  });
+  if (!result.ok && result.error === 'decode') throw new AppError('invalid_file', { field: 'image' });
+  if (!result.ok)
+    throw new AppError('wrong_parameters', { field: 'size', width: result.width, height: result.height });
+  const jpeg = result.jpeg;
   const name = `${randomBytes(12).toString('hex')}.jpg`;
   const dir = path.join(config.storageDir, 'avatars');
   await fs.mkdir(dir, { recursive: true });

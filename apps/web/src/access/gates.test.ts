@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Gates } from '@lintel/commands';
 import type { LicenseInfo } from '@lintel/core';
 import { evaluateGates, licenceFlagOn } from './gates';
 
@@ -30,7 +31,7 @@ describe('the gate evaluator', () => {
   });
 
   it('needs any one of the permissions and says which when none is held', () => {
-    const gates = { anyPermission: ['users.view', 'users.view_all'] };
+    const gates: Gates = { anyPermission: ['users.view', 'users.view_all'] };
     expect(evaluateGates(gates, { permissions: ['users.view_all'], license: off }).can).toBe(true);
     expect(evaluateGates(gates, { permissions: ['roles.view'], license: off })).toEqual({
       can: false,
@@ -39,8 +40,8 @@ describe('the gate evaluator', () => {
   });
 
   it('needs every licence flag, and the feature switch under a sub-flag', () => {
-    const holder = { permissions: ['x'], license: sipOn };
-    expect(evaluateGates({ anyPermission: ['x'], licence: ['sip'] }, holder).can).toBe(true);
+    const holder = { permissions: ['audit.view'], license: sipOn };
+    expect(evaluateGates({ anyPermission: ['audit.view'], licence: ['sip'] }, holder).can).toBe(true);
     expect(evaluateGates({ licence: ['sip', 'elevator'] }, holder)).toEqual({
       can: false,
       reason: { kind: 'licence', flag: 'elevator' },

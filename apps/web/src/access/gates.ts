@@ -1,5 +1,5 @@
 import type { Gates } from '@lintel/commands';
-import type { LicenseInfo } from '@lintel/core';
+import { evaluateGate, licenceFlagOn as coreLicenceFlagOn, type LicenseInfo } from '@lintel/core';
 
 /** Why an action is locked: a permission the role lacks, or a licence flag that is off. */
 export type LockReason =
@@ -20,30 +20,19 @@ export interface Holder {
 
 const ALLOWED: Verdict = { can: true, reason: null };
 
-/**
- * One licence flag: `sip` (the feature's `is_enabled`), or `sip.is_web_dialer_enabled` (that flag, and the
- * feature on too where the feature has an on/off switch).
- */
-export function licenceFlagOn(license: LicenseInfo, flag: string): boolean {
-  const [area, key] = flag.split('.') as [string, string | undefined];
-  const section = (license as unknown as Record<string, Record<string, unknown> | undefined>)[area];
-  if (!section) return false;
-  const featureOn = !('is_enabled' in section) || section.is_enabled === true;
-  if (key === undefined) return featureOn;
-  return section[key] === true && featureOn;
-}
+/** One licence flag of the profile's licence info (core's `licenceFlagOn`, the server's own reading). */
+export const licenceFlagOn = (license: LicenseInfo, flag: string): boolean =>
+  coreLicenceFlagOn(license, flag);
 
 /**
- * The gate evaluator of the console: the menu, the palette, routes and buttons all ask it. A command or page
- * passes when the role holds any one of its permissions (none listed: every signed-in user) and every licence
- * flag it names is on. The server checks the same gates on every call, whatever the console showed.
+ * The gates as the console shows them: the menu, the palette, routes and buttons all ask. The decision is
+ * core's `evaluateGate`, the function the server and the CLI call, over the facts of the profile (its role's
+ * permissions and its licence info, which already is the server licence narrowed by the groups).
  */
 export function evaluateGates(gates: Gates | undefined, holder: Holder | null): Verdict {
   if (!holder) return { can: false, reason: { kind: 'signed_out' } };
-  const any = gates?.anyPermission ?? [];
-  if (any.length && !any.some((p) => holder.permissions.includes(p)))
-    return { can: false, reason: { kind: 'permission', anyOf: any } };
-  for (const flag of gates?.licence ?? [])
-    if (!licenceFlagOn(holder.license, flag)) return { can: false, reason: { kind: 'licence', flag } };
-  return ALLOWED;
+  const d = evaluateGate(gates, { permissions: holder.permissions, licence: holder.license });
+  if (d.can) return ALLOWED;
+  if (d.reason === 'permission') return { can: false, reason: { kind: 'permission', anyOf: d.anyOf } };
+  return { can: false, reason: { kind: 'licence', flag: d.flag } };
 }

@@ -43,6 +43,16 @@ function AlertItem({ alert }: { alert: Alert }) {
       <Icon name={icon[alert.kind]} className="mt-0.5 size-4 shrink-0" />
       <span className="sr-only">{t(`alerts.kind.${alert.kind}`)}: </span>
       <p className="min-w-0 flex-1 break-words">{alert.message}</p>
+      {alert.action && (
+        <button
+          type="button"
+          onClick={alert.action.run}
+          data-testid={alert.action.testId}
+          className="-my-0.5 rounded border border-current px-2 py-0.5 text-xs font-semibold focus-visible:outline-2 focus-visible:outline-current"
+        >
+          {alert.action.label}
+        </button>
+      )}
       <button
         type="button"
         onClick={() => dismissAlert(alert.id)}

@@ -10,18 +10,24 @@ export interface Alert {
   message: string;
   /** stays until dismissed (e.g. the licence warning); others leave after ALERT_TIMEOUT_MS */
   persistent: boolean;
+  /** a button beside the message (the Undo of a delete that waits) */
+  action?: { label: string; run: () => void; testId?: string };
 }
 
 export const alertsAtom = atom<Alert[]>([]);
 
 let nextId = 1;
 
-export function pushAlert(kind: AlertKind, message: string, options: { persistent?: boolean } = {}): number {
+export function pushAlert(
+  kind: AlertKind,
+  message: string,
+  options: { persistent?: boolean; action?: Alert['action'] } = {},
+): number {
   const id = nextId++;
   appStore.set(alertsAtom, (list) => [
     // the same message twice in a row is shown once
     ...list.filter((a) => !(a.kind === kind && a.message === message)),
-    { id, kind, message, persistent: options.persistent ?? false },
+    { id, kind, message, persistent: options.persistent ?? false, action: options.action },
   ]);
   return id;
 }

@@ -88,4 +88,35 @@ describe('error messages (spec part 2 §8)', () => {
       await i18next.changeLanguage('en');
     }
   });
+
+  it('names the fields a form message is about, and the field a duplicate is in (issue 13 item 10)', async () => {
+    await i18next.changeLanguage('en');
+    const checked = validateArgs('user.create', {
+      login: '',
+      name: 'x'.repeat(300),
+      role: 1,
+      domains: [1],
+    } as never);
+    expect(checked?.message).toMatch(/^Check fields data: .*Login.*Name|^Check fields data: .*Name.*Login/);
+    // an empty login is missing, not too short
+    expect(checked?.fields.login).toBe('Field required');
+    const duplicate = describeError(
+      new ApiError(409, 'value_not_unique', 'value_not_unique', { field: 'name' }),
+      'marker.create',
+    );
+    expect(duplicate.message).toBe('Value is not unique: Name');
+    expect(duplicate.fields).toEqual({ name: 'Value is not unique' });
+  });
+
+  it('writes a least and most length in Russian that reads for any number', async () => {
+    await i18next.changeLanguage('ru');
+    try {
+      for (const n of [1, 3, 5, 21, 255]) {
+        expect(ruleMessage({ rule: 'min_length', params: { length: n } })).toBe(`Не меньше символов: ${n}`);
+        expect(ruleMessage({ rule: 'max_length', params: { length: n } })).toBe(`Не больше символов: ${n}`);
+      }
+    } finally {
+      await i18next.changeLanguage('en');
+    }
+  });
 });

@@ -39,11 +39,57 @@ function isFieldErrorList(v: unknown): v is FieldError[] {
   );
 }
 
+/** Catalogue messages that name no field: a form adds the fields they mark. */
+const UNNAMED = new Set(['check_fields_data', 'value_not_unique', 'wrong_parameters']);
+
+/** A field's label in a command's form (`commands:fields.<noun>.<field>`), else its name. */
+function labelOf(commandId: string, field: string): string {
+  const noun = commandId.slice(0, commandId.indexOf('.'));
+  const last =
+    field
+      .split('.')
+      .filter((p) => !/^\d+$/.test(p))
+      .pop() ?? field;
+  const key = `commands:fields.${noun}.${last}`;
+  return has(key) ? tr(key) : last;
+}
+
+/**
+ * A form's message with the fields it is about (issue 13 item 10): "Check fields data: Login, Name",
+ * "Value is not unique: Name «North»". Unchanged without a command or without fields.
+ */
+export function namingFields(
+  failure: Failure,
+  commandId?: string,
+  data: Record<string, unknown> = {},
+): Failure {
+  const names = Object.keys(failure.fields);
+  if (!commandId || !names.length) return failure;
+  const fields = names
+    .map((f) => {
+      const label = labelOf(commandId, f);
+      const value = f === data.field && typeof data.value === 'string' ? data.value : undefined;
+      return value === undefined ? label : `${label} «${value}»`;
+    })
+    .join(', ');
+  return { ...failure, message: tr('errors:with_fields', { message: failure.message, fields }) };
+}
+
 /**
  * The lookup of spec part 2 §8: the reply's message, lowercased and without quotes, under `errors:http.`,
- * with the reply's data as parameters; then its error code; otherwise `errors:default`.
+ * with the reply's data as parameters; then its error code; otherwise `errors:default`. With the command,
+ * the message names the fields it marks.
  */
-export function describeError(err: unknown): Failure {
+export function describeError(err: unknown, commandId?: string): Failure {
+  const failure = describe(err);
+  // only the messages that do not say what they are about ("This login is already used" does)
+  const generic =
+    err instanceof ApiError &&
+    [errorLookupKey(err.message), errorLookupKey(err.code)].some((k) => k && UNNAMED.has(k));
+  return generic ? namingFields(failure, commandId, (err as ApiError).data ?? {}) : failure;
+}
+
+function describe(err: unknown): Failure {
   if (err instanceof ApiError) {
     const data = err.data ?? {};
     const fields = isFieldErrorList(data.fields) ? fieldMap(data.fields) : {};
@@ -69,7 +115,10 @@ export function describeError(err: unknown): Failure {
 export function validateArgs<Id extends CommandId>(id: Id, args: ArgsOf<Id>): Failure | null {
   const result = getCommand(id).args.safeParse(args);
   if (result.success) return null;
-  return { message: tr('errors:http.check_fields_data'), fields: fieldMap(fieldErrors(result.error, args)) };
+  return namingFields(
+    { message: tr('errors:http.check_fields_data'), fields: fieldMap(fieldErrors(result.error, args)) },
+    id,
+  );
 }
 
 /** A form failure from local checks only (e.g. two passwords that differ). */

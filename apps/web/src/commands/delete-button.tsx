@@ -3,7 +3,10 @@ import { Button } from '../ui/button';
 import { Icon } from '../ui/icon';
 import { deleteRows } from './delete-rows';
 
-/** The edit screen's "Delete": asks, deletes the one record through the family's delete_all, then goes back. */
+/**
+ * The edit screen's "Delete": asks, goes back, and deletes the one record through the family's delete_all
+ * once the Undo time is over.
+ */
 export function DeleteRecordButton({
   family,
   id,
@@ -24,7 +27,7 @@ export function DeleteRecordButton({
       className="text-red-700"
       icon={<Icon name="trash" />}
       data-testid={testId}
-      onClick={() => void deleteRows(family, [id], extra).then((done) => done && onDeleted())}
+      onClick={() => void deleteRows(family, [id], extra, onDeleted)}
     >
       {t('delete.one')}
     </Button>

@@ -1,8 +1,13 @@
-import type { CommandId } from '@lintel/commands';
+import { familyCommandId } from '@lintel/commands';
 import { pushAlert } from '../alerts/alerts';
+import { inChunks } from '../resources/bulk-ids';
 import { i18next } from '../i18n';
+import { knownName, rememberName } from '../pickers/names';
+import { runCommand } from '../api/client';
+import type { Family } from '../forms/schema';
 import { confirmAction } from './dialogs';
 import { execute } from './execute';
+import { offerUndo } from './undo';
 
 const tr = (key: string, params?: Record<string, unknown>): string =>
   (i18next.t as unknown as (k: string, o?: Record<string, unknown>) => string)(key, params);
@@ -12,28 +17,69 @@ interface DeleteAllReply {
   not_deleted: { id: number; reason: string; dependencies?: Record<string, number> }[];
 }
 
+/** Asks for the names of the first few rows not seen yet, so the question can name them (`#id` if that fails). */
+async function learnNames(family: string, ids: number[]): Promise<void> {
+  await Promise.all(
+    ids
+      .slice(0, 5)
+      .filter((id) => !knownName(family as Family, id))
+      .map((id) =>
+        runCommand(familyCommandId(family, 'get'), { id })
+          .then((r) => {
+            const name = (r as { name?: unknown }).name;
+            if (typeof name === 'string') rememberName(family as Family, id, name);
+          })
+          .catch(() => undefined),
+      ),
+  );
+}
+
+/** What a delete names: the rows' names as seen in lists and pickers (`#id` for one not seen), a few at most. */
+export function namesOf(family: string, ids: number[]): string {
+  const shown = ids.slice(0, 5).map((id) => {
+    const name = knownName(family as Family, id);
+    return name ? `«${name}»` : `#${id}`;
+  });
+  return ids.length > shown.length ? `${shown.join(', ')} …` : shown.join(', ');
+}
+
 /**
- * Deletes rows with the family's `delete_all` after asking, and says what happened: how many went, and for
- * the rest why not (the catalogue reason and what depends on them). True when anything was deleted.
+ * Deletes rows with the family's `delete_all` after asking (the question names them; Cancel has the focus,
+ * so a reflex Enter keeps them), waits UNDO_MS with Undo in an alert, then sends and says what happened: how
+ * many went, and for the rest why not (the catalogue reason and what depends on them). `onConfirmed` runs as
+ * soon as the person said yes (an edit page goes back to its list). True when anything was deleted.
  */
 export async function deleteRows(
   family: string,
   ids: number[],
   extra: Record<string, unknown> = {},
+  onConfirmed?: () => void,
 ): Promise<boolean> {
   if (!ids.length) return false;
+  await learnNames(family, ids);
+  const names = namesOf(family, ids);
   const ok = await confirmAction({
     title: tr(`commands:${family}.delete_all.label`),
-    message: tr('delete.confirm', { count: ids.length }),
+    message: tr('delete.confirm', { count: ids.length, names }),
     approveLabel: tr('delete.approve'),
     danger: true,
   });
   if (!ok) return false;
-  const reply = (await execute(
-    `${family}.delete_all` as CommandId as 'user.delete_all',
-    { items: ids, ...extra },
-    'ui',
-  )) as DeleteAllReply;
+  onConfirmed?.();
+  if (await offerUndo(tr('delete.pending', { count: ids.length, names }))) {
+    pushAlert('info', tr('delete.undone', { names }));
+    return false;
+  }
+  // many ids (all rows matching a filter) go in chunks, one after another (resources/bulk-ids.ts)
+  const replies = await inChunks(
+    ids,
+    async (items) =>
+      (await execute(familyCommandId(family, 'delete_all'), { items, ...extra }, 'ui')) as DeleteAllReply,
+  );
+  const reply = {
+    deleted: replies.flatMap((r) => r.deleted),
+    not_deleted: replies.flatMap((r) => r.not_deleted),
+  };
   if (reply.deleted.length) pushAlert('success', tr('delete.deleted', { count: reply.deleted.length }));
   if (reply.not_deleted.length) {
     const reasons = [

@@ -20,10 +20,13 @@ function ConfirmDialog({ d }: { d: Extract<HostDialog, { kind: 'confirm' }> }) {
       onClose={() => answer(false)}
       width="small"
       testId="confirm-dialog"
-      initialFocus="[data-confirm-approve]"
+      // a delete waits for a deliberate choice: Enter on the focused button keeps the rows
+      initialFocus={d.danger ? '[data-confirm-cancel]' : '[data-confirm-approve]'}
       footer={
         <>
-          <Button onClick={() => answer(false)}>{t('forms.cancel')}</Button>
+          <Button onClick={() => answer(false)} data-confirm-cancel data-testid="confirm-cancel">
+            {t('forms.cancel')}
+          </Button>
           <Button
             variant={d.danger ? 'danger' : 'primary'}
             onClick={() => answer(true)}

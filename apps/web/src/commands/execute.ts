@@ -2,6 +2,7 @@ import { atom } from 'jotai';
 import { getCommand, type CommandId } from '@lintel/commands';
 import { runCommand, type ArgsOf, type ResultOf } from '../api/client';
 import { appStore } from '../store';
+import { refreshProfile } from '../session/session';
 import { rememberRecent } from './recent';
 
 /** Where a run came from (excalidraw's `executeAction(action, source)`). */
@@ -11,9 +12,15 @@ export type Source = 'ui' | 'palette' | 'keyboard';
 export const dataVersionAtom = atom(0);
 
 /**
+ * Writes that change the licence in force: the profile's licence info, and so the menu, the palette and the
+ * pages' gates, changes with them.
+ */
+const changesLicence = (id: string) => id.startsWith('licence.');
+
+/**
  * The one way the console runs a command, whatever the surface: a screen's button, a form, the palette or a
  * key. Runs it through the registry, remembers it among the recent commands, and tells open lists that data
- * changed when it was a write.
+ * changed when it was a write (a licence write reads the profile again first).
  */
 export async function execute<Id extends CommandId>(
   id: Id,
@@ -22,6 +29,8 @@ export async function execute<Id extends CommandId>(
 ): Promise<ResultOf<Id>> {
   const result = await runCommand(id, args as ArgsOf<Id>);
   const cmd = getCommand(id);
+  if (cmd.http.method !== 'GET' && changesLicence(id))
+    await refreshProfile().catch((err: unknown) => console.warn('lintel: profile not reloaded', err));
   if (cmd.http.method !== 'GET') appStore.set(dataVersionAtom, (v) => v + 1);
   if (source === 'palette' || source === 'keyboard' || cmd.http.method !== 'GET')
     rememberRecent({ kind: 'command', id });

@@ -1,4 +1,5 @@
-import { getCommand, registry, type Command, type CommandId } from '@lintel/commands';
+import { getCommand, registry, resources, type Command, type CommandId } from '@lintel/commands';
+import { familyCommandPages, familyEditPages } from '../families/family-pages';
 import { describeError } from '../api/errors';
 import { pushAlert } from '../alerts/alerts';
 import { evaluateGates, type Holder } from '../access/gates';
@@ -12,24 +13,21 @@ import { commandTitle } from './titles';
 
 type Navigate = (to: string) => void;
 
-/** Commands whose result is a page of the console: the palette opens the page. */
+/** Commands whose result is a page of the console: the palette opens the page (`<noun>.list`: its list page). */
 const COMMAND_PAGES: Record<string, string> = {
-  'user.list': '/users',
-  'role.list': '/roles',
+  ...familyCommandPages(resources),
   'group.list': '/groups?view=table',
   'group.tree': '/groups?view=tree',
   'group.full': '/groups?view=table',
   'audit_event.list': '/audit-events',
+  'licence.list': '/licenses',
+  'licence.usage': '/licenses',
   'profile.get': '/profile',
   'profile.update': '/profile',
 };
 
-/** Families with an edit page: choosing a row (or `<noun>.get`) opens it. */
-export const EDIT_PAGES: Record<string, (id: number) => string> = {
-  user: (id) => `/users/${id}/edit`,
-  role: (id) => `/roles/${id}/edit`,
-  group: (id) => `/groups/${id}/edit`,
-};
+/** Families with an edit page (from their declarations): choosing a row (or `<noun>.get`) opens it. */
+export const EDIT_PAGES: Record<string, (id: number) => string> = familyEditPages(resources);
 
 /** Screens that start a command their own way (the wide group generation dialog), by command id. */
 const starters = new Map<string, () => void>();
@@ -59,8 +57,7 @@ function afterForm(id: string, result: unknown, navigate: Navigate) {
     navigate(edit(Number((result as { id: number }).id)));
     return;
   }
-  if (cmd.http.method === 'GET' || id.endsWith('.delete_all'))
-    openDialog({ kind: 'result', commandId: id, result });
+  if (cmd.http.method === 'GET') openDialog({ kind: 'result', commandId: id, result });
 }
 
 /**

@@ -8,6 +8,11 @@ import { Button } from '../ui/button';
 import { Dialog, type DialogWidth } from '../ui/dialog';
 import { FormError } from '../ui/field';
 import { commandTitle } from '../commands/titles';
+import { deleteRows } from '../commands/delete-rows';
+import { validateArgs } from '../api/errors';
+import { approveLabelKey, isFamilyDelete } from './approve-label';
+import { nounOf } from './fields';
+import { confirmDiscard } from './leave-guard';
 import { CommandForm, type FieldOverride } from './command-form';
 import { useCommandForm, type CommandFormOptions } from './use-command-form';
 
@@ -44,6 +49,11 @@ export function CommandDialog({
   const allowed = can(form.command.gates).can && !readOnly;
   const heading = title ?? commandTitle(commandId);
   const ref = useRef<HTMLFormElement>(null);
+  // closing with changes typed in (Escape, Cancel, the cross) asks first
+  const close = () => {
+    if (!form.dirty || !allowed) return onClose();
+    void confirmDiscard().then((leave) => leave && onClose());
+  };
 
   // after a failure, the cursor goes to the first field to fix
   useEffect(() => {
@@ -55,11 +65,27 @@ export function CommandDialog({
 
   async function approve() {
     if (!allowed) return;
+    if (isFamilyDelete(commandId)) return approveDelete();
     const result = await form.submit();
     if (result === null) return;
     pushAlert('success', t('forms.done', { title: heading }));
     onClose();
     onDone?.(result);
+  }
+
+  // a delete from the palette asks like a table's, naming the rows, then waits with Undo before it is sent
+  async function approveDelete() {
+    const args = form.args();
+    const invalid = validateArgs(commandId as CommandId, args as never);
+    if (invalid) {
+      form.setFailure(invalid);
+      return;
+    }
+    const { items, id, ...rest } = args as { items?: number[]; id?: number };
+    const ids = items ?? (typeof id === 'number' ? [id] : []);
+    onClose();
+    // deleteRows says what went and what did not
+    await deleteRows(nounOf(commandId), ids, rest);
   }
 
   // this dialog's approve: only for keys pressed inside it (not in the palette or a dialog over it)
@@ -75,7 +101,7 @@ export function CommandDialog({
   return (
     <Dialog
       title={heading}
-      onClose={onClose}
+      onClose={close}
       width={width}
       tall={form.fields.length > 3}
       testId="command-dialog"
@@ -97,12 +123,17 @@ export function CommandDialog({
           <span className="mr-auto hidden text-[11px] text-slate-500 sm:inline">
             {allowed && t('forms.approve_hint')}
           </span>
-          <Button onClick={onClose} data-testid="dialog-cancel">
+          <Button onClick={close} data-testid="dialog-cancel">
             {t('forms.cancel')}
           </Button>
           {allowed && (
-            <Button type="submit" variant="primary" busy={form.busy} data-testid="dialog-approve">
-              {t('forms.approve')}
+            <Button
+              type="submit"
+              variant={isFamilyDelete(commandId) ? 'danger' : 'primary'}
+              busy={form.busy}
+              data-testid="dialog-approve"
+            >
+              {(t as unknown as (k: string) => string)(approveLabelKey(commandId))}
             </Button>
           )}
         </>

@@ -49,6 +49,8 @@ export interface FieldOverride {
   generate?: boolean;
   /** focus this field first */
   autoFocus?: boolean;
+  /** shown but not editable, with everything inside it (a part of the record the caller may only read) */
+  readOnly?: boolean;
 }
 
 export interface FieldContext {
@@ -86,13 +88,24 @@ export function CommandForm(props: CommandFormProps) {
   return (
     <div className="grid grid-cols-1 gap-x-4 gap-y-3 sm:grid-cols-2" data-testid={`form-${props.commandId}`}>
       {props.fields.map((f) => (
-        <FieldView key={f.path} form={props} field={f} path={f.path} />
+        <FieldView key={f.path} form={props} field={f} path={f.path} locked={false} />
       ))}
     </div>
   );
 }
 
-function FieldView({ form, field, path }: { form: CommandFormProps; field: FieldSpec; path: string }) {
+function FieldView({
+  form,
+  field,
+  path,
+  locked,
+}: {
+  form: CommandFormProps;
+  field: FieldSpec;
+  path: string;
+  /** a field above it is read-only */
+  locked: boolean;
+}) {
   const { t } = useTranslation();
   const id = useId();
   const o = form.overrides?.[path] ?? {};
@@ -100,7 +113,7 @@ function FieldView({ form, field, path }: { form: CommandFormProps; field: Field
   const label = o.labelKey ? tr(o.labelKey) : fieldLabel(form.commandId, field, path);
   const value = valueAt(form.values, path);
   const error = form.errors[path];
-  const disabled = !!form.readOnly;
+  const disabled = !!form.readOnly || locked || !!o.readOnly;
   const set = (v: FormValue) => form.onChange(path, v);
   const required = !field.optional && !field.nullable && field.type !== 'boolean';
   const span = isWide(field) ? 'sm:col-span-2' : '';
@@ -163,7 +176,6 @@ function FieldView({ form, field, path }: { form: CommandFormProps; field: Field
               value={text}
               rows={3}
               readOnly={disabled}
-              maxLength={field.maxLength}
               onChange={(e) => set(e.target.value)}
               aria-invalid={error ? true : undefined}
               data-testid={`field-${path}`}
@@ -173,6 +185,11 @@ function FieldView({ form, field, path }: { form: CommandFormProps; field: Field
             {errorLine}
           </div>
         );
+      // no maxLength on the input: a browser would cut a longer paste silently; past the limit the field says
+      // so, and near it a counter shows how much is left (issue 13 item 10)
+      const max = field.maxLength;
+      const over = max !== undefined && text.length > max;
+      const near = max !== undefined && text.length >= max * 0.8;
       return (
         <TextField
           className={span}
@@ -180,14 +197,13 @@ function FieldView({ form, field, path }: { form: CommandFormProps; field: Field
           label={label}
           value={text}
           onValue={set}
-          error={error}
+          error={error ?? (over ? t('forms.too_long', { count: text.length, max }) : undefined)}
           readOnly={disabled}
           required={required}
-          type={field.email ? 'email' : 'text'}
+          type={field.date ? 'date' : field.email ? 'email' : 'text'}
           autoComplete="off"
           spellCheck={false}
-          maxLength={field.maxLength}
-          hint={o.hint}
+          hint={o.hint ?? (near ? t('forms.length', { count: text.length, max }) : undefined)}
           {...autoFocus}
         />
       );
@@ -358,13 +374,17 @@ function FieldView({ form, field, path }: { form: CommandFormProps; field: Field
           <summary
             className={`flex h-8 cursor-pointer list-none items-center gap-1.5 rounded-md px-2 text-xs font-semibold text-slate-700 select-none hover:bg-slate-50 ${focusRing}`}
           >
-            <Icon name="chevron-right" className="size-3.5 transition-transform group-open:rotate-90" />
+            {/* turned by its own details only: a details inside an open one stays closed (group-open reads any) */}
+            <Icon
+              name="chevron-right"
+              className="size-3.5 transition-transform [[open]>summary>&]:rotate-90"
+            />
             {label}
           </summary>
           <fieldset className="grid grid-cols-1 gap-x-4 gap-y-3 border-t border-slate-100 px-3 py-3 sm:grid-cols-2">
             <legend className="sr-only">{label}</legend>
             {(field.fields ?? []).map((f) => (
-              <FieldView key={f.key} form={form} field={f} path={`${path}.${f.key}`} />
+              <FieldView key={f.key} form={form} field={f} path={`${path}.${f.key}`} locked={disabled} />
             ))}
           </fieldset>
           {errorLine}
@@ -385,7 +405,13 @@ function FieldView({ form, field, path }: { form: CommandFormProps; field: Field
               className="mb-2 grid grid-cols-1 gap-x-4 gap-y-2 border-b border-slate-100 pb-2 sm:grid-cols-2"
             >
               {(field.fields ?? []).map((f) => (
-                <FieldView key={f.key} form={form} field={f} path={`${path}.${i}.${f.key}`} />
+                <FieldView
+                  key={f.key}
+                  form={form}
+                  field={f}
+                  path={`${path}.${i}.${f.key}`}
+                  locked={disabled}
+                />
               ))}
               {!disabled && (
                 <div className="sm:col-span-2">

@@ -1,34 +1,26 @@
 import { getCommand, refFamilyOf, type CommandId } from '@lintel/commands';
 import { describeArgs, type FieldSpec } from './schema';
 
-const SECRET_FIELDS = new Set(['password', 'new_password', 'old', 'new', 'user_password']);
-const MULTILINE_FIELDS = new Set(['description']);
-
-/**
- * Fields no form shows: paging and filters of list commands (tables and pickers do that), and fields whose
- * family the API does not have yet (a user's SIP number: virtual numbers come with telephony).
- */
-const HIDDEN_FIELDS = new Set(['page', 'limit', 'filters', 'match', 'sort', 'profile.sip_number_id']);
-
 /** The noun of a command id: `user.create` → `user`, `group.save_generated` → `group`. */
 export function nounOf(commandId: string): string {
   return commandId.slice(0, commandId.indexOf('.'));
 }
 
 function resolve(fields: FieldSpec[], commandId: string, top: boolean): FieldSpec[] {
-  return fields
-    .filter((f) => f.type !== 'unknown' && !HIDDEN_FIELDS.has(f.path))
-    .map((f) => {
-      const spec: FieldSpec = { ...f };
-      if (f.type === 'number' || f.type === 'numbers') {
-        const family = refFamilyOf(commandId, f.key, top, f.type === 'numbers');
-        if (family) Object.assign(spec, { type: f.type === 'number' ? 'id' : 'ids', family });
-      }
-      if (SECRET_FIELDS.has(f.key) && f.type === 'text') spec.secret = true;
-      if (MULTILINE_FIELDS.has(f.key) && f.type === 'text') spec.multiline = true;
-      if (spec.fields) spec.fields = resolve(spec.fields, commandId, false);
-      return spec;
-    });
+  return (
+    fields
+      // fields no form shows carry `hidden` on their schema (paging and filters, a user's SIP number)
+      .filter((f) => f.type !== 'unknown' && !f.hidden)
+      .map((f) => {
+        const spec: FieldSpec = { ...f };
+        if (f.type === 'number' || f.type === 'numbers') {
+          const family = refFamilyOf(commandId, f.key, top, f.type === 'numbers');
+          if (family) Object.assign(spec, { type: f.type === 'number' ? 'id' : 'ids', family });
+        }
+        if (spec.fields) spec.fields = resolve(spec.fields, commandId, false);
+        return spec;
+      })
+  );
 }
 
 const cache = new Map<string, FieldSpec[]>();

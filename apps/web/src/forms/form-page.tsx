@@ -8,6 +8,8 @@ import { Button } from '../ui/button';
 import { FormError } from '../ui/field';
 import { CommandForm, type FieldOverride } from './command-form';
 import { useCommandForm, type CommandFormOptions } from './use-command-form';
+import { approveLabelKey } from './approve-label';
+import { useLeaveGuard } from './leave-guard';
 
 export interface FormPageProps {
   commandId: string;
@@ -47,11 +49,13 @@ export function FormPage({
   const form = useCommandForm(commandId as CommandId, options);
   const allowed = can(form.command.gates).can && !readOnly;
   const ref = useRef<HTMLFormElement>(null);
+  const guard = useLeaveGuard(allowed && form.dirty);
 
   async function approve() {
     if (!allowed) return;
     const result = await form.submit();
     if (result === null) return;
+    guard.saved();
     pushAlert('success', doneMessage ?? t('forms.saved'));
     onDone(result);
   }
@@ -62,6 +66,16 @@ export function FormPage({
     { labelKey: 'keys.approve', inInputs: true, enabled: allowed },
     [approve],
   );
+
+  // a field marked autoFocus takes the cursor once, when the form is drawn (in dialogs the dialog does this)
+  const focused = useRef(false);
+  useEffect(() => {
+    if (focused.current || readOnly) return;
+    const first = ref.current?.querySelector<HTMLElement>('[data-autofocus]');
+    if (!first) return;
+    first.focus();
+    focused.current = true;
+  });
 
   // after a failure, the cursor goes to the first field to fix
   useEffect(() => {
@@ -101,7 +115,7 @@ export function FormPage({
       <div className="sticky bottom-0 z-10 mt-3 flex flex-wrap items-center gap-2 border-t border-slate-200 bg-slate-50/95 py-2.5 backdrop-blur">
         {allowed && (
           <Button type="submit" variant="primary" busy={form.busy} data-testid="form-approve">
-            {t('forms.approve')}
+            {(t as unknown as (k: string) => string)(approveLabelKey(commandId))}
           </Button>
         )}
         <Button onClick={onCancel} data-testid="form-cancel">

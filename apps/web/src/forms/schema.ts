@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import type { PickerFamily } from '@lintel/commands';
+import { defOf, traitsOf, unwrapArg, type PickerFamily } from '@lintel/commands';
 
 /**
  * What a form field holds, read from a command's zod 4 argument schema. The widgets are chosen from this
@@ -52,96 +52,17 @@ export interface FieldSpec {
   secret?: boolean;
   /** a long text: a textarea */
   multiline?: boolean;
+  /** a day (`YYYY-MM-DD`): a date input */
+  date?: boolean;
+  /** no form shows it (declared on the schema: `.meta({hidden: why})`) */
+  hidden?: string;
 }
 
 /** The families a picker can list (declared once in packages/commands). */
 export type Family = PickerFamily;
 
-interface Def {
-  type: string;
-  innerType?: ZodType;
-  defaultValue?: unknown;
-  in?: ZodType;
-  out?: ZodType;
-  options?: ZodType[];
-  values?: unknown[];
-  element?: ZodType;
-  getter?: () => ZodType;
-}
-
-const defOf = (s: ZodType): Def => (s as unknown as { def: Def }).def;
-
-interface Unwrapped {
-  core: ZodType;
-  optional: boolean;
-  nullable: boolean;
-  hasDefault: boolean;
-  defaultValue?: unknown;
-  /** constraints picked up on the way (a pipe's input keeps the length, its output the format) */
-  also: ZodType[];
-}
-
-function unwrap(schema: ZodType): Unwrapped {
-  const out: Unwrapped = { core: schema, optional: false, nullable: false, hasDefault: false, also: [] };
-  for (let depth = 0; depth < 20; depth++) {
-    const def = defOf(out.core);
-    switch (def.type) {
-      case 'optional':
-        out.optional = true;
-        out.core = def.innerType!;
-        continue;
-      case 'nullable':
-        out.nullable = true;
-        out.core = def.innerType!;
-        continue;
-      case 'default':
-      case 'prefault':
-        if (!out.hasDefault) {
-          out.hasDefault = true;
-          const v = def.defaultValue;
-          out.defaultValue = typeof v === 'function' ? (v as () => unknown)() : v;
-        }
-        out.core = def.innerType!;
-        continue;
-      case 'readonly':
-      case 'catch':
-      case 'nonoptional':
-        out.core = def.innerType!;
-        continue;
-      case 'lazy':
-        out.core = def.getter!();
-        continue;
-      case 'pipe': {
-        const inType = defOf(def.in!).type;
-        const outType = defOf(def.out!).type;
-        if (outType === 'transform') out.core = def.in!;
-        else if (inType === 'transform') out.core = def.out!;
-        else {
-          // string → email: the input keeps the length, the output the format
-          out.also.push(def.out!);
-          out.core = def.in!;
-        }
-        continue;
-      }
-      case 'union': {
-        // `Email | ''` and `Phone | ''`: a text that may be empty
-        const members = def.options ?? [];
-        const emptyLiteral = (m: ZodType) =>
-          defOf(m).type === 'literal' && (defOf(m).values ?? []).every((v) => v === '');
-        const rest = members.filter((m) => !emptyLiteral(m));
-        if (rest.length === 1 && rest.length < members.length) {
-          out.core = rest[0]!;
-          continue;
-        }
-        if (members.every((m) => defOf(m).type === 'literal')) return out;
-        return out;
-      }
-      default:
-        return out;
-    }
-  }
-  return out;
-}
+// the wrappers are read by the one walker of argument schemas, shared with the CLI's flags
+const unwrap = unwrapArg;
 
 function typeOf(core: ZodType): FieldType {
   const def = defOf(core);
@@ -211,6 +132,12 @@ export function describeField(key: string, schema: ZodType, parent = ''): FieldS
     ...(u.hasDefault ? { defaultValue: u.defaultValue } : {}),
   };
   constraints(spec, [u.core, ...u.also]);
+  // traits are declared on the schema (`.meta({secret, multiline, hidden})`), not guessed from the name
+  const traits = traitsOf(schema);
+  if (traits.secret && type === 'text') spec.secret = true;
+  if (traits.multiline && type === 'text') spec.multiline = true;
+  if (traits.date && type === 'text') spec.date = true;
+  if (traits.hidden) spec.hidden = traits.hidden;
   const def = defOf(u.core);
   if (type === 'enum') {
     spec.options =

@@ -1,3 +1,4 @@
+import { DUMMY_PASSWORD } from '@lintel/core';
 import type { FieldSpec } from './schema';
 
 /**
@@ -12,8 +13,8 @@ import type { FieldSpec } from './schema';
  * - an update sends only what changed.
  */
 
-/** Marks a stored password that was not changed (spec part 2 §5). Never sent. */
-export const DUMMY_PASSWORD = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
+/** Marks a stored password that was not changed (spec part 2 §5): the server's placeholder too. Never sent. */
+export { DUMMY_PASSWORD };
 
 export type FormValue =
   string | boolean | number | null | number[] | string[] | Blob | FormValues | FormValues[];

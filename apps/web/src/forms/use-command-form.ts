@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { getCommand, type CommandId } from '@lintel/commands';
+import { familyCommandId, getCommand, type CommandId } from '@lintel/commands';
 import { describeError, validateArgs, type Failure } from '../api/errors';
 import { execute } from '../commands/execute';
 import { runCommand } from '../api/client';
@@ -63,8 +63,12 @@ export function useCommandForm(commandId: CommandId | string, options: CommandFo
   const mode: 'create' | 'update' = /\.update$/.test(commandId) || record ? 'update' : 'create';
   const fields = useMemo(() => {
     const skip = new Set([...Object.keys(JSON.parse(fixedKey) as Rec), ...(JSON.parse(omitKey) as string[])]);
-    return commandFields(commandId).filter((f) => !skip.has(f.key));
-  }, [commandId, fixedKey, omitKey]);
+    const shown = commandFields(commandId).filter((f) => !skip.has(f.key));
+    // an update chosen in the palette starts with the row (its values then load): the id picker comes first,
+    // where the dialog puts the cursor, not after the fields it fills
+    const pick = mode === 'update' ? shown.findIndex((f) => f.key === 'id' && f.type === 'id') : -1;
+    return pick > 0 ? [shown[pick]!, ...shown.slice(0, pick), ...shown.slice(pick + 1)] : shown;
+  }, [commandId, fixedKey, omitKey, mode]);
 
   const start = useCallback(
     (rec: Rec | null | undefined) =>
@@ -99,7 +103,7 @@ export function useCommandForm(commandId: CommandId | string, options: CommandFo
   useEffect(() => {
     if (!loadsOnPick || ownId === null) return;
     let live = true;
-    runCommand(`${nounOf(commandId)}.get` as 'user.get', { id: ownId })
+    runCommand(familyCommandId(nounOf(commandId), 'get'), { id: ownId })
       .then((rec) => {
         if (!live) return;
         const v = { ...start(rec as unknown as Rec), id: ownId };
@@ -107,7 +111,7 @@ export function useCommandForm(commandId: CommandId | string, options: CommandFo
         setInitial(v);
         setValues(v);
       })
-      .catch((err: unknown) => live && setFailure(describeError(err)));
+      .catch((err: unknown) => live && setFailure(describeError(err, commandId)));
     return () => {
       live = false;
     };
@@ -149,7 +153,7 @@ export function useCommandForm(commandId: CommandId | string, options: CommandFo
     try {
       return await execute(commandId as CommandId, a, 'ui');
     } catch (err) {
-      setFailure(describeError(err));
+      setFailure(describeError(err, commandId));
       setRefusals((n) => n + 1);
       return null;
     } finally {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import type { CommandId } from '@lintel/commands';
+import { familyCommandId } from '@lintel/commands';
 import { runCommand } from '../api/client';
 import { describeError } from '../api/errors';
 import { i18next } from '../i18n';
@@ -21,7 +21,7 @@ export function useRecord<T extends { id: number; name: string }>(family: Family
       setError(i18next.t('errors:http.item_not_found'));
       return;
     }
-    runCommand(`${family}.get` as CommandId as 'user.get', { id })
+    runCommand(familyCommandId(family, 'get'), { id })
       .then((r) => {
         if (!live) return;
         const rec = r as unknown as T;

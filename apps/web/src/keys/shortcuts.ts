@@ -1,9 +1,12 @@
 import { useId } from 'react';
 import { useHotkeys, useHotkeysContext, type HotkeyCallback } from 'react-hotkeys-hook';
+import { binding, type KeyScope } from './bindings';
 
 /**
  * Every key binding of the console goes through here, with a locale key for its description, so that `?`
- * can list the keys in force on the current screen (react-hotkeys-hook's provider keeps the registry).
+ * can list the keys in force on the current screen (react-hotkeys-hook's provider keeps the registry). The
+ * keys themselves are declared once, in `keys/bindings.ts`, under that locale key: the table wins over the
+ * `keys` written at the call, which must agree with it (a disagreement is reported on the console).
  */
 export interface ShortcutOptions {
   /** locale key (namespace `web`) of what the key does */
@@ -29,8 +32,13 @@ export function useShortcut(
 ) {
   // the provider removes bindings by equality: two screens binding the same key must not remove each other's
   const owner = useId();
+  const declared = binding(options.labelKey);
+  if (declared.keys !== keys)
+    console.error(
+      `key ${options.labelKey}: bound to ${keys}, declared as ${declared.keys} in keys/bindings.ts`,
+    );
   return useHotkeys(
-    keys,
+    declared.keys,
     handler,
     {
       enabled: options.enabled ?? true,
@@ -40,7 +48,12 @@ export function useShortcut(
       ignoreEventWhen: options.inDialogs ? undefined : insideDialog,
       description: options.labelKey,
       // disabled bindings stay registered with the provider: `?` leaves them out by this flag
-      metadata: { labelKey: options.labelKey, enabled: options.enabled ?? true, owner },
+      metadata: {
+        labelKey: options.labelKey,
+        enabled: options.enabled ?? true,
+        owner,
+        scope: declared.scope,
+      },
     },
     [handler, ...deps],
   );
@@ -49,6 +62,7 @@ export function useShortcut(
 export interface ShortcutInForce {
   keys: string;
   labelKey: string;
+  scope: KeyScope;
 }
 
 /** The bindings mounted right now, for the `?` overlay. */
@@ -59,10 +73,10 @@ export function useShortcutsInForce(): ShortcutInForce[] {
   for (const h of hotkeys) {
     const labelKey = h.metadata?.labelKey;
     if (typeof labelKey !== 'string' || h.metadata?.enabled === false) continue;
-    const id = `${h.hotkey}|${labelKey}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push({ keys: h.hotkey, labelKey });
+    // each key once, however many screens or rows bind it
+    if (seen.has(labelKey)) continue;
+    seen.add(labelKey);
+    out.push({ keys: binding(labelKey).keys, labelKey, scope: binding(labelKey).scope });
   }
   return out;
 }

@@ -6,6 +6,9 @@ import { runCommand } from '../api/client';
 import { describeError } from '../api/errors';
 import { pushAlert } from '../alerts/alerts';
 import { profileAtom, useSession } from '../session/session';
+import { useLiveProfile } from '../session/realtime';
+import { NotificationBell } from '../features/notifications/bell';
+import { useLiveNotifications } from '../features/notifications/live';
 import { useCan } from '../access/use-can';
 import { DialogHost } from '../commands/dialog-host';
 import { openDialog } from '../commands/dialogs';
@@ -98,10 +101,11 @@ function PaletteButton() {
       type="button"
       onClick={() => setOpen(true)}
       data-testid="palette-button"
-      className={`hidden h-8 w-64 items-center gap-2 rounded-md border border-slate-300 bg-slate-50 px-2 text-left text-sm text-slate-500 hover:bg-white lg:flex ${focusRing}`}
+      className={`hidden h-8 min-w-64 shrink-0 items-center gap-2 rounded-md border border-slate-300 bg-slate-50 px-2 text-left text-sm text-slate-500 hover:bg-white lg:flex ${focusRing}`}
     >
-      <Icon name="search" className="size-4" />
-      <span className="flex-1 truncate">{t('palette.open')}</span>
+      <Icon name="search" className="size-4 shrink-0" />
+      {/* the title beside it gives way, not this label (issue 13 item 11) */}
+      <span className="flex-1 whitespace-nowrap">{t('palette.open')}</span>
       <kbd className="rounded border border-slate-300 bg-white px-1 font-mono text-[10px] text-slate-500">
         {mac ? '⌘K' : 'Ctrl K'}
       </kbd>
@@ -118,6 +122,8 @@ export function AppLayout() {
   const title = useAtomValue(pageTitleAtom);
   const session = useSession();
   const { profile, error, retry } = useProfileLoader();
+  useLiveProfile();
+  useLiveNotifications();
 
   return (
     <div className="flex h-dvh bg-slate-50 text-slate-900">
@@ -154,6 +160,7 @@ export function AppLayout() {
           </h1>
           {profile && <PaletteButton />}
           <LanguageSwitcher />
+          {profile && <NotificationBell />}
           <UserMenu />
         </header>
         {profile && <LicenceBanner />}

@@ -3,6 +3,7 @@ import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import type { ServerSettings } from '@lintel/core';
 import { runCommand } from '../api/client';
+import { dataVersionAtom } from '../commands/execute';
 import { profileAtom } from '../session/session';
 import { Icon } from '../ui/icon';
 
@@ -18,6 +19,8 @@ const DISMISSED = 'lintel.licence_warning.dismissed';
 export function LicenceBanner() {
   const { t } = useTranslation();
   const profile = useAtomValue(profileAtom);
+  // a licence added or deleted changes the warning
+  const version = useAtomValue(dataVersionAtom);
   const [warning, setWarning] = useState<Warning | null>(null);
   const [dismissed, setDismissed] = useState(() => {
     try {
@@ -42,20 +45,23 @@ export function LicenceBanner() {
     return () => {
       live = false;
     };
-  }, [concerned, key]);
+  }, [concerned, key, version]);
 
-  if (!warning || warning.status === 'normal') return null;
-  const id = `${warning.status}:${warning.days ?? ''}`;
+  // the installation's own evaluation licence is always marked, also while it is far from its end
+  if (!warning || (warning.status === 'normal' && !warning.evaluation)) return null;
+  const id = `${warning.status}:${warning.days ?? ''}:${warning.evaluation ? 'evaluation' : ''}`;
   if (dismissed === id) return null;
   const days = warning.days ?? 0;
   const message =
-    warning.status === 'no_license'
-      ? t('licence_warning.no_license')
-      : warning.status === 'already_expired'
-        ? t('licence_warning.already_expired')
-        : days <= 0
-          ? t('licence_warning.expires_today')
-          : t('licence_warning.will_expire', { days });
+    warning.evaluation && warning.status !== 'already_expired'
+      ? t('licence_warning.evaluation', { days })
+      : warning.status === 'no_license'
+        ? t('licence_warning.no_license')
+        : warning.status === 'already_expired'
+          ? t('licence_warning.already_expired')
+          : days <= 0
+            ? t('licence_warning.expires_today')
+            : t('licence_warning.will_expire', { days });
 
   return (
     <div

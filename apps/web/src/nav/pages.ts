@@ -1,8 +1,9 @@
-import { getCommand, type CommandId, type Gates } from '@lintel/commands';
+import { getCommand, resources, type CommandId, type Gates } from '@lintel/commands';
 import type { IconName } from '../ui/icon';
+import { familyPageDefs } from '../families/family-pages';
 
 /** Menu sections of spec part 1 §2.3 that hold pages so far, in menu order. */
-export const Sections = ['common', 'users', 'settings'] as const;
+export const Sections = ['common', 'reports', 'users', 'phone', 'devices', 'settings'] as const;
 export type Section = (typeof Sections)[number];
 
 export interface PageDef {
@@ -21,13 +22,22 @@ export interface PageDef {
   parent?: string;
   /** a key sequence that opens it: `g` then this key */
   goKey?: string;
+  /** a family's page (from its declaration's `ui`): which family, and which of its three screens */
+  family?: string;
+  view?: 'list' | 'add' | 'edit';
 }
 
 const gatesOf = (id: CommandId): Gates => getCommand(id).gates;
 
+/** The list, add and edit pages of every family that declares `ui` (packages/commands: `defineResource`). */
+const families = familyPageDefs(resources);
+for (const p of families)
+  if (!(Sections as readonly string[]).includes(p.section))
+    throw new Error(`${p.id}: no menu section ${p.section}`);
+
 /**
  * Every signed-in page that exists, once: the menu, the palette, the routes' guards and the breadcrumbs read
- * this list. A page is gated like the command that fills it, so a page and its command never disagree.
+ * this list. The families' pages come from their declarations; the others are listed here. A page is gated like the command that fills it, so a page and its command never disagree.
  */
 export const Pages: readonly PageDef[] = [
   {
@@ -41,94 +51,43 @@ export const Pages: readonly PageDef[] = [
     goKey: 'h',
   },
   {
-    id: 'users',
-    path: '/users',
-    titleKey: 'users.title',
-    icon: 'user',
-    section: 'users',
-    gates: gatesOf('user.list'),
+    id: 'notifications',
+    path: '/notifications',
+    titleKey: 'notifications.title',
+    icon: 'bell',
+    section: 'common',
+    gates: gatesOf('notification.list'),
     menu: true,
-    goKey: 'u',
+    goKey: 'n',
   },
   {
-    id: 'users.add',
-    path: '/users/add',
-    titleKey: 'users.add_title',
-    icon: 'user',
-    section: 'users',
-    gates: gatesOf('user.create'),
+    id: 'notifications.settings',
+    path: '/notifications/settings',
+    titleKey: 'notifications.settings_title',
+    icon: 'bell',
+    section: 'common',
+    gates: gatesOf('notification.settings_get'),
     menu: false,
-    parent: 'users',
+    parent: 'notifications',
   },
+  ...families.filter((p) => p.section !== 'settings'),
   {
-    id: 'users.edit',
-    path: '/users/:id/edit',
-    titleKey: 'users.edit_title',
-    icon: 'user',
-    section: 'users',
-    gates: gatesOf('user.get'),
-    menu: false,
-    parent: 'users',
-  },
-  {
-    id: 'roles',
-    path: '/roles',
-    titleKey: 'roles.title',
-    icon: 'shield',
-    section: 'users',
-    gates: gatesOf('role.list'),
+    id: 'devices.tasks',
+    path: '/devices/tasks',
+    titleKey: 'device_tasks.title',
+    icon: 'list',
+    section: 'devices',
+    gates: gatesOf('device.tasks'),
     menu: true,
-    goKey: 'r',
   },
   {
-    id: 'roles.add',
-    path: '/roles/add',
-    titleKey: 'roles.add_title',
-    icon: 'shield',
-    section: 'users',
-    gates: gatesOf('role.create'),
-    menu: false,
-    parent: 'roles',
-  },
-  {
-    id: 'roles.edit',
-    path: '/roles/:id/edit',
-    titleKey: 'roles.edit_title',
-    icon: 'shield',
-    section: 'users',
-    gates: gatesOf('role.get'),
-    menu: false,
-    parent: 'roles',
-  },
-  {
-    id: 'groups',
-    path: '/groups',
-    titleKey: 'groups.title',
-    icon: 'building',
-    section: 'users',
-    gates: gatesOf('group.list'),
+    id: 'reports-licenses',
+    path: '/reports/licenses',
+    titleKey: 'reports.title',
+    icon: 'table',
+    section: 'reports',
+    gates: gatesOf('reports.licences_used'),
     menu: true,
-    goKey: 'g',
-  },
-  {
-    id: 'groups.add',
-    path: '/groups/add',
-    titleKey: 'groups.add_title',
-    icon: 'building',
-    section: 'users',
-    gates: gatesOf('group.create'),
-    menu: false,
-    parent: 'groups',
-  },
-  {
-    id: 'groups.edit',
-    path: '/groups/:id/edit',
-    titleKey: 'groups.edit_title',
-    icon: 'building',
-    section: 'users',
-    gates: gatesOf('group.get'),
-    menu: false,
-    parent: 'groups',
   },
   {
     id: 'audit-events',
@@ -139,6 +98,17 @@ export const Pages: readonly PageDef[] = [
     gates: gatesOf('audit_event.list'),
     menu: true,
     goKey: 'a',
+  },
+  ...families.filter((p) => p.section === 'settings'),
+  {
+    id: 'licenses',
+    path: '/licenses',
+    titleKey: 'licences.title',
+    icon: 'certificate',
+    section: 'settings',
+    gates: gatesOf('licence.list'),
+    menu: true,
+    goKey: 'l',
   },
   {
     id: 'profile',

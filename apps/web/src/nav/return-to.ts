@@ -45,7 +45,8 @@ export function useOpenWithReturn() {
   const location = useLocation();
   return useCallback(
     (to: string) => {
-      const pageId = rememberPage(location.pathname + location.search);
+      // the address as it is now: a table writes its view into it without the router (table-url.ts)
+      const pageId = rememberPage(window.location.pathname + window.location.search);
       navigate(`${to}${to.includes('?') ? '&' : '?'}pageId=${pageId}`);
     },
     [navigate, location.pathname, location.search],

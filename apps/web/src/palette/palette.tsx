@@ -4,7 +4,8 @@ import { Command } from 'cmdk';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { Locales } from '@lintel/core';
-import { getCommand, type CommandId } from '@lintel/commands';
+import { getCommand, resources, type CommandId } from '@lintel/commands';
+import { familyIcons, searchedFamilies } from '../families/family-pages';
 import { evaluateGates } from '../access/gates';
 import { holderOf } from '../access/use-can';
 import { recentItems, rememberRecent, type RecentItem } from '../commands/recent';
@@ -20,7 +21,7 @@ import { profileAtom } from '../session/session';
 import { openCommandForm } from '../commands/dialogs';
 import { pageActionsAtom } from './page-actions';
 import { Icon, Spinner, type IconName } from '../ui/icon';
-import { parseEntityQuery, rank, type EntityWords } from './search';
+import { parseEntityQuery, rankWithFound, type EntityWords } from './search';
 
 export const paletteOpenAtom = atom(false);
 
@@ -48,15 +49,20 @@ const languages = () => {
   return [current, ...Locales.filter((l) => l !== current)];
 };
 
-const FAMILY_ICON: Record<string, IconName> = {
-  user: 'user',
-  group: 'building',
-  role: 'shield',
-  marker: 'key',
-  domain_type: 'list',
-};
-/** Families the palette finds rows of, by name. */
-const SEARCHED: readonly Family[] = ['user', 'group', 'role', 'marker'];
+/** Each family's icon and whether the palette finds its rows by name: from the families' declarations. */
+const FAMILY_ICON: Record<string, IconName> = familyIcons(resources);
+const SEARCHED = searchedFamilies(resources) as readonly Family[];
+
+/**
+ * A family's palette text: `palette.<what>.<noun>` of the web namespace, else the family's own page texts
+ * (`commands:pages.<noun>.title` and `.words`), so a new family needs no web locale keys.
+ */
+function familyKey(noun: string, what: 'family' | 'words'): string {
+  const own = `palette.${what}.${noun}`;
+  if (i18next.exists(own)) return own;
+  const page = `commands:pages.${noun}.${what === 'family' ? 'title' : 'words'}`;
+  return i18next.exists(page) ? page : own;
+}
 
 function entityWords(): EntityWords {
   const split = (key: string) =>
@@ -70,13 +76,10 @@ function entityWords(): EntityWords {
       .sort((a, b) => b.length - a.length);
   return {
     open: split('palette.words.open'),
-    families: {
-      user: split('palette.words.user'),
-      group: split('palette.words.group'),
-      role: split('palette.words.role'),
-      marker: split('palette.words.marker'),
-      domain_type: split('palette.words.domain_type'),
-    },
+    // `palette.words.<noun>`: the words that name each family in every language
+    families: Object.fromEntries(
+      resources.map((r) => [r.noun, split(familyKey(r.noun, 'words'))]),
+    ) as unknown as EntityWords['families'],
   };
 }
 
@@ -115,7 +118,7 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
       kind: 'command',
       titles: lngs.map((l) => commandTitle(c.id, l)),
       keywords: [c.id],
-      hint: tr(`palette.family.${nounOf(c.id)}`),
+      hint: tr(familyKey(nounOf(c.id), 'family')),
       icon: FAMILY_ICON[nounOf(c.id)] ?? 'command',
       run: () => go(() => void startCommand(c.id, navigate)),
     }));
@@ -158,8 +161,9 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
     key: `entity:${family}:${id}`,
     kind: 'entity',
     titles: [name],
+    keywords: detail ? [detail] : undefined,
     detail,
-    hint: tr(`palette.family.${family}`),
+    hint: tr(familyKey(family, 'family')),
     icon: FAMILY_ICON[family] ?? 'list',
     run: () =>
       go(() => {
@@ -222,22 +226,22 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
 
   const q = query.trim();
   const recentKeys = new Set(recent.map((r) => r.key));
-  const groups: { id: string; heading: string; items: Entry[] }[] = q
+  const ranked = q
+    ? rankWithFound(
+        [
+          ...actions,
+          ...recent,
+          ...pages.filter((p) => !recentKeys.has(p.key)),
+          ...commands.filter((c) => !recentKeys.has(c.key)),
+        ],
+        found,
+        q,
+      )
+    : null;
+  const groups: { id: string; heading: string; items: Entry[] }[] = ranked
     ? [
-        {
-          id: 'best',
-          heading: t('palette.best'),
-          items: rank(
-            [
-              ...actions,
-              ...recent,
-              ...pages.filter((p) => !recentKeys.has(p.key)),
-              ...commands.filter((c) => !recentKeys.has(c.key)),
-            ],
-            q,
-          ).slice(0, 40),
-        },
-        { id: 'found', heading: t('palette.found'), items: found },
+        { id: 'best', heading: t('palette.best'), items: ranked.best },
+        { id: 'found', heading: t('palette.found'), items: ranked.more },
       ]
     : [
         { id: 'actions', heading: t('palette.on_this_page'), items: actions },
@@ -250,9 +254,18 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
         },
       ];
 
+  // the best item is the chosen one whenever it changes (rows found by name come after the first keys):
+  // cmdk keeps its choice on the item it had, and Enter would run a command ranked below the person
+  const shown = groups.find((g) => g.items.length);
+  const firstValue = shown ? `${shown.id}:${shown.items[0]!.key}` : '';
+  const [chosen, setChosen] = useState('');
+  useEffect(() => setChosen(firstValue), [firstValue]);
+
   return (
     <Command
       label={t('palette.title')}
+      value={chosen}
+      onValueChange={setChosen}
       shouldFilter={false}
       loop
       className="flex min-h-0 flex-1 flex-col"

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseEntityQuery, rank, scoreOf } from './search';
+import en from '../../../../locales/en/commands.json';
+import ru from '../../../../locales/ru/commands.json';
+import { parseEntityQuery, rank, rankWithFound, scoreOf, tierOf } from './search';
 
 const words = {
   open: ['open', 'открыть', 'открой'],
@@ -9,6 +11,8 @@ const words = {
     role: ['roles', 'role', 'роль'],
     marker: ['marker', 'маркер'],
     domain_type: ['group type', 'тип группы'],
+    device: ['device', 'устройство'],
+    sip_number: ['virtual number', 'виртуальный номер'],
   },
 };
 
@@ -48,5 +52,48 @@ describe('palette search', () => {
       families: ['user'],
       text: 'role admin',
     });
+  });
+
+  it('puts the person named what was typed above commands that match by scattered letters (issue 13 point 6)', () => {
+    // every command of the registry, as the palette lists them, in both languages
+    const labels = (l: Record<string, unknown>) =>
+      Object.entries(l)
+        .filter(([, v]) => v && typeof v === 'object' && typeof (v as { label?: unknown }).label === 'string')
+        .map(([id, v]) => ({ id, label: (v as { label: string }).label }));
+    const ruById = new Map(labels(ru).map((c) => [c.id, c.label]));
+    const commands = labels(en).map((c) => ({
+      id: c.id,
+      titles: [c.label, ruById.get(c.id) ?? c.label],
+      keywords: [c.id],
+    }));
+    expect(commands.length).toBeGreaterThan(30);
+    // rows the server found by name come after the commands, as the palette lists them
+    const people = [
+      { id: 'user:7', titles: ['Anna Kowalska'], keywords: ['akowalska'] },
+      { id: 'user:8', titles: ['Joanna Nowak'], keywords: ['jnowak'] },
+    ];
+    const items = [...commands, ...people];
+    const keyed = <T extends { id: string }>(xs: T[]) => xs.map((x) => ({ ...x, key: x.id }));
+    const listed = rankWithFound(keyed(commands), keyed(people), 'anna');
+    expect(listed.best[0]!.id).toBe('user:7');
+    // a row found by its login only still shows, after the matches
+    expect(rankWithFound(keyed(commands), keyed(people), 'jnow').best.map((i) => i.id)).toContain('user:8');
+    expect(rank(items, 'anna')[0]!.id).toBe('user:7');
+    // "sergei" and "anna" match commands by scattered letters; the person named so still comes first
+    const sergei = { id: 'user:9', key: 'user:9', titles: ['Sergei Kowalski'] };
+    expect(rank([...commands, sergei], 'sergei')[0]!.id).toBe('user:9');
+    expect(rank(items, 'Anna Kow')[0]!.id).toBe('user:7');
+    expect(rank(items, 'kowalska')[0]!.id).toBe('user:7');
+    expect(rank(items, 'nowak')[0]!.id).toBe('user:8');
+    // a command typed by its words still comes first, and scattered letters still find commands
+    expect(rank(items, 'create user')[0]!.id).toBe('user.create');
+    expect(rank(items, 'crus').map((i) => i.id)).toContain('user.create');
+    expect(tierOf(people[0]!, 'ann kow')).toBe(2);
+    expect(
+      tierOf(
+        commands.find((c) => c.id === 'user.create')!,
+        'anna',
+      ),
+    ).toBe(1);
   });
 });

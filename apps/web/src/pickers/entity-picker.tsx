@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { pickerQuery, pickerRow, type CommandId, type PickerRow } from '@lintel/commands';
+import { familyCommandId, pickerQuery, pickerRow, type PickerRow } from '@lintel/commands';
 import { runCommand } from '../api/client';
 import { describeError } from '../api/errors';
 import type { Family } from '../forms/schema';
@@ -17,7 +17,7 @@ export async function searchFamily(
   limit = PAGE,
 ): Promise<{ rows: PickerRow[]; total: number }> {
   const reply = (await runCommand(
-    `${family}.list` as 'user.list',
+    familyCommandId(family, 'list'),
     pickerQuery(search, page, limit),
   )) as unknown as { data: Record<string, unknown>[]; meta: { total: number } };
   const rows = reply.data.map((r) => pickerRow(family, r));
@@ -95,7 +95,7 @@ export function EntityPicker({
     let live = true;
     void Promise.all(
       missingKey.split(',').map((id) =>
-        runCommand(`${family}.get` as CommandId as 'user.get', { id: Number(id) })
+        runCommand(familyCommandId(family, 'get'), { id: Number(id) })
           .then((r) => rememberName(family, Number(id), String((r as { name?: unknown }).name ?? id)))
           .catch(() => rememberName(family, Number(id), `#${id}`)),
       ),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { userResource } from '@lintel/commands';
 import {
+  fitWidths,
+  minFitWidth,
   defaultWidth,
   loadPrefs,
   MAX_WIDTH,
@@ -118,5 +120,33 @@ describe('column preferences', () => {
       defaultWidth({ id: 'name', kind: 'text' }),
     );
     expect(defaultWidth({ id: 'x', width: 77 })).toBe(77);
+  });
+});
+
+describe('fitting the columns to the box (issue 13 point 11)', () => {
+  it('squeezes the columns nobody resized so that every column shows, keeping dragged widths', () => {
+    const cols = [
+      { natural: 84, resized: false },
+      { natural: 200, resized: false },
+      { natural: 300, resized: true },
+      { natural: 280, resized: false },
+    ];
+    const fit = fitWidths(cols, 700);
+    expect(fit.reduce((a, b) => a + b, 0)).toBe(700);
+    expect(fit[2]).toBe(300);
+    fit.forEach((w, i) => expect(w).toBeLessThanOrEqual(cols[i]!.natural));
+    fit.forEach((w, i) => expect(w).toBeGreaterThanOrEqual(minFitWidth(cols[i]!.natural)));
+    // the wider a column, the more it gives
+    expect(280 - fit[3]!).toBeGreaterThan(84 - fit[0]!);
+  });
+
+  it('leaves a table that fits alone, and scrolls one that cannot fit', () => {
+    const cols = [
+      { natural: 100, resized: false },
+      { natural: 200, resized: false },
+    ];
+    expect(fitWidths(cols, 1000)).toEqual([100, 200]);
+    expect(fitWidths(cols, 0)).toEqual([100, 200]);
+    expect(fitWidths(cols, 50)).toEqual([72, 72]);
   });
 });

@@ -128,3 +128,34 @@ export function setWidths(prefs: ColumnPrefs, widths: Record<string, number>): C
   for (const [id, w] of Object.entries(widths)) if (Number.isFinite(w)) clean[id] = clampWidth(w);
   return { ...prefs, widths: clean };
 }
+
+/** The narrowest a column nobody resized is squeezed to when the table is too wide for the screen. */
+export const minFitWidth = (natural: number) => Math.max(MIN_WIDTH, Math.min(natural, 72));
+
+/**
+ * Widths that fit `available` pixels where they can (issue 13 point 11): a table wider than its box
+ * squeezes the columns nobody resized, in proportion to the room each can give, so that no column is off
+ * screen while another has room to spare; a column the person dragged keeps its width. When even the
+ * narrowest widths do not fit, the table scrolls sideways as before.
+ */
+export function fitWidths(
+  cols: readonly { natural: number; resized: boolean }[],
+  available: number,
+): number[] {
+  const natural = cols.map((c) => c.natural);
+  const total = natural.reduce((a, b) => a + b, 0);
+  if (!(available > 0) || total <= available) return natural;
+  const room = cols.map((c) => (c.resized ? 0 : c.natural - minFitWidth(c.natural)));
+  const give = room.reduce((a, b) => a + b, 0);
+  if (give <= 0) return natural;
+  const cut = Math.min(total - available, give);
+  // whole pixels: what rounding leaves over is taken from the first columns with room
+  const widths = natural.map((w, i) => w - Math.floor((cut * room[i]!) / give));
+  let left = total - widths.reduce((a, b) => a + b, 0) - cut;
+  for (let i = 0; left < 0 && i < widths.length; i++)
+    if (widths[i]! > (cols[i]!.resized ? natural[i]! : minFitWidth(natural[i]!))) {
+      widths[i]! -= 1;
+      left += 1;
+    }
+  return widths;
+}

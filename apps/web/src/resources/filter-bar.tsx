@@ -10,6 +10,9 @@ import {
 } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Filter, FilterableField, FilterRule } from '@lintel/core';
+import type { Family } from '../forms/schema';
+import { EntityPicker } from '../pickers/entity-picker';
+import { useNames } from '../pickers/use-names';
 import { focusRing } from '../ui/button';
 import { inputClass } from '../ui/field';
 import { Popover } from './table-popover';
@@ -40,6 +43,8 @@ interface FilterBarProps {
   /** focus goes here after a change (the grid) */
   onDone: () => void;
   handleRef: Ref<FilterBarHandle>;
+  /** the family behind each reference field: its value is chosen in a picker and read as a name */
+  families?: Readonly<Record<string, string>>;
 }
 
 const selectClass = `${inputClass} border-slate-300 pr-7`;
@@ -77,7 +82,9 @@ function FilterEditor({
   onApply,
   onCancel,
   anchorRef,
+  families,
 }: {
+  families?: Readonly<Record<string, string>>;
   fields: Readonly<Record<string, FilterableField>>;
   labelOf: (field: string) => string;
   initial: Filter | null;
@@ -118,7 +125,21 @@ function FilterEditor({
 
   let input: ReactNode;
   const valueId = `${id}-value`;
-  if (kind === 'boolean')
+  const family = families?.[field] as Family | undefined;
+  if (family)
+    input = (
+      <EntityPicker
+        family={family}
+        label={t('table.filter.value')}
+        name={`filter-${field}`}
+        value={value !== '' && Number.isFinite(Number(value)) ? Number(value) : null}
+        onChange={(v) => {
+          setValue(typeof v === 'number' ? String(v) : '');
+          setProblem(null);
+        }}
+      />
+    );
+  else if (kind === 'boolean')
     input = (
       <select id={valueId} className={selectClass} value={value} onChange={(e) => setValue(e.target.value)}>
         <option value="true">{t('table.value.yes')}</option>
@@ -207,10 +228,17 @@ function FilterEditor({
               </option>
             ))}
           </select>
-          <label htmlFor={valueId} className="text-xs font-medium text-slate-600">
-            {t('table.filter.value')}
-          </label>
-          {input}
+          {family ? (
+            // the picker has its own label
+            <div className="col-span-2">{input}</div>
+          ) : (
+            <>
+              <label htmlFor={valueId} className="text-xs font-medium text-slate-600">
+                {t('table.filter.value')}
+              </label>
+              {input}
+            </>
+          )}
         </div>
         {problem && (
           <p role="alert" className="text-xs text-red-700">
@@ -319,8 +347,24 @@ function WhereEditor({
 }
 
 /** The chips "field rule value", the add button, all/any, and the `--where` text behind them. */
-function FilterBarInner({ fields, labelOf, filters, match, onChange, onDone, handleRef }: FilterBarProps) {
+function FilterBarInner({
+  fields,
+  labelOf,
+  filters,
+  match,
+  onChange,
+  onDone,
+  handleRef,
+  families,
+}: FilterBarProps) {
   const { t } = useTranslation();
+  const nameOf = useNames(
+    filters.flatMap((f) =>
+      families?.[f.field] && typeof f.value === 'number'
+        ? [{ family: families[f.field] as Family, id: f.value }]
+        : [],
+    ),
+  );
   // null: closed; -1: a new chip; n: editing chip n
   const [editing, setEditing] = useState<number | null>(null);
   const [textOpen, setTextOpen] = useState(false);
@@ -349,6 +393,8 @@ function FilterBarInner({ fields, labelOf, filters, match, onChange, onDone, han
     if (f.value === true) return t('table.value.yes');
     if (f.value === false) return t('table.value.no');
     if (f.value === null) return t('table.value.empty');
+    const family = families?.[f.field] as Family | undefined;
+    if (family && typeof f.value === 'number') return nameOf(family, f.value);
     return String(f.value);
   };
 
@@ -444,6 +490,7 @@ function FilterBarInner({ fields, labelOf, filters, match, onChange, onDone, han
         {editing !== null && (
           <FilterEditor
             key={editing}
+            families={families}
             fields={fields}
             labelOf={labelOf}
             initial={editing >= 0 ? (filters[editing] ?? null) : null}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDate, offsetMinutes } from './format';
+import { formatCount, formatDate, formatRelative, offsetMinutes } from './format';
 import { fieldValue, valueText } from './table-columns';
 
 describe('dates in the user format', () => {
@@ -51,5 +51,19 @@ describe('cell text by kind', () => {
     expect(valueText('date', '2025-01-02T03:04:05Z', style, words)).toBe('2025-01-02 03:04:05');
     expect(valueText('text', null, style, words)).toBe('');
     expect(fieldValue(user, 'missing')).toBeUndefined();
+  });
+});
+
+describe('how long ago, in the interface language', () => {
+  const now = Date.parse('2026-06-15T12:00:00Z');
+  it('picks the largest unit that fits', () => {
+    expect(formatRelative('2026-06-15T11:59:30Z', 'en', now)).toBe('30 seconds ago');
+    expect(formatRelative('2026-06-15T11:55:00Z', 'en', now)).toBe('5 minutes ago');
+    expect(formatRelative('2026-06-15T09:00:00Z', 'en', now)).toBe('3 hours ago');
+    expect(formatRelative('2026-06-14T12:00:00Z', 'en', now)).toBe('yesterday');
+    expect(formatRelative('2026-07-15T12:00:00Z', 'en', now)).toBe('next month');
+    expect(formatRelative('2026-06-15T11:55:00Z', 'ru', now)).toBe('5 минут назад');
+    expect(formatRelative('not a date', 'en', now)).toBe('');
+    expect(formatRelative(null, 'en', now)).toBe('');
   });
 });

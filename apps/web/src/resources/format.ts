@@ -24,8 +24,8 @@ export function offsetMinutes(zone: string | null | undefined): number | null {
   return (m[1] === '-' ? -1 : 1) * (h * 60 + min);
 }
 
-/** '' for a value that is not a date. */
-export function formatDate(value: unknown, style: DateStyle = defaultDateStyle): string {
+/** '' for a value that is not a date; `withTime: false` gives the day alone. */
+export function formatDate(value: unknown, style: DateStyle = defaultDateStyle, withTime = true): string {
   if (value === null || value === undefined || value === '') return '';
   const d = value instanceof Date ? value : new Date(typeof value === 'number' ? value : String(value));
   const t = d.getTime();
@@ -52,7 +52,8 @@ export function formatDate(value: unknown, style: DateStyle = defaultDateStyle):
       s: z.getUTCSeconds(),
     };
   }
-  const pattern: string = TimeFormats[style.timeFormat] ?? TimeFormats['DD-MM-YYYY'];
+  const full: string = TimeFormats[style.timeFormat] ?? TimeFormats['DD-MM-YYYY'];
+  const pattern = withTime ? full : full.split(' ')[0]!;
   return pattern.replace(/YYYY|MM|DD|HH|NN|SS/g, (token) => {
     switch (token) {
       case 'YYYY':
@@ -71,9 +72,21 @@ export function formatDate(value: unknown, style: DateStyle = defaultDateStyle):
   });
 }
 
+/** The day alone (a licence's end), in the user's format and time zone. */
+export function formatDay(value: unknown, style: DateStyle = defaultDateStyle): string {
+  return formatDate(value, style).split(' ')[0] ?? '';
+}
+
 const numberFormats = new Map<string, Intl.NumberFormat>();
 
 /** 100,000 / 100 000 by the interface language. */
+/** An estimated count as people say it: three significant digits (12,345 → 12,300; 987 → 987). */
+export function roundEstimate(n: number): number {
+  if (n < 1000) return Math.round(n);
+  const step = 10 ** (Math.floor(Math.log10(n)) - 2);
+  return Math.round(n / step) * step;
+}
+
 export function formatCount(n: number, locale: string): string {
   let f = numberFormats.get(locale);
   if (!f) {
@@ -81,4 +94,34 @@ export function formatCount(n: number, locale: string): string {
     numberFormats.set(locale, f);
   }
   return f.format(n);
+}
+
+const relativeFormats = new Map<string, Intl.RelativeTimeFormat>();
+const STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 30],
+  ['month', 12],
+  ['year', Infinity],
+];
+
+/**
+ * How long ago (or until) a moment was, in the interface language ("5 minutes ago", "5 минут назад"): the
+ * browser's own wording of each language, so no plural forms of ours. '' for a value that is not a date.
+ */
+export function formatRelative(value: unknown, locale: string, now = Date.now()): string {
+  const t = new Date(typeof value === 'number' ? value : String(value)).getTime();
+  if (value === null || value === undefined || value === '' || Number.isNaN(t)) return '';
+  let f = relativeFormats.get(locale);
+  if (!f) {
+    f = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
+    relativeFormats.set(locale, f);
+  }
+  let amount = (t - now) / 1000;
+  for (const [unit, size] of STEPS) {
+    if (Math.abs(amount) < size || unit === 'year') return f.format(Math.round(amount), unit);
+    amount /= size;
+  }
+  return '';
 }

@@ -14,7 +14,8 @@ const PUMP_INTERVAL_MS = 80;
 
 export interface PageReply<Row> {
   data: Row[];
-  meta: { total: number };
+  /** `total_is_estimate`: the server estimated the total (issue 14); later pages correct it */
+  meta: { total: number; total_is_estimate?: boolean };
 }
 
 export type FetchPage<Row> = (page: number, limit: number, signal: AbortSignal) => Promise<PageReply<Row>>;
@@ -86,6 +87,8 @@ interface CachedPage<Row> {
 
 export interface LoaderSummary {
   total: number | null;
+  /** the total is the server's estimate ("about 12,300") */
+  estimate: boolean;
   /** a request is under way */
   loading: boolean;
   /** the last failure, until retry() */
@@ -109,11 +112,14 @@ export class PageLoader<Row> {
   private inFlight = new Map<number, AbortController>();
   private failed = new Set<number>();
   private total: number | null = null;
+  private estimate = false;
+  /** a reply of this query (since the last reload) gave the exact total */
+  private exactKnown = false;
   private error: unknown = null;
   private range = { first: 0, last: 0 };
   private listeners = new Set<() => void>();
   private version = 0;
-  private summary: LoaderSummary = { total: null, loading: false, error: null };
+  private summary: LoaderSummary = { total: null, estimate: false, loading: false, error: null };
   private timer: ReturnType<typeof setTimeout> | null = null;
   private lastPump = -Infinity;
   private disposed = false;
@@ -142,8 +148,13 @@ export class PageLoader<Row> {
     this.version++;
     const loading = this.inFlight.size > 0;
     const s = this.summary;
-    if (s.total !== this.total || s.loading !== loading || s.error !== this.error)
-      this.summary = { total: this.total, loading, error: this.error };
+    if (
+      s.total !== this.total ||
+      s.estimate !== this.estimate ||
+      s.loading !== loading ||
+      s.error !== this.error
+    )
+      this.summary = { total: this.total, estimate: this.estimate, loading, error: this.error };
     for (const l of this.listeners) l();
   }
 
@@ -173,6 +184,11 @@ export class PageLoader<Row> {
     return this.total;
   }
 
+  /** Whether the total is an estimate. */
+  isEstimate(): boolean {
+    return this.estimate;
+  }
+
   // ----- driving ------------------------------------------------------------------------------------------
 
   /** A new query: everything cached or under way belongs to the old one and goes. */
@@ -185,6 +201,8 @@ export class PageLoader<Row> {
     this.pages.clear();
     this.failed.clear();
     this.total = null;
+    this.estimate = false;
+    this.exactKnown = false;
     this.error = null;
     this.range = { first: 0, last: 0 };
     this.emit();
@@ -197,6 +215,7 @@ export class PageLoader<Row> {
     this.generation++;
     this.abortAll();
     for (const page of this.pages.values()) page.stale = true;
+    this.exactKnown = false;
     this.failed.clear();
     this.error = null;
     this.emit();
@@ -276,9 +295,17 @@ export class PageLoader<Row> {
         if (generation !== this.generation || controller.signal.aborted || this.disposed) return;
         this.inFlight.delete(page);
         this.pages.set(page, { rows: reply.data, stale: false });
-        this.total = reply.meta.total;
+        // an estimate sizes the scroll area until a reply knows better: a page near the estimated end says
+        // at least how many rows exist, the last page says exactly; an exact total is not undone by a later
+        // estimate of the same query
+        const estimate = reply.meta.total_is_estimate === true;
+        if (!estimate || !this.exactKnown) {
+          this.total = reply.meta.total;
+          this.estimate = estimate;
+          this.exactKnown ||= !estimate;
+        }
         // the list may have shrunk under us: pages past its end are gone
-        const maxPage = Math.max(1, Math.ceil(this.total / this.pageSize));
+        const maxPage = Math.max(1, Math.ceil((this.total ?? 0) / this.pageSize));
         for (const p of this.pages.keys()) if (p > maxPage) this.pages.delete(p);
         const center = pageOf((this.range.first + this.range.last) >> 1, this.pageSize);
         for (const p of pagesToEvict(this.pages.keys(), center, this.maxPages)) this.pages.delete(p);

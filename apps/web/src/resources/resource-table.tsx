@@ -28,6 +28,7 @@ import { Icon, Spinner } from '../ui/icon';
 import { ColumnChooser } from './column-chooser';
 import {
   defaultWidth,
+  fitWidths,
   loadPrefs,
   MAX_WIDTH,
   MIN_WIDTH,
@@ -38,11 +39,13 @@ import {
   type ColumnPrefs,
 } from './column-prefs';
 import { FilterBar, type FilterBarHandle } from './filter-bar';
-import { defaultDateStyle, formatCount, type DateStyle } from './format';
+import { defaultDateStyle, formatCount, roundEstimate, type DateStyle } from './format';
+import { matchingIds, PartialBulkError } from './bulk-ids';
 import { runList } from './list-call';
 import { PageLoader, PAGE_SIZE } from './page-loader';
 import { buildColumns, type CellText, type ColumnOverride, type TableColumn } from './table-columns';
 import { Grid, SELECT_WIDTH, type GridHandle } from './table-grid';
+import { hasView, readView, writeView } from './table-url';
 import { HeaderRow } from './table-header';
 import { TableKeys, type TableActions } from './table-keys';
 import {
@@ -51,6 +54,7 @@ import {
   filterableFields,
   filtersToWhere,
   queryKey,
+  refFamilies,
   sortableFields,
   type Match,
   type TableQuery,
@@ -75,8 +79,10 @@ export interface ResourceTableProps<Row extends { id: number }> {
    * dates in the user's format. Pass a stable object (module constant or useMemo): a new one redraws every row.
    */
   columns?: Partial<Record<string, ColumnOverride<Row>>>;
-  /** Enter / double-click */
+  /** Enter / click */
   onOpen?: (row: Row) => void;
+  /** the address of a row's page: its name is a link that opens in a new tab (issue 13 point 10) */
+  rowHref?: (row: Row) => string;
   bulkActions?: BulkAction[];
   /** e.g. an Add button */
   toolbar?: ReactNode;
@@ -91,6 +97,10 @@ export interface ResourceTableProps<Row extends { id: number }> {
   /** the table's keys (j/k, Enter, x, /, Esc, g g, G); off for a second table on the same screen */
   keyboard?: boolean;
   pageSize?: number;
+  /** fixed arguments of every list call, e.g. a journal's `to` (the table starts at that time) */
+  listArgs?: Record<string, unknown>;
+  /** the search, filters, sort and chosen columns in the address (default: with `keyboard`, the page's table) */
+  urlState?: boolean;
 }
 
 const NO_ROWS: never[] = [];
@@ -112,6 +122,7 @@ function browserStorage(): Storage | null {
  */
 export function ResourceTable<Row extends { id: number }>(props: ResourceTableProps<Row>) {
   const { resource, onOpen, bulkActions, toolbar, storageKey, refreshKey, onExport, keyboard = true } = props;
+  const urlState = props.urlState ?? keyboard;
   const listCommand = props.listCommand ?? `${resource.noun}.list`;
   const { t, i18n } = useTranslation();
   const lang = i18n.resolvedLanguage ?? i18n.language;
@@ -125,6 +136,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
 
   const fields = useMemo(() => filterableFields(resource), [resource]);
   const sortable = useMemo(() => sortableFields(resource), [resource]);
+  const families = useMemo(() => refFamilies(resource), [resource]);
   const profile = useAtomValue(profileAtom);
   const timeFormat = profile?.profile.time_format ?? defaultDateStyle.timeFormat;
   const timeZone = profile?.profile.time_zone ?? defaultDateStyle.timeZone;
@@ -138,20 +150,44 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
   const byId = useMemo(() => new Map(allColumns.map((c) => [c.id, c])), [allColumns]);
   const labelOf = useCallback((field: string) => byId.get(field)?.label ?? field, [byId]);
 
+  // ----- the view the address asks for (issue 13 point 9): read once, written back on every change ----------
+  const [fromUrl] = useState(() => {
+    if (!urlState) return null;
+    const params = new URLSearchParams(window.location.search);
+    if (!hasView(params)) return null;
+    return readView(
+      params,
+      fields,
+      sortable,
+      allColumns.map((c) => c.id),
+    );
+  });
+
   // ----- column choice and widths ---------------------------------------------------------------------------
-  const [prefs, setPrefs] = useState<ColumnPrefs>(() =>
-    loadPrefs(
+  const [prefs, setPrefs] = useState<ColumnPrefs>(() => {
+    const stored = loadPrefs(
       browserStorage(),
       storageKey,
       allColumns.map((c) => c.id),
-    ),
-  );
+    );
+    return fromUrl?.columns ? { ...stored, columns: fromUrl.columns } : stored;
+  });
   const [sizing, setSizing] = useState<ColumnSizingState>(() => prefs.widths);
   const visibleIds = useMemo(() => visibleColumns(prefs, allColumns), [prefs, allColumns]);
 
   // ----- the query ------------------------------------------------------------------------------------------
-  const [query, setQuery] = useState<TableQuery>(emptyQuery);
-  const [searchText, setSearchText] = useState('');
+  const [query, setQuery] = useState<TableQuery>(() => fromUrl?.query ?? emptyQuery);
+  const [searchText, setSearchText] = useState(() => fromUrl?.query.search ?? '');
+  // the address follows the view, replacing the history entry (a sort is no page to go back to); the
+  // router's own state in the entry is kept
+  useEffect(() => {
+    if (!urlState) return;
+    const next = writeView(new URLSearchParams(window.location.search), { query, columns: prefs.columns });
+    const search = next.toString();
+    if (search === window.location.search.replace(/^\?/, '')) return;
+    const url = `${window.location.pathname}${search ? `?${search}` : ''}${window.location.hash}`;
+    window.history.replaceState(window.history.state, '', url);
+  }, [urlState, query, prefs.columns]);
   useEffect(() => {
     if (searchText === query.search) return;
     const timer = setTimeout(() => setQuery((q) => ({ ...q, search: searchText })), SEARCH_DEBOUNCE_MS);
@@ -229,7 +265,23 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     () => visibleIds.map((id) => byId.get(id)!).filter(Boolean),
     [visibleIds, byId],
   );
-  const widths = visibleIds.map((id) => table.getColumn(id)?.getSize() ?? 120);
+  // the grid's inner width, to fit the columns into it
+  const [boxWidth, setBoxWidth] = useState(0);
+  useEffect(() => {
+    const el = gridRef.current?.element();
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => setBoxWidth(el.clientWidth));
+    observer.observe(el);
+    setBoxWidth(el.clientWidth);
+    return () => observer.disconnect();
+  }, []);
+  const widths = fitWidths(
+    visibleIds.map((id) => ({
+      natural: table.getColumn(id)?.getSize() ?? 120,
+      resized: Object.hasOwn(sizing, id),
+    })),
+    boxWidth - SELECT_WIDTH,
+  );
   const tableWidth = SELECT_WIDTH + widths.reduce((a, b) => a + b, 0);
   const cssVars: Record<string, string> = {
     '--lt-cols': `${SELECT_WIDTH}px ${widths.map((w) => `${w}px`).join(' ')} minmax(0,1fr)`,
@@ -253,7 +305,8 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
   const summary = useSyncExternalStore(loader.subscribe, loader.getSummary);
   const [tick, setTick] = useState(0);
   const qKey = queryKey(query);
-  const fetchKey = `${listCommand}\n${qKey}`;
+  const listArgs = props.listArgs;
+  const fetchKey = `${listCommand}\n${qKey}\n${JSON.stringify(listArgs ?? {})}`;
   const queryRef = useRef(query);
   queryRef.current = query;
   const driven = useRef<{ key: string; refresh: unknown; tick: number } | null>(null);
@@ -262,11 +315,11 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     if (!prev || prev.key !== fetchKey) {
       const q = queryRef.current;
       loader.setFetcher((page, limit, signal) =>
-        runList<Row>(listCommand, buildListQuery(q, page, limit), signal),
+        runList<Row>(listCommand, { ...buildListQuery(q, page, limit), ...listArgs }, signal),
       );
     } else if (prev.refresh !== refreshKey || prev.tick !== tick) loader.reload();
     driven.current = { key: fetchKey, refresh: refreshKey, tick };
-  }, [loader, fetchKey, listCommand, refreshKey, tick]);
+  }, [loader, fetchKey, listCommand, refreshKey, tick, listArgs]);
   useEffect(
     () => () => {
       loader.dispose();
@@ -277,7 +330,10 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
 
   // ----- selection ------------------------------------------------------------------------------------------
   const [selected, setSelected] = useState<ReadonlySet<number>>(EMPTY_SET);
+  // every row the query matches, loaded or not (issue 13 point 9); any change of the selection ends it
+  const [allMatching, setAllMatching] = useState(false);
   useEffect(() => setSelected(EMPTY_SET), [fetchKey]);
+  useEffect(() => setAllMatching(false), [selected]);
   const onSelect = useCallback((ids: number[], on: boolean) => {
     setSelected((prev) => {
       const next = new Set(prev);
@@ -305,11 +361,24 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     setBusy(action.id);
     setBulkError(null);
     try {
-      await action.run([...selected]);
+      const ids = allMatching ? await matchingIds(listCommand, query) : [...selected];
+      await action.run(ids);
       setSelected(EMPTY_SET);
       setTick((n) => n + 1);
     } catch (err) {
-      setBulkError(describeError(err).message);
+      if (err instanceof PartialBulkError) {
+        // some chunks went through: say how far, and show the rows as they are now
+        setBulkError(
+          t('table.bulk.partial', {
+            done: formatCount(err.done, lang),
+            total: formatCount(err.total, lang),
+            left: formatCount(err.total - err.done, lang),
+            error: describeError(err.cause).message,
+          }),
+        );
+        setSelected(EMPTY_SET);
+        setTick((n) => n + 1);
+      } else setBulkError(describeError(err).message);
     } finally {
       setBusy(null);
     }
@@ -322,6 +391,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     const el = countRef.current;
     if (!el) return;
     const total = loader.getTotal();
+    const estimate = loader.isEstimate();
     if (total === null) el.textContent = t('table.count.loading');
     else if (total === 0) el.textContent = t('table.count.none');
     else {
@@ -330,7 +400,9 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
       el.textContent = t('table.count.range', {
         from: formatCount(from, lang),
         to: formatCount(to, lang),
-        total: formatCount(total, lang),
+        total: estimate
+          ? t('table.count.about', { total: formatCount(roundEstimate(total), lang) })
+          : formatCount(total, lang),
       });
     }
   }, [loader, t, lang]);
@@ -351,7 +423,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     },
     [],
   );
-  useEffect(paintCount, [paintCount, summary.total]);
+  useEffect(paintCount, [paintCount, summary.total, summary.estimate]);
 
   // ----- keys -----------------------------------------------------------------------------------------------
   const rootRef = useRef<HTMLElement>(null);
@@ -550,6 +622,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           onChange={onFilters}
           onDone={focusGrid}
           handleRef={filterBarRef}
+          families={families}
         />
         <div className="ml-auto flex items-center gap-1">
           {/* only while the first page of a query loads: later pages show as placeholder rows */}
@@ -594,8 +667,20 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           data-testid="bulk-bar"
         >
           <span role="status" className="font-medium text-blue-950 tabular-nums" data-testid="selected-count">
-            {t('table.bulk.selected', { count: formatCount(selected.size, lang) })}
+            {allMatching && summary.total !== null
+              ? t('table.bulk.all_matching', { count: formatCount(summary.total, lang) })
+              : t('table.bulk.selected', { count: formatCount(selected.size, lang) })}
           </span>
+          {!allMatching && selectAll === 'all' && summary.total !== null && summary.total > selected.size && (
+            <button
+              type="button"
+              onClick={() => setAllMatching(true)}
+              className={`h-7 rounded-md px-2 text-xs font-medium text-blue-800 underline hover:bg-blue-100 ${focusRing}`}
+              data-testid="select-matching"
+            >
+              {t('table.bulk.select_matching', { count: formatCount(summary.total, lang) })}
+            </button>
+          )}
           <span className="mx-1 h-4 w-px bg-blue-200" aria-hidden="true" />
           {bulkActions?.map((a) => (
             <button
@@ -630,7 +715,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           className="flex items-center gap-2 border-b border-red-200 bg-red-50 px-3 py-1.5 text-[13px] text-red-800"
           data-testid="table-alert"
         >
-          <Icon name="error" className="shrink-0" />
+          <Icon name="error" className="size-3.5 shrink-0" />
           <span className="min-w-0 flex-1 truncate">{bulkError ?? error}</span>
           {!bulkError && (
             <button
@@ -664,6 +749,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
         selected={selected}
         onSelect={onSelect}
         onOpen={onOpen}
+        rowHref={props.rowHref}
         resetKey={fetchKey}
         handleRef={gridRef}
         onRange={onRange}
@@ -674,7 +760,13 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
       <footer className="flex h-7 shrink-0 items-center gap-3 border-t border-slate-200 bg-slate-50 px-3 text-xs text-slate-600">
         <span ref={countRef} className="tabular-nums" data-testid="table-count" />
         <span className="sr-only" role="status">
-          {summary.total !== null ? t('table.count.total', { total: formatCount(summary.total, lang) }) : ''}
+          {summary.total !== null
+            ? t('table.count.total', {
+                total: summary.estimate
+                  ? t('table.count.about', { total: formatCount(roundEstimate(summary.total), lang) })
+                  : formatCount(summary.total, lang),
+              })
+            : ''}
         </span>
         {where && (
           <code

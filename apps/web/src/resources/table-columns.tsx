@@ -101,7 +101,20 @@ export function buildColumns<Row>(
     const o = overrides?.[id];
     const kind = field.kind;
     const value = (row: Row) => fieldValue(row, id);
-    const text = o?.text ?? ((row: Row) => valueText(kind, value(row), style, words));
+    // an id field beside the record's `{id, name}` of it (a group's `parent_id` and `parent`) reads as the
+    // name (issue 13 point 5)
+    const named = kind === 'ref' && id.endsWith('_id') ? id.slice(0, -3) : null;
+    const text =
+      o?.text ??
+      ((row: Row) => {
+        const v = value(row);
+        if (named && typeof v === 'number') {
+          const ref = fieldValue(row, named);
+          if (ref && typeof ref === 'object' && typeof (ref as Loose).name === 'string')
+            return (ref as Loose).name as string;
+        }
+        return valueText(kind, v, style, words);
+      });
     out.push({
       id,
       kind,

@@ -53,6 +53,8 @@ export interface GridProps<Row extends { id: number }> {
   /** set these rows' selection */
   onSelect: (ids: number[], on: boolean) => void;
   onOpen?: (row: Row) => void;
+  /** the address of a row's page: its name cell is a link (open in a new tab), a click opens it */
+  rowHref?: (row: Row) => string;
   /** a new query: focus goes back to the first row */
   resetKey: string;
   handleRef: RefObject<GridHandle | null>;
@@ -77,6 +79,9 @@ interface RowProps<Row extends { id: number }> {
   words: CellText;
   /** draw grey bars in the cells of a row not loaded yet (not while seeking: nothing is drawn then) */
   bars: boolean;
+  /** the row's address, drawn as a link in column `linkCol` */
+  href?: string;
+  linkCol: number;
 }
 
 const alignClass = { left: 'text-left', right: 'text-right tabular-nums', center: 'text-center' } as const;
@@ -108,6 +113,8 @@ function GridRowInner<Row extends { id: number }>({
   selectLabel,
   words,
   bars,
+  href,
+  linkCol,
 }: RowProps<Row>) {
   const tone = selected
     ? 'bg-blue-50 hover:bg-blue-100'
@@ -170,6 +177,12 @@ function GridRowInner<Row extends { id: number }>({
             }
           }
         }
+        if (row && href && ci === linkCol)
+          content = (
+            <a href={href} tabIndex={-1} data-row-link="" className="text-inherit hover:underline">
+              {content}
+            </a>
+          );
         return (
           <div
             key={c.id}
@@ -218,6 +231,7 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
     selected,
     onSelect,
     onOpen,
+    rowHref,
     resetKey,
     handleRef,
     onRange,
@@ -363,8 +377,22 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
   const onClick = (e: ReactMouseEvent) => {
     const index = indexOf(e);
     if (index === null) return;
-    if ((e.target as HTMLElement).matches('input[data-select]')) toggleAt(index, e.shiftKey);
-    else if (e.shiftKey) toggleAt(index, true);
+    const target = e.target as HTMLElement;
+    // Ctrl/Cmd/middle on the link: the browser's own new tab or window
+    if (target.closest('a[data-row-link]') && (e.ctrlKey || e.metaKey || e.button !== 0)) return;
+    if (target.matches('input[data-select]')) toggleAt(index, e.shiftKey);
+    else if (e.shiftKey) {
+      e.preventDefault();
+      toggleAt(index, true);
+    } else if (onOpen && !window.getSelection()?.toString()) {
+      // a single click opens the row (not when it ends a text selection)
+      e.preventDefault();
+      const row = loader.rowAt(index);
+      if (row) {
+        onOpen(row);
+        return;
+      }
+    } else if (target.closest('a[data-row-link]')) e.preventDefault();
     setFocus(index);
     focusGrid();
   };
@@ -386,6 +414,15 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
   };
 
   const rowId = (index: number) => `${gridId}-r${index}`;
+  // the name (else the first column but the id) carries the row's link
+  const named = columns.findIndex((c) => c.id === 'name');
+  const linkCol =
+    named >= 0
+      ? named
+      : Math.max(
+          0,
+          columns.findIndex((c) => c.id !== 'id'),
+        );
   const activeRendered = count > 0 && focusedIndex >= firstItem && focusedIndex <= lastItem;
 
   return (
@@ -428,6 +465,8 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
                   selectLabel={selectLabel}
                   words={words}
                   bars={!seeking}
+                  href={row && rowHref ? rowHref(row) : undefined}
+                  linkCol={linkCol}
                 />
               );
             })}

@@ -38,6 +38,22 @@ export interface TableResource {
   fields: Record<string, ResourceField>;
   filterable?: Record<string, FilterableField>;
   sortable?: readonly string[];
+  /** fields holding ids of another family (`defineResource({refs})`): filtered with that family's picker */
+  refs?: Readonly<Record<string, { family: string }>>;
+}
+
+/**
+ * The family behind each filterable reference field: a filter on it is chosen in a picker and its chip
+ * reads the name, not the id (issue 13 point 5).
+ */
+export function refFamilies(resource: TableResource): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, f] of Object.entries(filterableFields(resource))) {
+    if (f.kind !== 'ref' && f.kind !== 'refs') continue;
+    const ref = resource.refs?.[name];
+    if (ref) out[name] = ref.family;
+  }
+  return out;
 }
 
 export function filterableFields(resource: TableResource): Record<string, FilterableField> {

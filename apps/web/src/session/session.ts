@@ -10,6 +10,16 @@ export { isSignedOutOnly, loginPath, safeRedirect } from './paths';
 /** The signed-in user's profile, loaded by the signed-in layout. */
 export const profileAtom = atom<Profile | null>(null);
 
+/**
+ * Reads the profile again: what it allows (its role's permissions, its licence info) may have changed, e.g.
+ * after a licence was added or deleted. The menu, the palette and the pages' gates follow the new one.
+ */
+export async function refreshProfile(): Promise<void> {
+  if (!sessionStore.get()) return;
+  const profile = await runCommand('profile.get', {});
+  if (appStore.get(profileAtom)) appStore.set(profileAtom, profile);
+}
+
 /** Why the user landed on the login page, when it was not their own choice. */
 export const signedOutReasonAtom = atom<'expired' | null>(null);
 

@@ -28,6 +28,8 @@ export interface DialogProps {
   /** wraps the body and footer, e.g. in a <form> */
   wrap?: (inner: ReactNode) => ReactNode;
   describedBy?: string;
+  /** a body of text only (no field, no button) that may scroll: it takes the focus so keys scroll it */
+  readOnlyBody?: boolean;
 }
 
 /**
@@ -46,6 +48,7 @@ export function Dialog({
   initialFocus,
   wrap,
   describedBy,
+  readOnlyBody = false,
 }: DialogProps) {
   const { t } = useTranslation();
   const ref = useRef<HTMLDialogElement>(null);
@@ -76,7 +79,11 @@ export function Dialog({
 
   const inner = (
     <>
-      <div data-dialog-body className="min-h-0 flex-1 overflow-y-auto px-4 py-3">
+      <div
+        data-dialog-body
+        className="min-h-0 flex-1 overflow-y-auto px-4 py-3"
+        {...(readOnlyBody ? { tabIndex: 0, 'aria-labelledby': titleId } : {})}
+      >
         {children}
       </div>
       {footer && (

@@ -12,7 +12,12 @@ export const DomainType = z.object({
 export type DomainType = z.infer<typeof DomainType>;
 
 const DomainTypeInput = z.object({
-  type: z.string().trim().min(1).max(64).regex(/^[a-z0-9_]+$/, { message: 'code_chars' }),
+  type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z0-9_]+$/, { message: 'code_chars' }),
   name: Text(255),
 });
 
@@ -29,9 +34,20 @@ export const domainTypeResource = defineResource({
     domains_count: { kind: 'number', default: true, sortable: true },
   },
   gates: {
-    view: ['domains.view_all', 'domains.create_root', 'domains.create_descendant', 'domains.edit_all', 'domains.edit_descendant', 'domains.own_general'],
+    view: [
+      'domains.view_all',
+      'domains.create_root',
+      'domains.create_descendant',
+      'domains.edit_all',
+      'domains.edit_descendant',
+      'domains.own_general',
+    ],
     create: ['domains.edit_all', 'project_settings.change'],
     edit: ['domains.edit_all', 'project_settings.change'],
     delete: ['domains.edit_all', 'project_settings.change'],
   },
+  ui: { path: '/general-settings/domain-types', icon: 'list', section: 'settings' },
+  unique: ['type'],
+  search: ['name', 'type'],
+  picker: { hint: 'type' },
 });

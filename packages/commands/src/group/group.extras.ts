@@ -6,7 +6,13 @@ import { groupResource } from './group.resource';
 
 const viewGates = { anyPermission: groupResource.gates.view };
 
-export const GroupNode = z.object({ id: z.number().int(), name: z.string(), parent_id: z.number().int().nullable(), logic_address: z.string().nullable(), type: z.string().nullable() });
+export const GroupNode = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  parent_id: z.number().int().nullable(),
+  logic_address: z.string().nullable(),
+  type: z.string().nullable(),
+});
 
 /** Every group the caller may see, flat and unpaged (pickers, the tree). */
 export const groupFull = defineCommand({
@@ -28,7 +34,9 @@ export const groupChildren = defineCommand({
 export interface GroupTreeNode extends z.infer<typeof GroupNode> {
   children: GroupTreeNode[];
 }
-export const GroupTreeNode: z.ZodType<GroupTreeNode> = GroupNode.extend({ children: z.lazy(() => z.array(GroupTreeNode)) });
+export const GroupTreeNode: z.ZodType<GroupTreeNode> = GroupNode.extend({
+  children: z.lazy(() => z.array(GroupTreeNode)),
+});
 
 export const groupTree = defineCommand({
   id: 'group.tree',
@@ -58,7 +66,12 @@ export const GenerateGroups = z
   })
   .strict();
 
-export const GeneratedGroup = z.object({ name: z.string(), logic_address: z.string().nullable(), number: z.number().int(), exists: z.boolean() });
+export const GeneratedGroup = z.object({
+  name: z.string(),
+  logic_address: z.string().nullable(),
+  number: z.number().int(),
+  exists: z.boolean(),
+});
 
 export const groupGenerate = defineCommand({
   id: 'group.generate',
@@ -82,5 +95,8 @@ export const groupWhiteLabelLogoDelete = defineCommand({
   http: { method: 'DELETE', path: '/domains/:id/whitelabel-logo' },
   args: IdParam,
   result: OkReply,
-  gates: { anyPermission: ['domains.edit_all', 'domains.own_white_label'], licence: ['mobile_app.is_white_label_enabled'] },
+  gates: {
+    anyPermission: ['domains.edit_all', 'domains.own_white_label'],
+    licence: ['mobile_app.is_white_label_enabled'],
+  },
 });

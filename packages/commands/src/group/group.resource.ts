@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { Email } from '@lintel/core';
+import {
+  Email,
+  GroupLicenceLimits,
+  GroupLicenseEntry,
+  GroupLicenseSettings,
+  LicenceCount,
+  RestrictPeriod,
+} from '@lintel/core';
 import { defineResource } from '../resource';
 import { Description, Id, Ref, Text, Timestamp } from '../refs';
 
@@ -11,28 +18,18 @@ export const WhiteLabelSettings = z.object({
   email: z.union([Email, z.literal('')]),
   phone: z.string().max(32),
 });
+/** Per group: max passes count and max period days of a guest identifier (spec part 2 §5); empty: none. */
 export const GuestIdentifierLimits = z.object({
-  max_passes_count: z.number().int().min(0).max(1_000_000).nullable(),
-  max_period_days: z.number().int().min(0).max(3650).nullable(),
+  max_passes_count: LicenceCount(1_000_000),
+  max_period_days: LicenceCount(3650),
 });
 export const DeviceStatusNotify = z.object({
   user_id: Id,
   notify_about_offline_device: z.boolean(),
   notify_about_device_task_failed: z.boolean(),
 });
-export const RestrictPeriod = z.object({ is_active: z.boolean(), from: z.string().nullable(), to: z.string().nullable() });
-export const GroupLicenseEntry = z.object({
-  feature: z.string().max(64),
-  is_active: z.boolean(),
-  /** maximum licences of this feature in the group (null: no limit of its own) */
-  max: z.number().int().min(0).max(10_000_000).nullable(),
-  restrict_period: RestrictPeriod,
-});
-export const GroupLicenseSettings = z.object({
-  is_enabled: z.boolean(),
-  notifications: z.object({ period: z.enum(['never', 'once', 'everyday', 'every_week', 'every_30_days']), notify_before: z.number().int().min(0).max(365) }),
-  licenses: z.array(GroupLicenseEntry).max(50),
-});
+// a group's licence settings and maximums: packages/core/src/group-licences.ts (the gate reads them too)
+export { GroupLicenseEntry, GroupLicenseSettings, GroupLicenceLimits, RestrictPeriod };
 
 export const Group = z.object({
   id: z.number().int(),
@@ -40,6 +37,8 @@ export const Group = z.object({
   description: z.string(),
   parent_id: z.number().int().nullable(),
   parent: Ref.nullable(),
+  /** the groups above it, from the project's root down to its parent: what tells "Apartment 1"s apart */
+  path: z.array(Ref),
   logic_address: z.string().nullable(),
   domain_type_id: z.number().int().nullable(),
   type: z.string().nullable(),
@@ -47,6 +46,8 @@ export const Group = z.object({
   guest_identifier_limits: GuestIdentifierLimits,
   device_status_notify: z.array(DeviceStatusNotify),
   license_settings: GroupLicenseSettings,
+  /** the most its whole subtree may hold of each counted thing (null: no maximum of its own) */
+  license_limits: GroupLicenceLimits,
   users_count: z.number().int(),
   children_count: z.number().int(),
   created_at: Timestamp,
@@ -58,12 +59,19 @@ const GroupInput = z.object({
   name: Text(255),
   description: Description.optional(),
   parent_id: Id.nullable(),
-  logic_address: z.string().trim().max(64).regex(/^[0-9A-Za-z.\-_]*$/, { message: 'logic_address_chars' }).nullable().optional(),
+  logic_address: z
+    .string()
+    .trim()
+    .max(64)
+    .regex(/^[0-9A-Za-z.\-_]*$/, { message: 'logic_address_chars' })
+    .nullable()
+    .optional(),
   domain_type_id: Id.nullable().optional(),
   whitelabel_settings: WhiteLabelSettings.partial().optional(),
   guest_identifier_limits: GuestIdentifierLimits.partial().optional(),
   device_status_notify: z.array(DeviceStatusNotify).max(100).optional(),
   license_settings: GroupLicenseSettings.partial().optional(),
+  license_limits: GroupLicenceLimits.optional(),
 });
 
 export const groupResource = defineResource({
@@ -85,9 +93,22 @@ export const groupResource = defineResource({
     created_at: { kind: 'date', filterable: true, sortable: true },
   },
   gates: {
-    view: ['domains.view_all', 'domains.create_root', 'domains.create_descendant', 'domains.edit_all', 'domains.edit_descendant', 'domains.own_general'],
+    view: [
+      'domains.view_all',
+      'domains.create_root',
+      'domains.create_descendant',
+      'domains.edit_all',
+      'domains.edit_descendant',
+      'domains.own_general',
+    ],
     create: ['domains.create_root', 'domains.create_descendant'],
     edit: ['domains.edit_all', 'domains.edit_descendant', 'domains.own_general'],
     delete: ['domains.delete_all', 'domains.delete_self'],
   },
+  ui: { path: '/groups', key: 'groups', icon: 'building', section: 'users', goKey: 't' },
+  refs: {
+    parent_id: { family: 'group', many: false },
+    domain_type_id: { family: 'domain_type', many: false },
+  },
+  picker: { hint: 'path', code: 'logic_address' },
 });

@@ -33,4 +33,14 @@ export const markerResource = defineResource({
     edit: ['markers.edit'],
     delete: ['markers.delete'],
   },
+  ui: { path: '/general-settings/markers', icon: 'key', section: 'settings' },
+  // markers made by people of the caller's groups (spec part 2 §6)
+  scopes: {
+    owner: { creator: 'created_by' },
+    view: { 'markers.view_all': 'all', 'markers.view': 'descendants' },
+    edit: { 'markers.edit': 'all' },
+    delete: { 'markers.delete': 'all' },
+  },
+  unique: ['name'],
+  picker: { color: 'color' },
 });

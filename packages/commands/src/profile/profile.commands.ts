@@ -1,4 +1,11 @@
-import { DeleteAccountBody, MobilePopupBody, OkReply, PasswordChangeBody, Profile, ProfilePatch } from '@lintel/core';
+import {
+  DeleteAccountBody,
+  MobilePopupBody,
+  OkReply,
+  PasswordChangeBody,
+  Profile,
+  ProfilePatch,
+} from '@lintel/core';
 import { defineCommand, NoArgs } from '../command';
 
 export const profileGet = defineCommand({

@@ -39,11 +39,16 @@ export const roleResource = defineResource({
     created_at: { kind: 'date', filterable: true, sortable: true },
   },
   /** gently (default): a role that users hold is kept, and the reply says how many hold it */
-  deleteOptions: z.object({ gently: z.preprocess((v) => (v === 'false' ? false : v === 'true' ? true : v), z.boolean()).default(true) }),
+  deleteOptions: z.object({
+    gently: z.preprocess((v) => (v === 'false' ? false : v === 'true' ? true : v), z.boolean()).default(true),
+  }),
   gates: {
     view: ['roles.view', 'roles.view_all', 'roles.view_users'],
     create: ['roles.create'],
     edit: ['roles.edit', 'roles.edit_available', 'roles.edit_all'],
     delete: ['roles.delete', 'roles.delete_available', 'roles.delete_all'],
   },
+  ui: { path: '/roles', key: 'roles', icon: 'shield', section: 'users', goKey: 'r' },
+  refs: { available_roles: { family: 'role', many: true } },
+  unique: ['name'],
 });

@@ -1,15 +1,21 @@
 import { z } from 'zod';
 import { Timeouts } from '@lintel/core';
-import { defineCommand, NoArgs } from '../command';
+import { defineCommand, NoArgs, type Gates } from '../command';
 
-const gates = { anyPermission: ['project_settings.change'] };
+const gates: Gates = { anyPermission: ['project_settings.change'] };
 
 /** A residential complex to look around in: buildings, entrances, apartments, residents, staff. Idempotent. */
 export const seedDemo = defineCommand({
   id: 'seed.demo',
   http: { method: 'POST', path: '/seed/demo' },
   args: NoArgs,
-  result: z.object({ created: z.boolean(), groups: z.number().int(), users: z.number().int(), roles: z.number().int(), markers: z.number().int() }),
+  result: z.object({
+    created: z.boolean(),
+    groups: z.number().int(),
+    users: z.number().int(),
+    roles: z.number().int(),
+    markers: z.number().int(),
+  }),
   gates,
   timeoutMs: Timeouts.import,
 });

@@ -1,12 +1,11 @@
-import { MAX_LIST_FILTERS, MAX_LIST_LIMIT, type Filter, type ListQuery } from '@lintel/core';
 import { MULTI_VALUE_SEPARATOR, UserExportColumns } from './user.import';
 import type { User } from './user.resource';
 
 /**
- * Export of users, the part every surface shares (`lintel users export`, the console's Export button): which
- * pages to ask `user.list` for, how a user becomes a row of the import's columns, and how groups, roles and
- * markers are named so that the file imports back (`lintel users import`) to the same entities. Writing the
- * file (CSV, XLSX, JSON; a stream or a Blob) is each surface's own.
+ * Export of users, the part every surface shares (`lintel users export`, the console's Export button): how a
+ * user of `user.export`'s stream becomes a row of the import's columns, and how groups, roles and markers
+ * are named so that the file imports back (`lintel users import`) to the same entities. Writing the file
+ * (CSV, XLSX, JSON; a stream or a Blob) is each surface's own.
  */
 
 export type UserExportColumn = (typeof UserExportColumns)[number];
@@ -103,79 +102,4 @@ export function csvCells(row: UserExportRow): Array<string | number> {
     if (v === null) return '';
     return typeof v === 'boolean' ? String(v) : v;
   });
-}
-
-/** The rows an export takes: what the list shows, without paging or sort. */
-export interface ExportQuery {
-  filters?: readonly Filter[];
-  match?: 'all' | 'any';
-  search?: string;
-}
-
-/** Rows asked for per page: the most `user.list` gives. */
-export const EXPORT_PAGE_SIZE = MAX_LIST_LIMIT;
-
-/**
- * Whether the pages can follow the ids (`id above` the last one): the filters must leave room for one more
- * condition, and keep their meaning when it is joined by "and" (match-any of two or more would not).
- */
-export function pagesById(q: ExportQuery): boolean {
-  const n = q.filters?.length ?? 0;
-  return n < MAX_LIST_FILTERS && (q.match !== 'any' || n <= 1);
-}
-
-/**
- * The `user.list` arguments of one page, in id order: with `pagesById`, the first page after id `after`;
- * else page number `page`.
- */
-export function exportPageArgs(q: ExportQuery, at: { page: number; after: number }): ListQuery {
-  const filters = [...(q.filters ?? [])];
-  const search = q.search?.trim();
-  const args: ListQuery = pagesById(q)
-    ? {
-        filters: [...filters, { field: 'id', rule: 'above', value: at.after }],
-        match: 'all',
-        sort: 'id',
-        limit: EXPORT_PAGE_SIZE,
-        page: 1,
-      }
-    : { filters, match: q.match ?? 'all', sort: 'id', limit: EXPORT_PAGE_SIZE, page: at.page };
-  if (search) args.search = search;
-  return args;
-}
-
-/** `user.list` as the surface runs it (the CLI's `execute`, the console's client with an abort signal). */
-export type ListUsers = (
-  args: ListQuery,
-  signal?: AbortSignal,
-) => Promise<{ data: User[]; meta: { total: number } }>;
-
-export interface ExportPage {
-  users: User[];
-  /** the rows the query had when the first page was read */
-  total: number;
-}
-
-/**
- * The users of a query, a page (1,000) at a time, in id order. Pages follow the ids when the filters allow
- * (`pagesById`), so rows added or removed meanwhile neither repeat nor shift the rest; else page numbers.
- * Always yields at least one page (maybe empty), which carries the total. Stops with the signal's reason
- * once it is aborted.
- */
-export async function* exportPages(
-  list: ListUsers,
-  q: ExportQuery,
-  signal?: AbortSignal,
-): AsyncGenerator<ExportPage, void, undefined> {
-  let total: number | null = null;
-  let after = 0;
-  for (let page = 1; ; page++) {
-    signal?.throwIfAborted();
-    const reply = await list(exportPageArgs(q, { page, after }), signal);
-    signal?.throwIfAborted();
-    total ??= reply.meta.total;
-    yield { users: reply.data, total };
-    if (reply.data.length < EXPORT_PAGE_SIZE) return;
-    after = reply.data[reply.data.length - 1]!.id;
-  }
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Password } from '@lintel/core';
 import { defineCommand } from '../command';
 import { IdParam, OkReply } from '../resource';
+import { fileArg } from '../upload';
 
 export const userPassword = defineCommand({
   id: 'user.password',
@@ -19,7 +20,7 @@ export const userSendRegistrationLink = defineCommand({
   gates: { anyPermission: ['users.create', 'users.edit_all'] },
 });
 
-/** An uploaded file: a Blob in the browser and in Node (the server turns a multipart part into one). */
+/** An uploaded file of no declared kind: the server refuses it; declare file arguments with `fileArg(kind)`. */
 export const FileArg = z.instanceof(Blob, { message: 'file_required' });
 
 /** Uploads an avatar and crops it to the square `{x, y, size}` (pixels of the uploaded image). */
@@ -27,7 +28,7 @@ export const userAvatarUpload = defineCommand({
   id: 'user.avatar_upload',
   http: { method: 'POST', path: '/users/:id/avatar' },
   args: IdParam.extend({
-    image: FileArg,
+    image: fileArg('avatar'),
     x: z.coerce.number().int().min(0).max(20_000),
     y: z.coerce.number().int().min(0).max(20_000),
     size: z.coerce.number().int().min(16).max(20_000),

@@ -102,6 +102,33 @@ export const userImportRows = defineCommand({
   hidden: true,
 });
 
+/** Rows checked and staged per round of a streamed import (one batch is held at a time). */
+export const IMPORT_STREAM_BATCH = 1000;
+
+/**
+ * The rows of an import as one streamed body (`application/x-ndjson`: one row object per line, lines in
+ * increasing order), checked in batches and staged as they arrive: memory stays flat in the size of the
+ * file on both sides. The reply is what the import holds afterwards, with the first problems of the rows
+ * of this stream. A body of another type is a 415. `user.import_rows` stays for callers sending batches.
+ */
+export const userImportStream = defineCommand({
+  id: 'user.import_stream',
+  http: { method: 'POST', path: '/users/import/:id/stream' },
+  // the body is the stream; `batch` (in the query) sets the rows per round
+  args: ImportId.extend({
+    batch: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(10 * MAX_IMPORT_BATCH)
+      .optional(),
+  }),
+  result: ImportProgress,
+  gates: { anyPermission: ['users.create'] },
+  timeoutMs: 3_600_000,
+  hidden: true,
+});
+
 /** The outcome of a commit (or of a dry run): counts, exactly which lines went in, and the problems. */
 export const ImportReport = z.object({
   id: z.string(),

@@ -7,7 +7,7 @@ export const UserProfileFields = z.object({
   phone: z.union([z.string().regex(/^\+[1-9]\d{6,14}$/, { message: 'phone_international' }), z.literal('')]),
   address: z.string().max(255),
   time_zone: z.string().max(64),
-  sip_number_id: Id.nullable(),
+  sip_number_id: Id.nullable().meta({ hidden: 'virtual numbers (their family) come with telephony' }),
   identifier_format: IdentifierFormat,
   time_format: TimeFormat,
 });
@@ -38,7 +38,10 @@ const UserInput = z.object({
   login: LoginName,
   name: Text(255),
   description: Description.optional(),
-  email: z.union([Email, z.literal('')]).nullable().optional(),
+  email: z
+    .union([Email, z.literal('')])
+    .nullable()
+    .optional(),
   role: Id,
   domains: Ids(500).min(1),
   markers: Ids(100).optional(),
@@ -77,4 +80,13 @@ export const userResource = defineResource({
     edit: ['users.edit_all', 'users.edit_profile'],
     delete: ['users.delete'],
   },
+  ui: { path: '/users', key: 'users', icon: 'user', section: 'users', goKey: 'u' },
+  refs: {
+    role: { family: 'role', many: false },
+    domains: { family: 'group', many: true },
+    markers: { family: 'marker', many: true },
+  },
+  // a group's licence may cap the users of its subtree; the users' store counts by their groups
+  limits: [{ per: 'group', feature: 'users' }],
+  picker: { hint: 'login' },
 });

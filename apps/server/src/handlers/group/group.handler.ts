@@ -2,10 +2,17 @@ import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { GenerateGroups, GroupTreeNode } from '@lintel/commands';
 import { AppError } from '../../errors';
+import { naturalSortKey } from '../../engine/list';
 import { audit } from '../../audit/audit';
 import { familyCtx, familyHandlers, visibleSql, assertMay, type FamilyCtx } from '../../engine/family';
 import type { SomeHandlers } from '../../http/handler';
-import { assertMayPlaceUnder, DefaultGuestLimits, DefaultLicenseSettings, DefaultWhiteLabel, groupStore } from './group.store';
+import {
+  assertMayPlaceUnder,
+  DefaultGuestLimits,
+  DefaultLicenseSettings,
+  DefaultWhiteLabel,
+  groupStore,
+} from './group.store';
 
 interface Node {
   id: number;
@@ -16,16 +23,28 @@ interface Node {
 }
 
 async function visibleNodes(c: FamilyCtx, extra = sql<boolean>`true`): Promise<Node[]> {
-  const r = await sql<Node>`select t.id, t.name, t.parent_id, t.logic_address, dt.name as type from ${groupStore.from}
-    where ${await visibleSql(groupStore, c.caller, 'view')} and ${extra} order by t.name, t.id`.execute(c.app.db);
+  const r =
+    await sql<Node>`select t.id, t.name, t.parent_id, t.logic_address, dt.name as type from ${groupStore.from}
+    where ${await visibleSql(groupStore, c.caller, 'view')} and ${extra} order by ${naturalSortKey(sql`t.name`)}, t.name, t.id`.execute(
+      c.app.db,
+    );
   return r.rows;
 }
 
 /** The numbers and names a generation would make, and which of them are taken already. */
 async function plan(c: FamilyCtx, args: z.output<typeof GenerateGroups>) {
-  const parent = await c.app.db.selectFrom('domains').select(['id', 'name', 'logic_address']).where('id', '=', args.id).where('project_id', '=', c.caller.projectId).executeTakeFirst();
+  const parent = await c.app.db
+    .selectFrom('domains')
+    .select(['id', 'name', 'logic_address'])
+    .where('id', '=', args.id)
+    .where('project_id', '=', c.caller.projectId)
+    .executeTakeFirst();
   if (!parent) throw new AppError('item_not_found');
-  const siblings = await c.app.db.selectFrom('domains').select(['name', 'logic_address']).where('parent_id', '=', args.id).execute();
+  const siblings = await c.app.db
+    .selectFrom('domains')
+    .select(['name', 'logic_address'])
+    .where('parent_id', '=', args.id)
+    .execute();
   const names = new Set(siblings.map((s) => s.name.toLowerCase()));
   const addresses = new Set(siblings.map((s) => s.logic_address).filter(Boolean));
   const { numeration } = args;
@@ -47,7 +66,12 @@ async function plan(c: FamilyCtx, args: z.output<typeof GenerateGroups>) {
       : args.logic_number !== null
         ? String(args.logic_number + items.length)
         : null;
-    items.push({ name, logic_address, number: next, exists: names.has(name.toLowerCase()) || (!!logic_address && addresses.has(logic_address)) });
+    items.push({
+      name,
+      logic_address,
+      number: next,
+      exists: names.has(name.toLowerCase()) || (!!logic_address && addresses.has(logic_address)),
+    });
   }
   // a logic address is unique per group type in the whole project (domains_type_logic_address), not only among siblings
   const wanted = items.flatMap((i) => (i.logic_address ? [i.logic_address] : []));
@@ -125,7 +149,15 @@ export const groupHandlers = {
           });
         created.push({ ...row, type: null });
       }
-      await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'generate', entity: 'group', entityId: args.id, ip: c.ip, data: { created: created.map((g) => g.id), skipped: items.length - fresh.length } });
+      await audit(trx, {
+        projectId: c.caller.projectId,
+        userId: c.caller.userId,
+        action: 'generate',
+        entity: 'group',
+        entityId: args.id,
+        ip: c.ip,
+        data: { created: created.map((g) => g.id), skipped: items.length - fresh.length },
+      });
       return created;
     });
     return { data };
@@ -135,8 +167,17 @@ export const groupHandlers = {
     const c = await familyCtx(ctx);
     await c.app.db.transaction().execute(async (trx) => {
       await assertMay(trx, groupStore as never, c.caller, args.id, 'edit');
-      await sql`update domains set whitelabel_settings = whitelabel_settings || '{"logo": null}'::jsonb where id = ${args.id}`.execute(trx);
-      await audit(trx, { projectId: c.caller.projectId, userId: c.caller.userId, action: 'whitelabel_logo_deleted', entity: 'group', entityId: args.id, ip: c.ip });
+      await sql`update domains set whitelabel_settings = whitelabel_settings || '{"logo": null}'::jsonb where id = ${args.id}`.execute(
+        trx,
+      );
+      await audit(trx, {
+        projectId: c.caller.projectId,
+        userId: c.caller.userId,
+        action: 'whitelabel_logo_deleted',
+        entity: 'group',
+        entityId: args.id,
+        ip: c.ip,
+      });
     });
     return { ok: true as const };
   },

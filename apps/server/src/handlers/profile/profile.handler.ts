@@ -4,6 +4,7 @@ import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
 import { signedIn, type SomeHandlers } from '../../http/handler';
 import { loadProfile } from './profile.service';
+import { enforce } from '../../security/rate-limit';
 
 export const profileHandlers = {
   'profile.get': async (ctx) => loadProfile(ctx.app, signedIn(ctx).userId),
@@ -17,14 +18,20 @@ export const profileHandlers = {
           .updateTable('users')
           .set({
             ...(args.name !== undefined ? { name: args.name } : {}),
-            ...(args.profile !== undefined ? { profile: JSON.stringify({ ...before.profile, ...args.profile }) } : {}),
-            updated_at: new Date(),
+            ...(args.profile !== undefined
+              ? { profile: JSON.stringify({ ...before.profile, ...args.profile }) }
+              : {}),
+            updated_at: ctx.app.clock.now(),
           })
           .where('id', '=', auth.userId)
           .execute();
       }
       if (args.locale !== undefined)
-        await trx.updateTable('accounts').set({ locale: args.locale }).where('id', '=', auth.accountId).execute();
+        await trx
+          .updateTable('accounts')
+          .set({ locale: args.locale })
+          .where('id', '=', auth.accountId)
+          .execute();
       await audit(trx, {
         projectId: auth.projectId,
         userId: auth.userId,
@@ -40,14 +47,32 @@ export const profileHandlers = {
 
   'profile.password': async (ctx, args) => {
     const auth = signedIn(ctx);
-    const account = await ctx.app.db.selectFrom('accounts').select('password_hash').where('id', '=', auth.accountId).executeTakeFirstOrThrow();
-    if (!(await verifyPassword(account.password_hash, args.old))) throw new AppError('invalid_credentials', { field: 'old' });
+    // a stolen session cannot guess the password at argon2's cost: counted per account before checking
+    await enforce(ctx.app, 'password_account', String(auth.accountId), { ip: ctx.caller.ip });
+    const account = await ctx.app.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('id', '=', auth.accountId)
+      .executeTakeFirstOrThrow();
+    if (!(await verifyPassword(account.password_hash, args.old)))
+      throw new AppError('invalid_credentials', { field: 'old' });
     const hash = await hashPassword(args.new);
     await ctx.app.db.transaction().execute(async (trx) => {
-      await trx.updateTable('accounts').set({ password_hash: hash }).where('id', '=', auth.accountId).execute();
+      await trx
+        .updateTable('accounts')
+        .set({ password_hash: hash })
+        .where('id', '=', auth.accountId)
+        .execute();
       // other sessions of this login end; this one goes on
       await revokeAccountSessions(trx, auth.accountId, 'password_changed', auth.sessionId);
-      await audit(trx, { projectId: auth.projectId, userId: auth.userId, action: 'password_changed', entity: 'account', entityId: auth.accountId, ip: ctx.caller.ip });
+      await audit(trx, {
+        projectId: auth.projectId,
+        userId: auth.userId,
+        action: 'password_changed',
+        entity: 'account',
+        entityId: auth.accountId,
+        ip: ctx.caller.ip,
+      });
     });
     return { ok: true as const };
   },
@@ -57,7 +82,10 @@ export const profileHandlers = {
     const before = await loadProfile(ctx.app, auth.userId);
     await ctx.app.db
       .updateTable('users')
-      .set({ profile: JSON.stringify({ ...before.profile, is_app_popup_active: args.is_app_popup_active }), updated_at: new Date() })
+      .set({
+        profile: JSON.stringify({ ...before.profile, is_app_popup_active: args.is_app_popup_active }),
+        updated_at: ctx.app.clock.now(),
+      })
       .where('id', '=', auth.userId)
       .execute();
     return loadProfile(ctx.app, auth.userId);
@@ -66,8 +94,14 @@ export const profileHandlers = {
   /** Leaves the current project; the login itself goes when it belongs to no project any more. */
   'profile.delete': async (ctx, args) => {
     const auth = signedIn(ctx);
-    const account = await ctx.app.db.selectFrom('accounts').select('password_hash').where('id', '=', auth.accountId).executeTakeFirstOrThrow();
-    if (!(await verifyPassword(account.password_hash, args.password))) throw new AppError('invalid_credentials', { field: 'password' });
+    await enforce(ctx.app, 'password_account', String(auth.accountId), { ip: ctx.caller.ip });
+    const account = await ctx.app.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('id', '=', auth.accountId)
+      .executeTakeFirstOrThrow();
+    if (!(await verifyPassword(account.password_hash, args.password)))
+      throw new AppError('invalid_credentials', { field: 'password' });
     const admins = await ctx.app.db
       .selectFrom('users')
       .innerJoin('roles', 'roles.id', 'users.role_id')
@@ -84,12 +118,24 @@ export const profileHandlers = {
       .where('users.id', '=', auth.userId)
       .executeTakeFirstOrThrow();
     // the last administrator of a project cannot delete himself: the project would have no one to run it
-    if (me.is_system && me.name === 'Administrator' && Number(admins.n) === 0) throw new AppError('cant_perform_action', { reason: 'last_administrator' });
+    if (me.is_system && me.name === 'Administrator' && Number(admins.n) === 0)
+      throw new AppError('cant_perform_action', { reason: 'last_administrator' });
     await ctx.app.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('users').where('id', '=', auth.userId).execute();
-      const rest = await trx.selectFrom('users').select('id').where('account_id', '=', auth.accountId).executeTakeFirst();
+      const rest = await trx
+        .selectFrom('users')
+        .select('id')
+        .where('account_id', '=', auth.accountId)
+        .executeTakeFirst();
       if (!rest) await trx.deleteFrom('accounts').where('id', '=', auth.accountId).execute();
-      await audit(trx, { projectId: auth.projectId, userId: auth.userId, action: 'delete', entity: 'account', entityId: auth.accountId, ip: ctx.caller.ip });
+      await audit(trx, {
+        projectId: auth.projectId,
+        userId: auth.userId,
+        action: 'delete',
+        entity: 'account',
+        entityId: auth.accountId,
+        ip: ctx.caller.ip,
+      });
     });
     return { ok: true as const };
   },

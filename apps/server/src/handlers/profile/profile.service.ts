@@ -2,6 +2,7 @@ import type { Profile } from '@lintel/core';
 import type { ServerContext } from '../../context';
 import { AppError } from '../../errors';
 import { licenceInfo } from '../../licensing/licence';
+import { settingsOf } from '../../notifications/notify';
 
 export const DefaultProfileSettings = {
   address: '',
@@ -59,8 +60,18 @@ export async function loadProfile(app: ServerContext, userId: number): Promise<P
     is_invited: row.is_invited,
     role: { id: row.role_id, name: row.role_name, permissions: row.permissions },
     domains,
-    project: { id: row.project_id, uid: row.project_uid, name: row.project_name, description: row.project_description },
-    profile: { ...DefaultProfileSettings, ...stored },
-    license_info: await licenceInfo(app.db, row.project_id, domains.map((d) => d.id)),
+    project: {
+      id: row.project_id,
+      uid: row.project_uid,
+      name: row.project_name,
+      description: row.project_description,
+    },
+    profile: { ...DefaultProfileSettings, ...stored, notification_settings: settingsOf(row.profile) },
+    license_info: await licenceInfo(
+      app.db,
+      row.project_id,
+      domains.map((d) => d.id),
+      app.clock.now(),
+    ),
   };
 }

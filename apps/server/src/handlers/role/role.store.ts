@@ -5,16 +5,24 @@ import type { DB } from '../../db/schema';
 import { AppError } from '../../errors';
 import { inIds } from '../../engine/caller';
 import type { FamilyStore } from '../../engine/family';
-import { assertMayGrantPermissions, assertMayListRoles } from '../../engine/grants';
-import { Topics } from '../../realtime/bus';
+import { uniqueError } from '../../engine/table-store';
+import {
+  assertAdministratorRoleKept,
+  assertMayGrantPermissions,
+  assertMayListRoles,
+} from '../../engine/grants';
+import { RoleChangedEvent } from '../../events/define';
 import { BuiltInRoles } from '../../bootstrap';
 
-const known = new Set(AllPermissions);
+const known: ReadonlySet<string> = new Set(AllPermissions);
 
 function groupPermissions(permissions: readonly string[]): Role['permission_groups'] {
   const held = new Set(permissions);
   return Object.entries(PermissionCategories)
-    .map(([category, codes]) => ({ category, items: (codes as readonly string[]).filter((c) => held.has(c)) }))
+    .map(([category, codes]) => ({
+      category,
+      items: (codes as readonly string[]).filter((c) => held.has(c)),
+    }))
     .filter((g) => g.items.length > 0);
 }
 
@@ -38,7 +46,9 @@ export async function loadRoles(q: Kysely<DB>, ids: readonly number[]): Promise<
     from roles t left join users cu on cu.id = t.created_by
     where t.id in (${sql.join(ids)})`.execute(q);
   const refIds = [...new Set(rows.rows.flatMap((r) => r.available_roles.map(Number)))];
-  const names = refIds.length ? await q.selectFrom('roles').select(['id', 'name']).where('id', 'in', refIds).execute() : [];
+  const names = refIds.length
+    ? await q.selectFrom('roles').select(['id', 'name']).where('id', 'in', refIds).execute()
+    : [];
   const nameOf = new Map(names.map((n) => [n.id, n.name]));
   const byId = new Map(rows.rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => {
@@ -51,11 +61,15 @@ export async function loadRoles(q: Kysely<DB>, ids: readonly number[]): Promise<
         description: r.description,
         permissions: r.permissions,
         permission_groups: groupPermissions(r.permissions),
-        available_roles: r.available_roles.map(Number).filter((rid) => nameOf.has(rid)).map((rid) => ({ id: rid, name: nameOf.get(rid)! })),
+        available_roles: r.available_roles
+          .map(Number)
+          .filter((rid) => nameOf.has(rid))
+          .map((rid) => ({ id: rid, name: nameOf.get(rid)! })),
         is_system: r.is_system,
         users_count: r.users_count,
         created_at: r.created_at.toISOString(),
-        created_by_user: r.created_by_id !== null ? { id: r.created_by_id, name: r.created_by_name ?? '' } : null,
+        created_by_user:
+          r.created_by_id !== null ? { id: r.created_by_id, name: r.created_by_name ?? '' } : null,
       },
     ];
   });
@@ -63,13 +77,14 @@ export async function loadRoles(q: Kysely<DB>, ids: readonly number[]): Promise<
 
 function assertKnown(permissions: readonly string[]) {
   const unknown = permissions.filter((p) => !known.has(p));
-  if (unknown.length) throw new AppError('check_fields_data', { fields: [{ field: 'permissions', rule: 'unknown_permission', params: { codes: unknown } }] });
+  if (unknown.length)
+    throw new AppError('check_fields_data', {
+      fields: [{ field: 'permissions', rule: 'unknown_permission', params: { codes: unknown } }],
+    });
 }
 
-function mapUnique(err: unknown): never {
-  if ((err as { code?: string }).code === '23505') throw new AppError('value_not_unique', { field: 'name' });
-  throw err;
-}
+/** a duplicate name: the declaration's unique field, mapped by the generic store's rule */
+const mapUnique = (err: unknown): never => uniqueError(roleResource, err);
 
 export const roleStore: FamilyStore<typeof roleResource> = {
   resource: roleResource,
@@ -122,7 +137,7 @@ export const roleStore: FamilyStore<typeof roleResource> = {
     const { caller } = ctx;
     const permissions = [...new Set(args.permissions)];
     assertKnown(permissions);
-    assertMayGrantPermissions(caller, permissions);
+    await assertMayGrantPermissions(caller, permissions);
     const available = [...new Set(args.available_roles ?? [])];
     await assertMayListRoles(trx, caller, available);
     const row = await trx
@@ -139,8 +154,16 @@ export const roleStore: FamilyStore<typeof roleResource> = {
       .executeTakeFirstOrThrow()
       .catch(mapUnique);
     // whoever creates a role may assign it
-    const mine = await trx.selectFrom('roles').select('available_roles').where('id', '=', caller.roleId).executeTakeFirstOrThrow();
-    await trx.updateTable('roles').set({ available_roles: JSON.stringify([...mine.available_roles, row.id]) }).where('id', '=', caller.roleId).execute();
+    const mine = await trx
+      .selectFrom('roles')
+      .select('available_roles')
+      .where('id', '=', caller.roleId)
+      .executeTakeFirstOrThrow();
+    await trx
+      .updateTable('roles')
+      .set({ available_roles: JSON.stringify([...mine.available_roles, row.id]) })
+      .where('id', '=', caller.roleId)
+      .execute();
     return row.id;
   },
 
@@ -150,11 +173,20 @@ export const roleStore: FamilyStore<typeof roleResource> = {
       const permissions = [...new Set(args.permissions)];
       assertKnown(permissions);
       // only what is added must be held: removing what one lacks is fine
-      assertMayGrantPermissions(caller, permissions.filter((p) => !before.permissions.includes(p)));
+      await assertMayGrantPermissions(
+        caller,
+        permissions.filter((p) => !before.permissions.includes(p)),
+      );
+      // but nobody empties the Administrator role: it is the way back from every mistake
+      await assertAdministratorRoleKept(trx, caller.projectId, id, before.permissions, permissions);
     }
     if (args.available_roles) {
       const had = new Set(before.available_roles.map((r) => r.id));
-      await assertMayListRoles(trx, caller, [...new Set(args.available_roles)].filter((r) => !had.has(r)));
+      await assertMayListRoles(
+        trx,
+        caller,
+        [...new Set(args.available_roles)].filter((r) => !had.has(r)),
+      );
     }
     await trx
       .updateTable('roles')
@@ -162,31 +194,50 @@ export const roleStore: FamilyStore<typeof roleResource> = {
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(args.description !== undefined ? { description: args.description } : {}),
         ...(args.permissions ? { permissions: JSON.stringify([...new Set(args.permissions)]) } : {}),
-        ...(args.available_roles ? { available_roles: JSON.stringify([...new Set(args.available_roles)]) } : {}),
-        updated_at: new Date(),
+        ...(args.available_roles
+          ? { available_roles: JSON.stringify([...new Set(args.available_roles)]) }
+          : {}),
+        updated_at: ctx.app.clock.now(),
       })
       .where('id', '=', id)
       .execute()
       .catch(mapUnique);
-  },
-
-  /** A role change reaches its holders at once: their consoles refresh the profile (spec part 1 §4). */
-  async afterUpdate(ctx, id, before, after) {
+    // a role change reaches its holders at once: their consoles refresh the profile (spec part 1 §4);
+    // written with the change, so it is sent if and only if the change commits
+    const same = (a: readonly unknown[], b: readonly unknown[]) =>
+      new Set(a).size === new Set(b).size && a.every((x) => new Set(b).has(x));
     const changed =
-      before.permissions.join() !== after.permissions.join() ||
-      before.available_roles.map((r) => r.id).join() !== after.available_roles.map((r) => r.id).join();
-    if (changed) ctx.app.events.publish(Topics.appChanges, { type: 'RoleChangedEvent', roleId: id, projectId: ctx.caller.projectId });
+      (args.permissions !== undefined && !same(args.permissions, before.permissions)) ||
+      (args.available_roles !== undefined &&
+        !same(
+          args.available_roles,
+          before.available_roles.map((r) => r.id),
+        ));
+    if (changed)
+      await ctx.app.outbox.emit(trx, RoleChangedEvent, { roleId: id, projectId: caller.projectId });
   },
 
   /**
    * Gently (the default) keeps a role that users hold and reports how many. Not gently deletes it and moves
    * its holders to the project's built-in Private client role, the one with least rights.
    */
-  async remove(trx, id, _ctx, options) {
+  async remove(trx, id, ctx, options) {
     const gently = options.gently !== false;
-    const role = await trx.selectFrom('roles').select(['is_system', 'project_id']).where('id', '=', id).executeTakeFirstOrThrow();
+    const role = await trx
+      .selectFrom('roles')
+      .select(['is_system', 'project_id'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     if (role.is_system) return { reason: 'system_role' };
-    const users = Number((await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('role_id', '=', id).executeTakeFirstOrThrow()).n);
+    const users = Number(
+      (
+        await trx
+          .selectFrom('users')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('role_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     if (users && gently) return { reason: 'has_dependencies', dependencies: { users } };
     if (users) {
       const fallback = await trx
@@ -197,9 +248,13 @@ export const roleStore: FamilyStore<typeof roleResource> = {
         .where('name', '=', BuiltInRoles.private.name)
         .executeTakeFirstOrThrow();
       await trx.updateTable('users').set({ role_id: fallback.id }).where('role_id', '=', id).execute();
+      // its holders now hold the Private client role: their consoles reload the profile
+      await ctx.app.outbox.emit(trx, RoleChangedEvent, { roleId: id, projectId: role.project_id });
     }
     await sql`update roles set available_roles = (select coalesce(jsonb_agg(x), '[]'::jsonb) from jsonb_array_elements(available_roles) x where x <> ${JSON.stringify(id)}::jsonb)
-      where project_id = ${role.project_id} and available_roles @> ${JSON.stringify([id])}::jsonb`.execute(trx);
+      where project_id = ${role.project_id} and available_roles @> ${JSON.stringify([id])}::jsonb`.execute(
+      trx,
+    );
     await trx.deleteFrom('roles').where('id', '=', id).execute();
     return null;
   },

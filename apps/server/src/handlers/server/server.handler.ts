@@ -1,6 +1,6 @@
 import { Locales, PermissionCategories, TimeFormats } from '@lintel/core';
 import { signedIn, type SomeHandlers } from '../../http/handler';
-import { licenceWarning } from '../../licensing/licence';
+import { licenceWarningFor } from '../../licensing/licence.service';
 import { VERSION } from '../../version';
 
 export const serverHandlers = {
@@ -8,13 +8,13 @@ export const serverHandlers = {
     name: 'Lintel',
     version: VERSION,
     api: 'v0',
-    time: new Date().toISOString(),
+    time: ctx.app.clock.now().toISOString(),
     registration_open: ctx.app.config.registrationOpen,
     self_registration_open: ctx.app.config.selfRegistrationOpen,
   }),
 
   'server.settings': async (ctx) => ({
-    license_warning: await licenceWarning(ctx.app.db, signedIn(ctx).projectId),
+    license_warning: await licenceWarningFor(ctx.app, signedIn(ctx).projectId, signedIn(ctx).permissions),
     registration_open: ctx.app.config.registrationOpen,
     self_registration_open: ctx.app.config.selfRegistrationOpen,
     sip_enabled: false,

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { fieldErrors } from '@lintel/core';
+import { fieldErrors, mayAssignGroups, mayGrantRole, type CallerFacts } from '@lintel/core';
 import {
   UserImportColumns,
   userResource,
@@ -9,6 +9,7 @@ import {
 } from '@lintel/commands';
 import type { DB } from '../../db/schema';
 import type { Caller } from '../../engine/caller';
+import { callerFacts } from '../../engine/grants';
 import { DefaultUserProfile } from '../user/user.store';
 import type { ImportDB } from './user-import.tables';
 
@@ -201,23 +202,10 @@ interface RoleInfo extends Named {
   permissions: string[];
 }
 
-/** Why the caller may not give this role (the rules of `assertMayGrantRole`), or null. */
-function roleRefusal(caller: Caller, available: ReadonlySet<number>, role: RoleInfo): Problem | null {
-  if (caller.has('roles.grant_more_than_own')) return null;
-  if (!available.has(role.id))
-    return {
-      field: 'role',
-      key: 'method_prohibited',
-      params: { reason: 'role_not_available', role: role.id },
-    };
-  const beyond = role.permissions.filter((p) => !caller.has(p));
-  if (beyond.length)
-    return {
-      field: 'role',
-      key: 'method_prohibited',
-      params: { reason: 'grant_more_than_own', permissions: beyond },
-    };
-  return null;
+/** Why the caller may not give this role (the grant predicate user.create uses), or null. */
+function roleRefusal(facts: CallerFacts, role: RoleInfo): Problem | null {
+  const v = mayGrantRole(facts, role);
+  return v.ok ? null : { field: 'role', key: 'method_prohibited', params: v.data };
 }
 
 // ----- rows ------------------------------------------------------------------------------------------------
@@ -318,7 +306,7 @@ export async function checkRows(
 ): Promise<CheckedRow[]> {
   const parsed = rows.map(parseCells);
   const projectId = caller.projectId;
-  const [groups, markers, roles, available, subtree] = await Promise.all([
+  const [groups, markers, roles, facts] = await Promise.all([
     groupLookup(
       q,
       projectId,
@@ -330,14 +318,10 @@ export async function checkRows(
       parsed.flatMap((p) => p.markers),
     ),
     q.selectFrom('roles').select(['id', 'name', 'permissions']).where('project_id', '=', projectId).execute(),
-    caller.availableRoles(),
-    caller.subtree(),
+    callerFacts(caller),
   ]);
   const roleLookup = new Lookup(roles);
   const roleById = new Map(roles.map((r) => [r.id, r]));
-  const availableSet = new Set(available);
-  const anyGroup = caller.has('domains.view_all') || caller.has('users.view_all');
-  const mine = new Set(subtree);
 
   const out: CheckedRow[] = parsed.map((p) => {
     // role: one reference
@@ -349,7 +333,7 @@ export async function checkRows(
       const r = roleLookup.resolve(p.role[0]!);
       if ('id' in r) {
         roleId = r.id;
-        const refusal = roleRefusal(caller, availableSet, roleById.get(r.id)!);
+        const refusal = roleRefusal(facts, roleById.get(r.id)!);
         if (refusal) p.problems.push(refusal);
       } else {
         p.problems.push(
@@ -365,13 +349,9 @@ export async function checkRows(
       }
     }
     const domainIds = resolveMany(p, 'domains', groups, 'domains');
-    const beyond = anyGroup ? [] : domainIds.filter((id) => !mine.has(id));
-    if (beyond.length)
-      p.problems.push({
-        field: 'domains',
-        key: 'method_prohibited',
-        params: { reason: 'domain_out_of_scope', domains: beyond },
-      });
+    const groupsVerdict = mayAssignGroups(facts, domainIds);
+    if (!groupsVerdict.ok)
+      p.problems.push({ field: 'domains', key: 'method_prohibited', params: groupsVerdict.data });
     const markerIds = resolveMany(p, 'markers', markers, 'markers');
 
     const profile: Record<string, unknown> = {};
@@ -432,14 +412,16 @@ export async function checkRows(
     logins.length
       ? sql<{
           k: string;
-        }>`select lower(login) as k from accounts where lower(login) = any(array(select jsonb_array_elements_text(${JSON.stringify(logins)}::jsonb)))`
+        }>`select lower(login) as k from accounts where lower(login) = any(array(select jsonb_array_elements_text(${JSON.stringify(logins)}::jsonb)))
+          union select lower(email) from accounts where lower(email) = any(array(select jsonb_array_elements_text(${JSON.stringify(logins)}::jsonb)))`
           .execute(q)
           .then((r) => r.rows)
       : [],
     emails.length
       ? sql<{
           k: string;
-        }>`select lower(email) as k from accounts where lower(email) = any(array(select jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb)))`
+        }>`select lower(email) as k from accounts where lower(email) = any(array(select jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb)))
+          union select lower(login) from accounts where lower(login) = any(array(select jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb)))`
           .execute(q)
           .then((r) => r.rows)
       : [],

@@ -37,12 +37,12 @@ export async function recheck(q: Q, importId: string, projectId: number): Promis
     flag(
       'login',
       'login_already_used',
-      sql`exists (select 1 from accounts a where lower(a.login) = r.login_key)`,
+      sql`exists (select 1 from accounts a where lower(a.login) = r.login_key or lower(a.email) = r.login_key)`,
     ),
     flag(
       'email',
       'email_already_used',
-      sql`r.email_key is not null and exists (select 1 from accounts a where lower(a.email) = r.email_key)`,
+      sql`r.email_key is not null and exists (select 1 from accounts a where lower(a.email) = r.email_key or lower(a.login) = r.email_key)`,
     ),
     duplicate('login'),
     duplicate('email'),

@@ -8,7 +8,9 @@ import { familyCtx, type FamilyCtx } from '../../engine/family';
 import type { SomeHandlers } from '../../http/handler';
 import { checkDuplicates, checkRows, type CheckedRow } from './user-import.check';
 import { counts, insertValid, problems, recheck } from './user-import.commit';
+import { importUserLimits } from '../../licensing/limits';
 import { withImportTables, type ImportDB } from './user-import.tables';
+import { importStream, stagedRow } from './user-import.stream';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema';
 
@@ -114,31 +116,12 @@ export const userImportHandlers = {
         returning errors is not null as invalid`;
       const replaced = (await replace.execute(trx)).rows;
       // one JSON parameter instead of sixteen per row: PostgreSQL parses one value, not thousands
-      const staged = checked.map((r) => {
-        const v = !r.problems.length ? r.values : null;
-        return {
-          line: r.line,
-          login: v?.login ?? null,
-          login_key: r.login_key,
-          email: v?.email ?? null,
-          email_key: r.email_key,
-          name: v?.name ?? null,
-          description: v?.description ?? '',
-          role_id: v?.role_id ?? null,
-          domain_ids: v?.domain_ids ?? [],
-          marker_ids: v?.marker_ids ?? [],
-          profile: v?.profile ?? {},
-          elevator_access_disabled: v?.elevator_access_disabled ?? false,
-          is_group_admin: v?.is_group_admin ?? false,
-          password_hash: hashes.get(r.line) ?? null,
-          errors: r.problems.length ? r.problems : null,
-        };
-      });
+      const staged = checked.map((r) => stagedRow(args.id, r, hashes.get(r.line) ?? null));
       const insert = sql`insert into user_import_rows (import_id, line, login, login_key, email, email_key, name,
           description, role_id, domain_ids, marker_ids, profile, elevator_access_disabled, is_group_admin, password_hash, errors)
-        select ${args.id}::uuid, x.line, x.login, x.login_key, x.email, x.email_key, x.name, x.description, x.role_id,
+        select x.import_id, x.line, x.login, x.login_key, x.email, x.email_key, x.name, x.description, x.role_id,
           x.domain_ids, x.marker_ids, x.profile, x.elevator_access_disabled, x.is_group_admin, x.password_hash, x.errors
-        from jsonb_to_recordset(${JSON.stringify(staged)}::jsonb) as x(line int, login text, login_key text, email text,
+        from jsonb_to_recordset(${JSON.stringify(staged)}::jsonb) as x(import_id uuid, line int, login text, login_key text, email text,
           email_key text, name text, description text, role_id int, domain_ids jsonb, marker_ids jsonb, profile jsonb,
           elevator_access_disabled boolean, is_group_admin boolean, password_hash text, errors jsonb)`;
       await insert.execute(trx);
@@ -146,7 +129,7 @@ export const userImportHandlers = {
       const rows_invalid = current.rows_invalid + newInvalid - replaced.filter((r) => r.invalid).length;
       await trx
         .updateTable('user_imports')
-        .set({ rows_total, rows_invalid, updated_at: new Date() })
+        .set({ rows_total, rows_invalid, updated_at: ctx.app.clock.now() })
         .where('id', '=', args.id)
         .execute();
       return { rows_total, rows_invalid };
@@ -160,6 +143,10 @@ export const userImportHandlers = {
       errors,
     };
   },
+
+  /** The rows as one NDJSON stream, checked and staged batch by batch (user-import.stream.ts). */
+  'user.import_stream': async (ctx, args) =>
+    importStream(ctx, await familyCtx(ctx), args.id, args.batch, hashAll),
 
   /**
    * All or nothing in one transaction: the rows are read again against the database, then — unless this is
@@ -175,6 +162,8 @@ export const userImportHandlers = {
       // the staging table grew from nothing in this import: plans over it need its statistics
       await sql`analyze user_import_rows`.execute(trx);
       await recheck(trx, args.id, c.caller.projectId);
+      // the groups' user caps, as user.create applies them: locked, then counted with the import's rows
+      await importUserLimits(trx, args.id, args.continue_on_error || args.dry_run);
       const { rows, valid } = await counts(trx, args.id);
       const invalid = rows - valid;
       const allowed = invalid === 0 || args.continue_on_error;
@@ -191,7 +180,7 @@ export const userImportHandlers = {
       if (args.dry_run || !allowed) {
         await trx
           .updateTable('user_imports')
-          .set({ rows_total: rows, rows_invalid: invalid, updated_at: new Date() })
+          .set({ rows_total: rows, rows_invalid: invalid, updated_at: ctx.app.clock.now() })
           .where('id', '=', args.id)
           .execute();
         const report: ImportReport = {
@@ -235,7 +224,7 @@ export const userImportHandlers = {
           report: JSON.stringify(report),
           rows_total: rows,
           rows_invalid: invalid,
-          updated_at: new Date(),
+          updated_at: ctx.app.clock.now(),
         })
         .where('id', '=', args.id)
         .execute();

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { ProfileChangedEvent } from '../../events/define';
 import { userResource, type User } from '@lintel/commands';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../errors';
@@ -7,7 +8,15 @@ import { inIds } from '../../engine/caller';
 import type { FamilyStore } from '../../engine/family';
 import { sendInvitation } from '../registration/codes';
 import { assertUserLimit } from '../../licensing/limits';
-import { assertAssignableGroups, assertMayGrantRole, assertMayTakeOver } from '../../engine/grants';
+import {
+  assertAssignableGroups,
+  assertAuthorityOverUser,
+  assertMayChangeRole,
+  assertMayGrantRole,
+  assertMayTakeOver,
+  assertNotLastAdministrator,
+} from '../../engine/grants';
+import { lockCount } from '../../licensing/limits';
 
 export const DefaultUserProfile: User['profile'] = {
   phone: '',
@@ -83,26 +92,50 @@ export async function loadUsers(q: Kysely<DB>, ids: readonly number[]): Promise<
         is_invited: r.is_invited,
         is_group_admin: r.is_group_admin,
         created_at: r.created_at.toISOString(),
-        created_by_user: r.created_by_id !== null ? { id: r.created_by_id, name: r.created_by_name ?? '' } : null,
+        created_by_user:
+          r.created_by_id !== null ? { id: r.created_by_id, name: r.created_by_name ?? '' } : null,
       },
     ];
   });
 }
 
-async function assertFreeLogin(q: Kysely<DB>, login: string | undefined, email: string | null | undefined, exceptAccount?: number) {
-  if (login) {
-    const taken = await q.selectFrom('accounts').select('id').where(sql`lower(login)`, '=', login.toLowerCase()).executeTakeFirst();
-    if (taken && taken.id !== exceptAccount) throw new AppError('login_already_used', { field: 'login' });
-  }
-  if (email) {
-    const taken = await q.selectFrom('accounts').select('id').where(sql`lower(email)`, '=', email.toLowerCase()).executeTakeFirst();
-    if (taken && taken.id !== exceptAccount) throw new AppError('email_already_used', { field: 'email' });
-  }
+/**
+ * Logins and e-mails are one namespace for sign-in (a login may be typed where an e-mail is, and back): a
+ * login may equal no other account's login or e-mail, an e-mail no other account's e-mail or login. The
+ * keys are locked for the transaction, so two accounts taking the same name at once cannot both pass.
+ */
+async function assertFreeLogin(
+  q: Kysely<DB>,
+  login: string | undefined,
+  email: string | null | undefined,
+  exceptAccount?: number,
+) {
+  const keys = [
+    ...new Set([login, email].filter((k): k is string => !!k).map((k) => k.toLowerCase())),
+  ].sort();
+  for (const k of keys) await lockCount(q, `identity:${k}`);
+  const heldBy = async (key: string) =>
+    q
+      .selectFrom('accounts')
+      .select('id')
+      .where((eb) => eb.or([eb(sql`lower(login)`, '=', key), eb(sql`lower(email)`, '=', key)]))
+      .$if(exceptAccount !== undefined, (qb) => qb.where('id', '!=', exceptAccount!))
+      .limit(1)
+      .executeTakeFirst();
+  if (login && (await heldBy(login.toLowerCase())))
+    throw new AppError('login_already_used', { field: 'login' });
+  if (email && (await heldBy(email.toLowerCase())))
+    throw new AppError('email_already_used', { field: 'email' });
 }
 
 async function assertMarkers(q: Kysely<DB>, projectId: number, ids: readonly number[]) {
   if (!ids.length) return;
-  const found = await q.selectFrom('markers').select('id').where('project_id', '=', projectId).where('id', 'in', ids).execute();
+  const found = await q
+    .selectFrom('markers')
+    .select('id')
+    .where('project_id', '=', projectId)
+    .where('id', 'in', ids)
+    .execute();
   const missing = ids.filter((id) => !found.some((f) => f.id === id));
   if (missing.length) throw new AppError('invalid_related_entity', { entity: 'markers', ids: missing });
 }
@@ -115,20 +148,30 @@ export const userStore: FamilyStore<typeof userResource> = {
   entity: 'user',
   // a left join to a unique key: the planner drops it when a query does not read the account
   from: sql`users t left join accounts a on a.id = t.account_id`,
+  // lists join the account only when a filter, the search or the sort reads it
+  base: sql`users t`,
+  joins: { a: sql`left join accounts a on a.id = t.account_id` },
+  searchJoins: ['a'],
   filterable: userResource.filterable,
   sortable: userResource.sortable,
   columns: {
     id: { expr: sql`t.id` },
-    login: { expr: sql`a.login` },
+    login: { expr: sql`a.login`, joins: ['a'] },
     name: { expr: sql`t.name` },
-    email: { expr: sql`a.email` },
+    email: { expr: sql`a.email`, joins: ['a'] },
     description: { expr: sql`t.description` },
     role: { expr: sql`t.role_id` },
-    domains: { has: (v) => sql<boolean>`exists (select 1 from user_domains f where f.user_id = t.id and f.domain_id = ${v})` },
-    markers: { has: (v) => sql<boolean>`exists (select 1 from user_markers f where f.user_id = t.id and f.marker_id = ${v})` },
+    domains: {
+      has: (v) =>
+        sql<boolean>`exists (select 1 from user_domains f where f.user_id = t.id and f.domain_id = ${v})`,
+    },
+    markers: {
+      has: (v) =>
+        sql<boolean>`exists (select 1 from user_markers f where f.user_id = t.id and f.marker_id = ${v})`,
+    },
     // an unset phone shows as '' in the record (DefaultUserProfile), so filters read it as '' too
     phone: { expr: sql`coalesce(t.profile->>'phone', '')` },
-    is_activated: { expr: sql`(a.activated_at is not null)` },
+    is_activated: { expr: sql`(a.activated_at is not null)`, joins: ['a'] },
     is_group_admin: { expr: sql`t.is_group_admin` },
     created_at: { expr: sql`t.created_at` },
   },
@@ -145,11 +188,15 @@ export const userStore: FamilyStore<typeof userResource> = {
     ],
     delete: [{ permission: 'users.delete', scope: 'all' }],
     ownAlwaysVisible: true,
+    // "editing a user is allowed for oneself" (spec part 2 §6): one's own record, password and avatar
+    always: { view: ['self'], edit: ['self'] },
   },
   async scopeSql(scope, caller) {
     if (scope === 'descendants' || scope === 'domain') {
       const ids = scope === 'domain' ? await caller.domains() : await caller.subtree();
-      return ids.length ? sql<boolean>`exists (select 1 from user_domains s where s.user_id = t.id and ${inIds(sql`s.domain_id`, ids)})` : sql<boolean>`false`;
+      return ids.length
+        ? sql<boolean>`exists (select 1 from user_domains s where s.user_id = t.id and ${inIds(sql`s.domain_id`, ids)})`
+        : sql<boolean>`false`;
     }
     if (scope === 'self') return sql<boolean>`t.id = ${caller.userId}`;
     if (scope === 'own') return sql<boolean>`t.created_by = ${caller.userId}`;
@@ -163,7 +210,8 @@ export const userStore: FamilyStore<typeof userResource> = {
     await assertMayGrantRole(trx, caller, args.role);
     await assertMarkers(trx, caller.projectId, args.markers ?? []);
     await assertUserLimit(trx, args.domains, null);
-    if (args.send_registration_link && !args.password && !args.email) throw new AppError('email_required_for_registration', { field: 'email' });
+    if (args.send_registration_link && !args.password && !args.email)
+      throw new AppError('email_required_for_registration', { field: 'email' });
     await assertFreeLogin(trx, args.login, args.email);
     const account = await trx
       .insertInto('accounts')
@@ -171,7 +219,7 @@ export const userStore: FamilyStore<typeof userResource> = {
         login: args.login,
         email: args.email || null,
         password_hash: args.password ? await hashPassword(args.password) : null,
-        activated_at: args.password ? new Date() : null,
+        activated_at: args.password ? ctx.app.clock.now() : null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -190,9 +238,16 @@ export const userStore: FamilyStore<typeof userResource> = {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await trx.insertInto('user_domains').values([...new Set(args.domains)].map((domain_id) => ({ user_id: user.id, domain_id }))).execute();
+    await trx
+      .insertInto('user_domains')
+      .values([...new Set(args.domains)].map((domain_id) => ({ user_id: user.id, domain_id })))
+      .execute();
     const markers = [...new Set(args.markers ?? [])];
-    if (markers.length) await trx.insertInto('user_markers').values(markers.map((marker_id) => ({ user_id: user.id, marker_id }))).execute();
+    if (markers.length)
+      await trx
+        .insertInto('user_markers')
+        .values(markers.map((marker_id) => ({ user_id: user.id, marker_id })))
+        .execute();
     return user.id;
   },
 
@@ -207,9 +262,18 @@ export const userStore: FamilyStore<typeof userResource> = {
       const beyond = Object.keys(args).filter((k) => !SELF_EDITABLE.has(k));
       if (beyond.length) throw new AppError('method_prohibited', { reason: 'edit_all', fields: beyond });
     }
-    const accountId = (await trx.selectFrom('users').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()).account_id;
-    if ((args.login !== undefined && args.login !== before.login) || (args.email !== undefined && (args.email || null) !== before.email)) await assertMayTakeOver(trx, caller, id);
-    if (args.role !== undefined && args.role !== before.role.id) await assertMayGrantRole(trx, caller, args.role);
+    const accountId = (
+      await trx.selectFrom('users').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()
+    ).account_id;
+    if (
+      (args.login !== undefined && args.login !== before.login) ||
+      (args.email !== undefined && (args.email || null) !== before.email)
+    )
+      await assertMayTakeOver(trx, caller, id);
+    if (args.role !== undefined && args.role !== before.role.id) {
+      await assertMayChangeRole(trx, caller, args.role);
+      await assertNotLastAdministrator(trx, caller.projectId, id);
+    }
     if (args.domains) {
       await assertAssignableGroups(trx, caller, args.domains);
       await assertUserLimit(trx, args.domains, id);
@@ -219,7 +283,10 @@ export const userStore: FamilyStore<typeof userResource> = {
     if (args.login !== undefined || args.email !== undefined)
       await trx
         .updateTable('accounts')
-        .set({ ...(args.login !== undefined ? { login: args.login } : {}), ...(args.email !== undefined ? { email: args.email || null } : {}) })
+        .set({
+          ...(args.login !== undefined ? { login: args.login } : {}),
+          ...(args.email !== undefined ? { email: args.email || null } : {}),
+        })
         .where('id', '=', accountId)
         .execute();
     await trx
@@ -228,29 +295,56 @@ export const userStore: FamilyStore<typeof userResource> = {
         ...(args.name !== undefined ? { name: args.name } : {}),
         ...(args.description !== undefined ? { description: args.description } : {}),
         ...(args.role !== undefined ? { role_id: args.role } : {}),
-        ...(args.elevator_access_disabled !== undefined ? { elevator_access_disabled: args.elevator_access_disabled } : {}),
+        ...(args.elevator_access_disabled !== undefined
+          ? { elevator_access_disabled: args.elevator_access_disabled }
+          : {}),
         ...(args.is_group_admin !== undefined ? { is_group_admin: args.is_group_admin } : {}),
         ...(args.profile ? { profile: JSON.stringify({ ...before.profile, ...args.profile }) } : {}),
-        updated_at: new Date(),
+        updated_at: ctx.app.clock.now(),
       })
       .where('id', '=', id)
       .execute();
+    // the user's consoles reload the profile: the menu and the permissions follow the new role at once
+    if (args.role !== undefined && args.role !== before.role.id)
+      await ctx.app.outbox.emit(trx, ProfileChangedEvent, { userId: id, projectId: caller.projectId });
     if (args.domains) {
       await trx.deleteFrom('user_domains').where('user_id', '=', id).execute();
-      await trx.insertInto('user_domains').values([...new Set(args.domains)].map((domain_id) => ({ user_id: id, domain_id }))).execute();
+      await trx
+        .insertInto('user_domains')
+        .values([...new Set(args.domains)].map((domain_id) => ({ user_id: id, domain_id })))
+        .execute();
     }
     if (args.markers) {
       await trx.deleteFrom('user_markers').where('user_id', '=', id).execute();
       const markers = [...new Set(args.markers)];
-      if (markers.length) await trx.insertInto('user_markers').values(markers.map((marker_id) => ({ user_id: id, marker_id }))).execute();
+      if (markers.length)
+        await trx
+          .insertInto('user_markers')
+          .values(markers.map((marker_id) => ({ user_id: id, marker_id })))
+          .execute();
     }
+  },
+
+  /** authority over the user as he is: his current role and groups (create checks only the new values) */
+  async authority(q, id, ctx) {
+    await assertAuthorityOverUser(q, ctx.caller, id);
   },
 
   async remove(trx, id, ctx) {
     if (id === ctx.caller.userId) return { reason: 'self' };
-    const { account_id } = await trx.selectFrom('users').select('account_id').where('id', '=', id).executeTakeFirstOrThrow();
+    await assertNotLastAdministrator(trx, ctx.caller.projectId, id);
+    const { account_id } = await trx
+      .selectFrom('users')
+      .select('account_id')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     await trx.deleteFrom('users').where('id', '=', id).execute();
-    const rest = await trx.selectFrom('users').select('id').where('account_id', '=', account_id).limit(1).executeTakeFirst();
+    const rest = await trx
+      .selectFrom('users')
+      .select('id')
+      .where('account_id', '=', account_id)
+      .limit(1)
+      .executeTakeFirst();
     if (!rest) await trx.deleteFrom('accounts').where('id', '=', account_id).execute();
     return null;
   },

@@ -1,4 +1,4 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { auditEventFields, type AuditEvent } from '@lintel/commands';
 import { i18next } from '../../i18n';
@@ -7,15 +7,32 @@ import { ResourceTable } from '../../resources/resource-table';
 import type { ColumnOverride } from '../../resources/table-columns';
 
 /** The audit list is not a generic family; the table needs only its noun and fields. */
-const auditResource = { noun: 'audit_event', fields: auditEventFields };
+const auditResource = {
+  noun: 'audit_event',
+  fields: auditEventFields,
+  // who did it: filtered with the users' picker, read by name
+  refs: { user: { family: 'user' } },
+};
 
-const word = (prefix: string, value: string | null) => {
+/** An action or entity code in words of the interface language (`audit.actions.login`), else the code. */
+export const auditWord = (prefix: 'audit.actions' | 'audit.entities', value: string | null) => {
   if (!value) return '';
   const key = `${prefix}.${value}`;
   return i18next.exists(key) ? (i18next.t as unknown as (k: string) => string)(key) : value;
 };
 
-/** /audit-events: who did what, when and from where; newest first. */
+/** The start of the day after `day` (YYYY-MM-DD, the browser's time zone): a journal's `to` for that day. */
+export function endOfDay(day: string): string | null {
+  const start = new Date(`${day}T00:00:00`);
+  if (Number.isNaN(start.getTime())) return null;
+  start.setDate(start.getDate() + 1);
+  return start.toISOString();
+}
+
+/**
+ * /audit-events: who did what, when and from where; newest first. The log is a journal: "jump to day"
+ * loads the page at the end of that day (the server's `to`) without reading the rows after it.
+ */
 export function AuditEventsPage() {
   const { t, i18n } = useTranslation();
   usePageTitle(t('audit.title'));
@@ -25,21 +42,41 @@ export function AuditEventsPage() {
     void lang;
     return {
       action: {
-        render: (r) => word('audit.actions', r.action),
-        text: (r) => word('audit.actions', r.action),
+        render: (r) => auditWord('audit.actions', r.action),
+        text: (r) => auditWord('audit.actions', r.action),
       },
       entity: {
-        render: (r) => word('audit.entities', r.entity),
-        text: (r) => word('audit.entities', r.entity),
+        render: (r) => auditWord('audit.entities', r.entity),
+        text: (r) => auditWord('audit.entities', r.entity),
       },
     };
   }, [lang]);
+  const [day, setDay] = useState('');
+  const listArgs = useMemo(() => {
+    const to = day ? endOfDay(day) : null;
+    return to ? { to } : undefined;
+  }, [day]);
+  const jump = (
+    <span className="journal-jump">
+      <label>
+        {t('audit.jump_to_day')}{' '}
+        <input type="date" value={day} onChange={(e) => setDay(e.currentTarget.value)} />
+      </label>
+      {day && (
+        <button type="button" onClick={() => setDay('')}>
+          {t('audit.jump_latest')}
+        </button>
+      )}
+    </span>
+  );
   return (
     <ResourceTable<AuditEvent>
       resource={auditResource}
       listCommand="audit_event.list"
       columns={columns}
       storageKey="audit-events"
+      toolbar={jump}
+      listArgs={listArgs}
     />
   );
 }

@@ -13,6 +13,7 @@ import { Button } from '../../ui/button';
 import { FormError, Loading } from '../../ui/field';
 import { Icon } from '../../ui/icon';
 import { openGenerateDialog } from './generate-dialog';
+import { useLicenceOverrides } from './licence-fields';
 
 const overrides: Record<string, FieldOverride> = { name: { autoFocus: true } };
 
@@ -23,11 +24,13 @@ export function GroupAddPage() {
   const back = useGoBack('/groups');
   const parent = Number(useSearchParams()[0].get('parent'));
   const options = useMemo(() => (parent > 0 ? { preset: { parent_id: parent } } : {}), [parent]);
+  const licence = useLicenceOverrides('group.create');
+  const addOverrides = useMemo(() => ({ ...overrides, ...licence }), [licence]);
   return (
     <FormPage
       commandId="group.create"
       options={options}
-      overrides={overrides}
+      overrides={addOverrides}
       onDone={back}
       onCancel={back}
       doneMessage={t('groups.created')}
@@ -43,10 +46,11 @@ export function GroupEditPage() {
   const back = useGoBack('/groups');
   const can = useCan();
   usePageTitle(record?.name ?? t('groups.edit_title'));
+  const licence = useLicenceOverrides('group.update');
   // a group cannot be its own parent
   const editOverrides = useMemo<Record<string, FieldOverride>>(
-    () => ({ ...overrides, parent_id: { exclude: [id] } }),
-    [id],
+    () => ({ ...overrides, ...licence, parent_id: { exclude: [id] } }),
+    [id, licence],
   );
 
   if (error) return <FormError message={error} />;

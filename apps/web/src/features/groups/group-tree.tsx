@@ -4,6 +4,7 @@ import type { GroupTreeNode } from '@lintel/commands';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
 import { useShortcut } from '../../keys/shortcuts';
+import { naturalCompare } from '../../format/natural';
 import { rememberName } from '../../pickers/names';
 import { focusRing } from '../../ui/button';
 import { FormError, Loading } from '../../ui/field';
@@ -41,6 +42,10 @@ function keepMatching(nodes: GroupTreeNode[], needle: string): GroupTreeNode[] {
   return out;
 }
 
+/** A key pressed in a field (the filter): text, not a command. */
+const typing = (e: globalThis.KeyboardEvent) =>
+  e.target instanceof Element && !!e.target.closest('input,textarea,select,[contenteditable="true"]');
+
 /**
  * The group hierarchy as a keyboard tree (WAI-ARIA tree view): ↑ ↓ move, → opens or goes to the first child,
  * ← closes or goes to the parent, Enter opens the group; `a` adds a child group to the chosen one.
@@ -63,6 +68,7 @@ export function GroupTree({
   const [active, setActive] = useState<number | null>(null);
   const [filter, setFilter] = useState('');
   const listRef = useRef<HTMLUListElement>(null);
+  const filterRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
     let live = true;
@@ -72,7 +78,12 @@ export function GroupTree({
         const walk = (ns: GroupTreeNode[]) =>
           ns.forEach((n) => (rememberName('group', n.id, n.name), walk(n.children)));
         walk(r.data);
-        setRoots(r.data);
+        // names as people read them, whatever order the server sent (issue 13 point 8)
+        const sorted = (ns: GroupTreeNode[]): GroupTreeNode[] =>
+          [...ns]
+            .sort((a, b) => naturalCompare(a.name, b.name) || a.id - b.id)
+            .map((n) => ({ ...n, children: sorted(n.children) }));
+        setRoots(sorted(r.data));
         // first visit: the top two levels open
         setExpanded((e) => e ?? new Set(r.data.flatMap((n) => [n.id, ...n.children.map((c) => c.id)])));
       })
@@ -110,13 +121,37 @@ export function GroupTree({
   );
   const current = visible[activeIndex];
 
-  // `a` adds a group under the chosen one, wherever the focus is on this screen
+  // `a` adds a group under the chosen one, wherever the focus is on this screen but in a field: an `a` typed
+  // into the filter is a letter (issue 13 point 7)
   useShortcut(
     'a',
-    () => current && onAddChild?.(current.node.id),
-    { labelKey: 'keys.add_child', enabled: !!onAddChild && !!current },
+    (e) => {
+      if (typing(e)) return;
+      e.preventDefault();
+      if (current) onAddChild?.(current.node.id);
+    },
+    { labelKey: 'keys.add_child', enabled: !!onAddChild && !!current, preventDefault: false },
     [current?.node.id, onAddChild],
   );
+  // `/` goes to the filter, as in every table
+  useShortcut(
+    'slash',
+    (e) => {
+      if (typing(e)) return;
+      e.preventDefault();
+      filterRef.current?.focus();
+      filterRef.current?.select();
+    },
+    { labelKey: 'table.keys.search', preventDefault: false },
+  );
+
+  // the tree takes the keys as soon as it is drawn (issue 13 point 7), unless something else has the focus
+  const loaded = roots !== null;
+  useEffect(() => {
+    if (!loaded) return;
+    const el = document.activeElement;
+    if (!el || el === document.body || el === document.documentElement) listRef.current?.focus();
+  }, [loaded]);
 
   useEffect(() => {
     listRef.current
@@ -177,9 +212,23 @@ export function GroupTree({
           <span className="sr-only">{t('groups.filter')}</span>
           <Icon name="search" className="pointer-events-none absolute top-2 left-2 size-3.5 text-slate-400" />
           <input
+            ref={filterRef}
             type="search"
             value={filter}
+            aria-keyshortcuts="/"
             onChange={(e) => setFilter(e.target.value)}
+            onKeyDown={(e) => {
+              // Enter or ↓ goes into the tree, on the first group left by the filter; Esc clears
+              if (e.key === 'Enter' || e.key === 'ArrowDown') {
+                e.preventDefault();
+                if (visible[0]) setActive(visible[0].node.id);
+                listRef.current?.focus();
+              } else if (e.key === 'Escape' && filter) {
+                e.preventDefault();
+                e.stopPropagation();
+                setFilter('');
+              }
+            }}
             placeholder={t('groups.filter')}
             data-testid="tree-filter"
             className={`${inputClass} h-7 w-56 border-slate-300 pl-7 text-xs`}

@@ -95,6 +95,7 @@ export function GroupsPage() {
       <ResourceTable<Group>
         resource={groupResource}
         onOpen={(row) => open(`/groups/${row.id}/edit`)}
+        rowHref={(row) => `/groups/${row.id}/edit`}
         bulkActions={bulk}
         toolbar={tools}
         storageKey="groups"

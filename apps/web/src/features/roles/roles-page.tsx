@@ -44,6 +44,7 @@ export function RolesPage() {
     <ResourceTable<Role>
       resource={roleResource}
       onOpen={(row) => open(`/roles/${row.id}/edit`)}
+      rowHref={(row) => `/roles/${row.id}/edit`}
       bulkActions={bulk}
       storageKey="roles"
       refreshKey={version}

@@ -1,19 +1,11 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
-import {
-  ExportRefs,
-  exportNamers,
-  exportPages,
-  exportRow,
-  getCommand,
-  type ExportQuery,
-  type GroupNames,
-} from '@lintel/commands';
+import { ExportRefs, exportNamers, exportRow, getCommand, type GroupNames } from '@lintel/commands';
 import type { Filter, ListQuery } from '@lintel/core';
 import { pushAlert } from '../../alerts/alerts';
 import { useCan } from '../../access/use-can';
-import { runCommand } from '../../api/client';
+import { api, runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
 import { useShortcut } from '../../keys/shortcuts';
 import { formatCount } from '../../resources/format';
@@ -33,7 +25,8 @@ import {
 
 interface Progress {
   written: number;
-  total: number | null;
+  /** the first rows have arrived */
+  started: boolean;
 }
 
 /** One choice of a fieldset of radio buttons, drawn as the console's segmented choices. */
@@ -77,9 +70,10 @@ function Choice<V extends string>({
 
 /**
  * Export of the users the table shows (its search and filters; the file is in id order, like the CLI's):
- * CSV or JSON, groups and roles by id or by name, pages of 1,000 read one after another with the progress
- * shown, stoppable; then the browser downloads `users-<date>.<format>`. The file is what `lintel users
- * export` writes, so `lintel users import` reads it back.
+ * CSV or JSON, groups and roles by id or by name, read from one streamed `user.export` reply as it arrives
+ * (no count: the rows written so far are shown), stoppable; then the browser downloads
+ * `users-<date>.<format>`. The file is what `lintel users export` writes, so `lintel users import` reads it
+ * back.
  */
 export function ExportUsersDialog({ query, onClose }: { query: ListQuery; onClose: () => void }) {
   const { t, i18n } = useTranslation();
@@ -99,7 +93,6 @@ export function ExportUsersDialog({ query, onClose }: { query: ListQuery; onClos
   const match = query.match ?? 'all';
   const search = query.search?.trim() ?? '';
   const where = filtersToWhere(filters, match);
-  const exportQuery: ExportQuery = { filters, match, search };
 
   // closing the dialog (Esc, ×, Cancel, leaving the page) stops an export under way
   useEffect(() => () => controller.current?.abort(), []);
@@ -110,7 +103,7 @@ export function ExportUsersDialog({ query, onClose }: { query: ListQuery; onClos
     controller.current = abort;
     const { signal } = abort;
     setFailure(null);
-    setProgress({ written: 0, total: null });
+    setProgress({ written: 0, started: false });
     // the radio buttons are disabled now: keep the focus in the dialog, on what stops the export
     formRef.current?.querySelector<HTMLElement>('[data-export-cancel]')?.focus();
     try {
@@ -124,16 +117,17 @@ export function ExportUsersDialog({ query, onClose }: { query: ListQuery; onClos
       const namers = exportNamers(refs, groups);
       const file = await openExportFile(format);
       let written = 0;
-      const pages = exportPages(
-        (args, s) => runCommand('user.list', args, s ? { signal: s } : {}),
-        exportQuery,
-        signal,
+      const rows = getCommand('user.export').rows(
+        { api },
+        { filters, match, ...(search ? { search } : {}) },
+        { signal },
       );
-      for await (const page of pages) {
-        file.add(page.users.map((u) => exportRow(u, namers)));
-        written += page.users.length;
-        setProgress({ written, total: page.total });
+      for await (const batch of rows) {
+        file.add(batch.map((u) => exportRow(u, namers)));
+        written += batch.length;
+        setProgress({ written, started: true });
       }
+      signal.throwIfAborted();
       const name = exportFileName(format, new Date(), profile?.profile.time_zone ?? null);
       downloadBlob(file.finish(), name);
       pushAlert('success', t('users.export.done', { rows: formatCount(written, lang), file: name }));
@@ -156,8 +150,6 @@ export function ExportUsersDialog({ query, onClose }: { query: ListQuery; onClos
     { labelKey: 'keys.approve', inInputs: true, inDialogs: true, enabled: !running },
     [run],
   );
-
-  const percent = progress?.total ? Math.min(100, Math.round((progress.written / progress.total) * 100)) : 0;
 
   return (
     <Dialog
@@ -257,21 +249,12 @@ export function ExportUsersDialog({ query, onClose }: { query: ListQuery; onClos
         </fieldset>
         {progress && (
           <div className="space-y-1" data-testid="export-progress">
-            {/* without a value (before the first page) it shows as under way */}
-            <progress
-              className="h-2 w-full accent-blue-700"
-              max={Math.max(1, progress.total ?? 1)}
-              value={progress.total === null ? undefined : progress.written}
-              aria-label={t('users.export.progress_label')}
-            />
+            {/* without a value it shows as under way: the export counts nothing, so no share is known */}
+            <progress className="h-2 w-full accent-blue-700" aria-label={t('users.export.progress_label')} />
             <p role="status" className="text-xs text-slate-600 tabular-nums">
-              {progress.total === null
-                ? t('users.export.starting')
-                : t('users.export.progress', {
-                    written: formatCount(progress.written, lang),
-                    total: formatCount(progress.total, lang),
-                    percent,
-                  })}
+              {progress.started
+                ? t('users.export.progress', { written: formatCount(progress.written, lang) })
+                : t('users.export.starting')}
             </p>
           </div>
         )}

@@ -2,8 +2,8 @@ import { csvCells, UserExportColumns, type UserExportRow } from '@lintel/command
 import { offsetMinutes } from '../../resources/format';
 
 /**
- * The file of the console's user export, built in memory page by page and handed to the browser as a Blob.
- * It is byte for byte what `lintel users export` writes for the same rows: CSV by csv-stringify with its
+ * The file of the console's user export, built in memory batch by batch as `user.export`'s stream arrives,
+ * and handed to the browser as a Blob. It is byte for byte what `lintel users export` writes for the same rows: CSV by csv-stringify with its
  * defaults (comma, `"` quoting only where needed, `\n` line ends, no BOM; lists joined by `;`), JSON as an
  * array of one object per line. XLSX is left to the CLI (its writer, exceljs, is too heavy for the console).
  */

@@ -53,6 +53,7 @@ export function UsersPage() {
       <ResourceTable<User>
         resource={userResource}
         onOpen={(row) => open(`/users/${row.id}/edit`)}
+        rowHref={(row) => `/users/${row.id}/edit`}
         bulkActions={bulk}
         storageKey="users"
         refreshKey={version}

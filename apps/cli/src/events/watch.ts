@@ -1,0 +1,123 @@
+import type { Command } from 'commander';
+import WebSocket from 'ws';
+import {
+  RealtimeClient,
+  RealtimeTopics,
+  WsReply,
+  errorLookupKey,
+  type WebSocketLike,
+  type WsServerMessage,
+} from '@lintel/core';
+import { execute, signedIn } from '../api';
+import type { CliContext } from '../context';
+import { CliError } from '../errors';
+import { ExitCode } from '../exit-codes';
+import { hasText, t, tr } from '../i18n';
+
+export interface WatchOptions {
+  topic?: string[];
+  json?: boolean;
+}
+
+const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+
+/** One event as a person reads it: time, topic, type, then the payload's fields. */
+export function eventLine(m: WsServerMessage, now = new Date()): string {
+  const { type, ...rest } = m.data;
+  const fields = Object.entries(rest)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  return [now.toTimeString().slice(0, 8), m.topic, type, fields].filter(Boolean).join('  ');
+}
+
+/**
+ * `lintel events watch`: a live tail of the websocket. By default the signed-in user's own topic and the
+ * application's changes; `--topic` names others. Each event is a line (`--json`: NDJSON, the server's
+ * message as sent). States and refusals go to stderr. Reconnects as the console does; Ctrl-C ends it with 0.
+ */
+export async function watchEvents(ctx: CliContext, opts: WatchOptions): Promise<void> {
+  const { api } = signedIn(ctx);
+  const topics = opts.topic?.length
+    ? [...new Set(opts.topic)]
+    : [RealtimeTopics.user((await execute(api, 'profile.get', {})).id), RealtimeTopics.appChanges];
+  const client = new RealtimeClient({
+    api,
+    socket: (url) => new WebSocket(url) as unknown as WebSocketLike,
+  });
+  const note = (line: string) => ctx.stderr.write(`${line}\n`);
+  const refused = new Set<string>();
+  const subscribed = new Set<string>();
+  let finish!: (err?: CliError) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    finish = (err) => (err ? reject(err) : resolve());
+  });
+
+  const print = (m: WsServerMessage) => {
+    if (m.data.type === WsReply.error) {
+      const code = String(m.data.error_code);
+      const key = `errors:http.${errorLookupKey(code)}`;
+      note(
+        t('events.refused', {
+          topic: m.topic,
+          reason: hasText(key) ? tr(key, (m.data.data ?? {}) as Record<string, unknown>) : code,
+        }),
+      );
+      refused.add(String(m.topic));
+      if (refused.size === topics.length) {
+        client.disconnect();
+        finish(new CliError('no_topics', code === 'item_not_found' ? ExitCode.notFound : ExitCode.refused));
+      }
+      return;
+    }
+    if (m.data.type === WsReply.resync) {
+      if (opts.json) ctx.stdout.write(`${JSON.stringify(m)}\n`);
+      else note(t('events.resync', { topic: m.topic }));
+      return;
+    }
+    if (m.data.type === WsReply.subscribed) {
+      // said once every topic is subscribed: from then on no event of them is missed
+      subscribed.add(String(m.topic));
+      if (subscribed.size + refused.size === topics.length)
+        note(t('events.connected', { topics: [...subscribed].join(', ') }));
+      return;
+    }
+    if (m.id === undefined) return; // unsubscribed, published: the protocol's own
+    ctx.stdout.write(opts.json ? `${JSON.stringify(m)}\n` : `${eventLine(m)}\n`);
+  };
+  for (const topic of topics) client.subscribe(topic, print);
+  client.onError((m) => note(String(m.data.message)));
+  let was = client.state;
+  client.onState((s) => {
+    if (s === 'connecting') subscribed.clear();
+    else if (s === 'disconnected' && was === 'connected' && !stopping) note(t('events.disconnected'));
+    was = s;
+  });
+  client.onSignedOut(() => finish(new CliError('not_signed_in', ExitCode.signedOut)));
+
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    client.disconnect();
+    finish();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  client.connect();
+  try {
+    await done;
+  } finally {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+    client.disconnect();
+  }
+}
+
+export function addEvents(program: Command, ctx: CliContext): void {
+  const events = program.command('events').description(t('events.description'));
+  events
+    .command('watch')
+    .description(t('events.watch_description'))
+    .option('--topic <topic>', t('events.topic_option'), collect)
+    .option('--json', t('events.json_option'))
+    .action((opts: WatchOptions) => watchEvents(ctx, opts));
+}

@@ -1,0 +1,285 @@
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import mqtt, { type MqttClient } from 'mqtt';
+import { DeviceTiming, deviceTopics } from '@lintel/core';
+
+/** A simulated device's kind, as the platform names them (spec part 1 §3). */
+export type SimDeviceType =
+  'panel' | 'monitor' | 'accesscontroller' | 'liftcontroller' | 'ip_camera' | 'barrier';
+
+export interface SimDeviceOptions {
+  serial: string;
+  type?: SimDeviceType;
+  name?: string;
+  /** how the device reaches the platform: what an installer types into its management settings */
+  management:
+    | { protocol: 'mqtt'; url: string; login: string; password: string }
+    | { protocol: 'http'; url: string; login: string; password: string };
+  /** heartbeat period in ms (the devices' 10 s by default); 0: only when told (`heartbeat()`) */
+  heartbeatMs?: number;
+  /** the device's own HTTP API (`/api/info`) and the control API, on loopback; 0: a free port */
+  httpPort?: number;
+  firmwareVersion?: string;
+}
+
+/** A request in the HTTP model, as the platform sends it over MQTT. */
+interface PlatformRequest {
+  request_id: string;
+  method: string;
+  uri: string;
+  body?: unknown;
+}
+
+/**
+ * One simulated device speaking the device side of ../shared/DEVICES.md: its own HTTP API (`GET /api/info`),
+ * and towards the platform either MQTT (its serial's topics, `online` retained and `offline` as its last will,
+ * requests answered on its response topic) or HTTP (`POST {url}/heartbeat` with its login and password).
+ * Heartbeats every 10 s. A control API for tests: `heartbeat()`, `stop()` (goes offline politely), `kill()`
+ * (drops the connection: the broker sends the last will), and the same over HTTP under `/control/`.
+ */
+export class SimulatedDevice {
+  private client: MqttClient | null = null;
+  private server: http.Server | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  /** requests the platform sent, newest last (for tests) */
+  readonly requests: PlatformRequest[] = [];
+  heartbeats = 0;
+  httpPort = 0;
+  /** the settings the platform sent it (`PUT /api/v1/settings`) */
+  settings: Record<string, unknown> | null = null;
+  /** how many times it applied each change (a request id applies once, however often it comes) */
+  readonly applied = { settings: 0, restart: 0, reinit: 0 };
+  /**
+   * The replies of the request ids it applied, kept as a device keeps them across restarts (its flash): a
+   * request id that comes again is answered with its first reply and not applied twice.
+   */
+  private readonly done = new Map<string, { status: number; body: unknown }>();
+  /**
+   * Tests' faults: `silent` — takes requests and neither applies nor answers them (a device that hangs);
+   * `mute` — applies them but its replies are lost (dies before answering).
+   */
+  fault: 'none' | 'silent' | 'mute' = 'none';
+
+  constructor(readonly opts: SimDeviceOptions) {}
+
+  get serial(): string {
+    return this.opts.serial;
+  }
+
+  get connected(): boolean {
+    return this.opts.management.protocol === 'mqtt' ? Boolean(this.client?.connected) : this.server !== null;
+  }
+
+  /** What `GET /api/info` answers. */
+  info(): Record<string, unknown> {
+    return {
+      firmware_version: this.opts.firmwareVersion ?? '2.4.1-sim',
+      framework_version: '1.0.0',
+      frontend_version: '1.0.0',
+      api_version: 'v1',
+      device_name: this.opts.name ?? `Simulated ${this.opts.type ?? 'panel'} ${this.opts.serial}`,
+      device_type: this.opts.type ?? 'panel',
+      device_serial_number: this.opts.serial,
+      hybrid_enable: false,
+      hybrid_version: '',
+      commit: 'sim',
+    };
+  }
+
+  async start(): Promise<void> {
+    await this.listen();
+    const m = this.opts.management;
+    if (m.protocol === 'mqtt') {
+      const t = deviceTopics(this.opts.serial);
+      this.client = await mqtt.connectAsync(m.url, {
+        clientId: this.opts.serial,
+        username: m.login,
+        password: m.password,
+        clean: true,
+        reconnectPeriod: 1000,
+        will: { topic: t.status, payload: Buffer.from('offline'), qos: 1, retain: true },
+      });
+      this.client.on('message', (topic, payload) => void this.onRequest(topic, payload));
+      this.client.on('connect', () => void this.announce());
+      await this.client.subscribeAsync(t.request, { qos: 1 });
+      await this.announce();
+    }
+    const every = this.opts.heartbeatMs ?? DeviceTiming.heartbeatS * 1000;
+    if (every > 0) {
+      this.timer = setInterval(() => void this.heartbeat().catch(() => undefined), every);
+      this.timer.unref();
+    }
+  }
+
+  private async announce(): Promise<void> {
+    await this.client?.publishAsync(deviceTopics(this.opts.serial).status, 'online', {
+      qos: 1,
+      retain: true,
+    });
+  }
+
+  /** One heartbeat now, over the device's protocol. */
+  async heartbeat(): Promise<void> {
+    const m = this.opts.management;
+    const body = { firmware_version: this.info().firmware_version, uptime: Math.round(process.uptime()) };
+    if (m.protocol === 'mqtt') {
+      if (!this.client) throw new Error('not started');
+      await this.client.publishAsync(
+        deviceTopics(this.opts.serial).push,
+        JSON.stringify({ request_id: randomUUID(), method: 'POST', uri: '/heartbeat', body }),
+        { qos: 1 },
+      );
+    } else {
+      const res = await fetch(`${m.url.replace(/\/+$/, '')}/heartbeat`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from(`${m.login}:${m.password}`).toString('base64')}`,
+        },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(`heartbeat refused: ${res.status}`);
+    }
+    this.heartbeats++;
+  }
+
+  private async onRequest(topic: string, payload: Buffer): Promise<void> {
+    const t = deviceTopics(this.opts.serial);
+    if (topic !== t.request) return;
+    let req: PlatformRequest;
+    try {
+      req = JSON.parse(payload.toString('utf8')) as PlatformRequest;
+    } catch {
+      return;
+    }
+    this.requests.push(req);
+    if (this.fault === 'silent') return;
+    const reply = this.handle(req.request_id, req.method, req.uri, req.body);
+    if (this.fault === 'mute') return;
+    await this.client?.publishAsync(
+      t.response,
+      JSON.stringify({ request_id: req.request_id, status: reply.status, body: reply.body }),
+      { qos: 1 },
+    );
+  }
+
+  /** A request with its id: one already applied is answered again without applying it twice. */
+  private handle(
+    requestId: string | undefined,
+    method: string,
+    uri: string,
+    body: unknown,
+  ): { status: number; body: unknown } {
+    const seen = requestId ? this.done.get(requestId) : undefined;
+    if (seen) return seen;
+    const reply = this.answer(method, uri, body);
+    if (requestId && method !== 'GET' && reply.status < 300) this.done.set(requestId, reply);
+    return reply;
+  }
+
+  /** The device's API, whichever way the request came. */
+  private answer(method: string, uri: string, body?: unknown): { status: number; body: unknown } {
+    if (method === 'GET' && uri === '/api/info') return { status: 200, body: this.info() };
+    if (method === 'GET' && uri === '/api/v1/settings') return { status: 200, body: this.settings ?? {} };
+    if (method === 'PUT' && uri === '/api/v1/settings') {
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        return { status: 400, body: { message: 'settings must be an object' } };
+      const { replace, ...settings } = body as Record<string, unknown>;
+      // reinit replaces what it held; a settings change merges section by section
+      this.settings = replace ? settings : { ...(this.settings ?? {}), ...settings };
+      this.applied[replace ? 'reinit' : 'settings']++;
+      return { status: 200, body: { applied: true } };
+    }
+    if (method === 'POST' && uri === '/api/v1/system/reboot/run') {
+      this.applied.restart++;
+      return { status: 200, body: { rebooting: true } };
+    }
+    return { status: 404, body: { message: 'not found' } };
+  }
+
+  private listen(): Promise<void> {
+    const server = http.createServer((req, res) => {
+      const send = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      const url = new URL(req.url ?? '/', 'http://device');
+      // the control API of tests and the demo
+      if (req.method === 'POST' && url.pathname === '/control/heartbeat')
+        return void this.heartbeat().then(
+          () => send(200, { heartbeats: this.heartbeats }),
+          (e: Error) => send(502, { message: e.message }),
+        );
+      if (req.method === 'GET' && url.pathname === '/control/state')
+        return send(200, {
+          serial: this.opts.serial,
+          connected: this.connected,
+          heartbeats: this.heartbeats,
+          requests: this.requests.length,
+          applied: this.applied,
+        });
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        let body: unknown;
+        try {
+          body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+        } catch {
+          return send(400, { message: 'not JSON' });
+        }
+        const id = req.headers['x-request-id'];
+        // the faults of tests: a request dropped unanswered, or applied and its reply lost
+        if (this.fault === 'silent') return void res.destroy();
+        const reply = this.handle(
+          typeof id === 'string' ? id : undefined,
+          req.method ?? 'GET',
+          url.pathname,
+          body,
+        );
+        if (this.fault === 'mute') return void res.destroy();
+        send(reply.status, reply.body);
+      });
+    });
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.httpPort ?? 0, '127.0.0.1', () => {
+        this.httpPort = (server.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  }
+
+  /** Goes offline politely: says `offline` on its status topic, then disconnects. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const client = this.client;
+    this.client = null;
+    if (client?.connected) {
+      await client.publishAsync(deviceTopics(this.opts.serial).status, 'offline', { qos: 1, retain: true });
+      await client.endAsync();
+    } else await client?.endAsync(true);
+    await this.closeHttp();
+  }
+
+  /** Dies: the connection drops without a word, so the broker publishes its last will. */
+  async kill(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const client = this.client;
+    this.client = null;
+    if (client) {
+      client.options.reconnectPeriod = 0;
+      (client.stream as { destroy?: () => void } | undefined)?.destroy?.();
+      await client.endAsync(true).catch(() => undefined);
+    }
+    await this.closeHttp();
+  }
+
+  private async closeHttp(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,1 @@
+export { SimulatedDevice, type SimDeviceOptions, type SimDeviceType } from './device';

@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+/**
+ * `lintel-device-sim`: one simulated device from the command line, with the credentials the console shows
+ * (device → credentials). Its HTTP API and control API listen on loopback (`--http-port`).
+ *
+ *   node apps/device-sim/dist/device-sim.js --serial SN1 --protocol mqtt --url mqtt://127.0.0.1:1884 \
+ *     --login SN1 --password '…' [--type panel] [--heartbeat-ms 10000] [--http-port 0]
+ */
+import { parseArgs } from 'node:util';
+import { SimulatedDevice, type SimDeviceType } from './device';
+
+const { values } = parseArgs({
+  options: {
+    serial: { type: 'string' },
+    protocol: { type: 'string', default: 'mqtt' },
+    url: { type: 'string' },
+    login: { type: 'string' },
+    password: { type: 'string' },
+    type: { type: 'string', default: 'panel' },
+    'heartbeat-ms': { type: 'string', default: '10000' },
+    'http-port': { type: 'string', default: '0' },
+  },
+});
+if (!values.serial || !values.url || !values.password) {
+  process.stderr.write(
+    'usage: device-sim --serial SN --protocol mqtt|http --url URL --password PW [--login SN]\n',
+  );
+  process.exit(2);
+}
+const protocol = values.protocol === 'http' ? 'http' : 'mqtt';
+const device = new SimulatedDevice({
+  serial: values.serial,
+  type: values.type as SimDeviceType,
+  management: { protocol, url: values.url, login: values.login ?? values.serial, password: values.password },
+  heartbeatMs: Number(values['heartbeat-ms']),
+  httpPort: Number(values['http-port']),
+});
+await device.start();
+await device.heartbeat();
+process.stdout.write(`${JSON.stringify({ serial: device.serial, http_port: device.httpPort })}\n`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void device.stop().then(() => process.exit(0)));

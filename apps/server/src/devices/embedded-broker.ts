@@ -1,0 +1,132 @@
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { Aedes, type AuthenticateError, type Client } from 'aedes';
+import type { FastifyBaseLogger } from 'fastify';
+import { DeviceTopicAccess, parseDeviceTopic } from '@lintel/core';
+import { samePassword } from '../pipeline/principal';
+
+/** Who a broker connection is: the platform itself, or one device (by its serial number). */
+type Identity = { kind: 'platform' } | { kind: 'device'; serial: string };
+
+/** The platform's own user on the embedded broker: `$` is no character of a serial number, so no device has it. */
+export const PLATFORM_USER = '$lintel';
+
+const refused = (code: 4 | 5): AuthenticateError =>
+  Object.assign(new Error(code === 4 ? 'bad user name or password' : 'not authorised'), { returnCode: code });
+
+/**
+ * The MQTT broker `npm start` runs (aedes), on a port of its own. Devices sign in with their serial number and
+ * the password Lintel issued; each may publish and subscribe only on its own topics (../shared/DEVICES.md):
+ * anything else is refused, and aedes closes a connection whose publish is refused. The platform signs in with
+ * a secret made at start that never leaves the process.
+ */
+export class EmbeddedBroker {
+  readonly platformPassword = randomBytes(24).toString('base64url');
+  private broker: Aedes | null = null;
+  private server: net.Server | null = null;
+  private readonly identities = new WeakMap<Client, Identity>();
+  /** publishes and subscriptions refused (for the log and the tests) */
+  readonly refusals: Array<{ serial: string; topic: string; action: 'publish' | 'subscribe' }> = [];
+  port = 0;
+
+  constructor(
+    private readonly opts: {
+      port: number;
+      host: string;
+      log: FastifyBaseLogger;
+      /** the stored password of a device, by serial number; null when there is no such device */
+      passwordOf(serial: string): Promise<string | null>;
+    },
+  ) {}
+
+  async start(): Promise<void> {
+    const broker = await Aedes.createBroker({
+      authenticate: (client, username, password, done) => {
+        this.authenticate(username, password).then(
+          (identity) => {
+            if (!identity) return done(refused(4), false);
+            this.identities.set(client, identity);
+            done(null, true);
+          },
+          (err: Error) => {
+            this.opts.log.error({ err: err.message }, 'mqtt: authentication failed');
+            done(refused(5), false);
+          },
+        );
+      },
+      authorizePublish: (client, packet, done) => {
+        const who = client ? this.identities.get(client) : ({ kind: 'platform' } as const);
+        if (this.may(who, packet.topic, 'write')) return done(null);
+        this.refuse(who, packet.topic, 'publish');
+        done(new Error('not authorised'));
+      },
+      authorizeSubscribe: (client, sub, done) => {
+        const who = this.identities.get(client);
+        if (this.may(who, sub.topic, 'read')) return done(null, sub);
+        this.refuse(who, sub.topic, 'subscribe');
+        // a refused subscription is answered with a failure code (0x80), the connection stays
+        done(null, null);
+      },
+    });
+    this.broker = broker;
+    broker.on('clientError', (client, err) =>
+      this.opts.log.debug({ client: client.id, err: err.message }, 'mqtt: client error'),
+    );
+    const server = net.createServer(broker.handle);
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port, this.opts.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (server.address() as net.AddressInfo).port;
+  }
+
+  private async authenticate(
+    username: string | undefined,
+    password: Buffer | undefined,
+  ): Promise<Identity | null> {
+    if (!username) return null;
+    if (username === PLATFORM_USER)
+      return samePassword(this.platformPassword, password) ? { kind: 'platform' } : null;
+    const stored = await this.opts.passwordOf(username);
+    return stored !== null && samePassword(stored, password) ? { kind: 'device', serial: username } : null;
+  }
+
+  /** A device reads its requests and writes its replies, pushes and status, under its own serial only. */
+  private may(who: Identity | undefined, topic: string, action: 'read' | 'write'): boolean {
+    if (!who) return false;
+    if (who.kind === 'platform') return true;
+    const t = parseDeviceTopic(topic);
+    if (!t || t.serial !== who.serial) return false;
+    const access = DeviceTopicAccess[t.kind];
+    return access === 'readwrite' || access === action;
+  }
+
+  private refuse(who: Identity | undefined, topic: string, action: 'publish' | 'subscribe') {
+    const serial = who?.kind === 'device' ? who.serial : '?';
+    this.refusals.push({ serial, topic, action });
+    if (this.refusals.length > 1000) this.refusals.shift();
+    this.opts.log.warn({ serial, topic, action }, 'mqtt: a device was refused a topic that is not its own');
+  }
+
+  /** Ends the connections of one device (its password changed, or it was deleted). */
+  disconnect(serial: string): void {
+    const clients = (this.broker as unknown as { clients?: Record<string, Client> } | null)?.clients ?? {};
+    for (const client of Object.values(clients)) {
+      const who = this.identities.get(client);
+      if (who?.kind === 'device' && who.serial === serial) client.close();
+    }
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    const broker = this.broker;
+    this.server = null;
+    this.broker = null;
+    if (broker) await new Promise<void>((resolve) => broker.close(() => resolve()));
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

@@ -1,0 +1,334 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import mqtt, { type MqttClient } from 'mqtt';
+import { registry, type Command } from '@lintel/commands';
+import { deviceTopicFilter, deviceTopics, parseDeviceTopic } from '@lintel/core';
+import type { ServerContext } from '../context';
+import { AppError } from '../errors';
+import { dispatch } from '../pipeline/dispatch';
+import { deviceBySerial, devicePrincipal } from '../pipeline/principal';
+import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
+import { sweepOffline } from './status';
+
+/** A request to a device in the HTTP model (../shared/DEVICES.md): `{request_id, method, uri, body}`. */
+export interface DeviceRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  uri: string;
+  body?: unknown;
+  /**
+   * The request's id (default: a new one). A device task sends each attempt with the same id, `task-{id}`, so
+   * the device applies it once however often it arrives; over HTTP it is the `X-Request-Id` header.
+   */
+  requestId?: string;
+}
+
+/** The device's reply, paired by `request_id`: `{request_id, status, body}`. */
+export interface DeviceReply {
+  status: number;
+  body: unknown;
+}
+
+/** What the gateway needs to know of a device to reach it. */
+export interface DeviceAddress {
+  serial_number: string;
+  protocol: string;
+  status: string;
+  ip_address: string | null;
+  port: number;
+}
+
+/** The route prefix of what devices push: `POST {url}/heartbeat` over HTTP is uri `/heartbeat` over MQTT. */
+export const DEVICE_GATEWAY_PATH = '/device-gateway';
+
+/** The `device` commands by the uri a device pushes to (`/heartbeat` → `device_gateway.heartbeat`). */
+function pushCommands(): Map<string, Command> {
+  const out = new Map<string, Command>();
+  for (const cmd of registry.values())
+    if (cmd.access === 'device' && cmd.http.path.startsWith(`${DEVICE_GATEWAY_PATH}/`))
+      out.set(`${cmd.http.method} ${cmd.http.path.slice(DEVICE_GATEWAY_PATH.length)}`, cmd);
+  return out;
+}
+
+const parseJson = (payload: Buffer): unknown => {
+  try {
+    return JSON.parse(payload.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The device gateway: one interface to devices over MQTT and HTTP, so the rest of the server never asks which
+ * one a device speaks.
+ *
+ * - `npm start` runs the embedded broker (aedes, `MQTT_PORT`); `MQTT_URL` points at Mosquitto or any broker
+ *   instead. The platform is one MQTT client of the broker either way.
+ * - What devices push (`server/request/v0/{serial}`) and their status (`device/status/v0/{serial}`) is taken
+ *   as MQTT shared subscriptions when the broker has them (`$share/<group>/…`, Mosquitto does), so of several
+ *   instances each message is handled by one; every message goes through `dispatch` as the `device` principal.
+ * - Replies (`device/response/v0/{serial}`) reach every instance; the one that asked pairs it by request id.
+ * - Online and offline: heartbeats and the status topic; offline after three missed heartbeats, by the
+ *   server's clock (`sweep`, every `LINTEL_DEVICE_SWEEP_MS`).
+ */
+export class DeviceGateway {
+  private broker: EmbeddedBroker | null = null;
+  private client: MqttClient | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<number> | null = null;
+  private readonly pending = new Map<
+    string,
+    { resolve: (r: DeviceReply) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
+  private readonly commands = pushCommands();
+  private started = false;
+  /** device messages this instance handled (tests count them across instances) */
+  handled = 0;
+  /** the subscriptions it took, as sent to the broker */
+  subscriptions: string[] = [];
+
+  constructor(private readonly app: ServerContext) {}
+
+  /** The embedded broker, when this instance runs it. */
+  get embedded(): EmbeddedBroker | null {
+    return this.broker;
+  }
+
+  get running(): boolean {
+    return this.started;
+  }
+
+  /** The broker address devices are told to use (MQTT_PUBLIC_URL, else the broker's own address). */
+  brokerUrl(): string {
+    const cfg = this.app.config.mqtt;
+    if (cfg.publicUrl) return cfg.publicUrl;
+    if (cfg.url) {
+      const u = new URL(cfg.url);
+      return `${u.protocol}//${u.host}`;
+    }
+    const host = new URL(this.app.config.publicUrl).hostname;
+    return `mqtt://${host}:${this.broker?.port || cfg.port}`;
+  }
+
+  async start(): Promise<void> {
+    const cfg = this.app.config.mqtt;
+    let url: string;
+    let auth: { username?: string; password?: string } = {};
+    if (cfg.url) url = cfg.url;
+    else {
+      this.broker = new EmbeddedBroker({
+        port: cfg.port,
+        host: cfg.host,
+        log: this.app.log,
+        passwordOf: async (serial) => (await deviceBySerial(this.app, serial))?.password ?? null,
+      });
+      await this.broker.start();
+      url = `mqtt://127.0.0.1:${this.broker.port}`;
+      auth = { username: PLATFORM_USER, password: this.broker.platformPassword };
+    }
+    const shared = cfg.shared ? `$share/${await this.shareGroup()}/` : '';
+    this.subscriptions = [
+      `${shared}${deviceTopicFilter('push')}`,
+      `${shared}${deviceTopicFilter('status')}`,
+      deviceTopicFilter('response'),
+    ];
+    const client = await mqtt.connectAsync(url, {
+      ...auth,
+      clientId: `lintel-${randomUUID()}`,
+      clean: true,
+      reconnectPeriod: 2000,
+      connectTimeout: 10_000,
+    });
+    this.client = client;
+    client.on('message', (topic, payload) => {
+      this.onMessage(topic, payload).catch((err: Error) =>
+        this.app.log.error({ topic, err: err.message }, 'device message failed'),
+      );
+    });
+    client.on('error', (err) =>
+      this.app.log.warn({ err: err.message }, 'mqtt: the broker connection failed'),
+    );
+    // a clean session forgets subscriptions: take them again on every (re)connect
+    client.on('connect', () => {
+      if (this.started) void this.subscribe(client);
+    });
+    await this.subscribe(client);
+    this.started = true;
+    const sweepMs = cfg.sweepMs;
+    if (sweepMs > 0) {
+      this.sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), sweepMs);
+      this.sweepTimer.unref();
+    }
+    this.app.log.info(
+      { broker: this.broker ? `embedded :${this.broker.port}` : new URL(url).host, shared: cfg.shared },
+      'device gateway started',
+    );
+  }
+
+  private async subscribe(client: MqttClient): Promise<void> {
+    const granted = await client.subscribeAsync(this.subscriptions, { qos: 1 });
+    const refused = granted.filter((g) => g.qos === 128);
+    if (refused.length)
+      this.app.log.error({ topics: refused.map((g) => g.topic) }, 'mqtt: the broker refused a subscription');
+  }
+
+  /** Instances on one database share their group; other installations on the same broker have their own. */
+  private async shareGroup(): Promise<string> {
+    if (this.app.config.mqtt.shareGroup) return this.app.config.mqtt.shareGroup;
+    const r = await sql<{
+      instance_id: string;
+    }>`select instance_id from projects order by id limit 1`.execute(this.app.db);
+    return `lintel_${(r.rows[0]?.instance_id ?? 'default').replace(/[^A-Za-z0-9]/g, '').slice(0, 16)}`;
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = null;
+    await this.sweeping?.catch(() => undefined);
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new AppError('device_not_available'));
+      this.pending.delete(id);
+    }
+    const client = this.client;
+    this.client = null;
+    await client?.endAsync().catch(() => undefined);
+    await this.broker?.stop();
+    this.broker = null;
+  }
+
+  /** Marks offline the devices that missed three heartbeats, by the server's clock; how many it turned. */
+  sweep(): Promise<number> {
+    this.sweeping ??= sweepOffline(this.app).finally(() => (this.sweeping = null));
+    return this.sweeping;
+  }
+
+  /** One message from the broker. */
+  private async onMessage(topic: string, payload: Buffer): Promise<void> {
+    const t = parseDeviceTopic(topic);
+    if (!t) return;
+    if (t.kind === 'response') return this.onResponse(t.serial, payload);
+    if (t.kind === 'request') return;
+    const device = await deviceBySerial(this.app, t.serial);
+    if (!device) {
+      this.app.log.warn({ serial: t.serial, topic }, 'mqtt: a message of an unknown device');
+      return;
+    }
+    if (device.protocol !== 'mqtt') {
+      this.app.log.warn({ serial: t.serial, topic }, 'mqtt: a message of a device set to http; ignored');
+      return;
+    }
+    this.handled++;
+    const principal = devicePrincipal(device);
+    if (t.kind === 'status') {
+      // `online` / `offline` as plain text (the usual last will), or `{status}`
+      const text = payload.toString('utf8').trim();
+      const json = parseJson(payload);
+      const status = isRecord(json) ? json.status : text;
+      await this.run('POST /status', { status }, principal, t.serial);
+      return;
+    }
+    const message = parseJson(payload);
+    if (!isRecord(message) || typeof message.uri !== 'string') {
+      this.app.log.warn({ serial: t.serial }, 'mqtt: a push that is not {request_id, method, uri, body}');
+      return;
+    }
+    const method = typeof message.method === 'string' ? message.method.toUpperCase() : 'POST';
+    await this.run(`${method} ${message.uri}`, message.body ?? {}, principal, t.serial);
+  }
+
+  private async run(
+    route: string,
+    body: unknown,
+    principal: ReturnType<typeof devicePrincipal>,
+    serial: string,
+  ): Promise<void> {
+    const cmd = this.commands.get(route);
+    if (!cmd) {
+      this.app.log.warn({ serial, route }, 'mqtt: a device pushed to an unknown uri');
+      return;
+    }
+    try {
+      await dispatch(this.app, cmd, body, principal);
+    } catch (err) {
+      const e = err as AppError;
+      this.app.log.warn(
+        { serial, route, err: e.key ?? e.message, data: e.data },
+        'mqtt: a device push was refused',
+      );
+    }
+  }
+
+  private onResponse(serial: string, payload: Buffer): void {
+    const reply = parseJson(payload);
+    if (!isRecord(reply) || typeof reply.request_id !== 'string') return;
+    const key = `${serial}:${reply.request_id}`;
+    const waiting = this.pending.get(key);
+    if (!waiting) return;
+    this.pending.delete(key);
+    clearTimeout(waiting.timer);
+    this.handled++;
+    waiting.resolve({ status: Number(reply.status ?? 200), body: reply.body ?? null });
+  }
+
+  /**
+   * A request to a device, whichever protocol it speaks: over MQTT (published on its request topic, the
+   * reply paired by request id) or over HTTP (the device's own API at its address). An mqtt device that is
+   * offline is `device_offline`; one that does not answer in time, or an address that does not, is
+   * `device_not_available`.
+   */
+  async request(device: DeviceAddress, req: DeviceRequest): Promise<DeviceReply> {
+    const timeoutMs = this.app.config.mqtt.requestTimeoutMs;
+    if (device.protocol === 'mqtt') {
+      if (device.status !== 'online') throw new AppError('device_offline', { serial: device.serial_number });
+      const client = this.client;
+      if (!client?.connected) throw new AppError('device_not_available', { reason: 'broker' });
+      const request_id = req.requestId ?? randomUUID();
+      const key = `${device.serial_number}:${request_id}`;
+      const reply = new Promise<DeviceReply>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.pending.delete(key);
+          reject(new AppError('device_not_available', { serial: device.serial_number, reason: 'timeout' }));
+        }, timeoutMs);
+        this.pending.set(key, { resolve, reject, timer });
+      });
+      await client.publishAsync(
+        deviceTopics(device.serial_number).request,
+        JSON.stringify({ request_id, method: req.method, uri: req.uri, body: req.body ?? null }),
+        { qos: 1 },
+      );
+      return reply;
+    }
+    if (!device.ip_address) throw new AppError('device_not_available', { reason: 'no_address' });
+    const host = device.ip_address.includes(':') ? `[${device.ip_address}]` : device.ip_address;
+    try {
+      const res = await fetch(`http://${host}:${device.port}${req.uri}`, {
+        method: req.method,
+        headers: {
+          ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(req.requestId ? { 'x-request-id': req.requestId } : {}),
+        },
+        body: req.body === undefined ? undefined : JSON.stringify(req.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        // a reply that is not JSON stays text
+      }
+      return { status: res.status, body };
+    } catch {
+      throw new AppError('device_not_available', { serial: device.serial_number, reason: 'unreachable' });
+    }
+  }
+
+  /** A device's password changed or it is gone: its broker connections end (embedded broker). */
+  forget(serial: string): void {
+    this.broker?.disconnect(serial);
+  }
+}

@@ -1,0 +1,280 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { DeviceSettings } from '@lintel/commands';
+import type { ServerContext } from '../context';
+import type { DB } from '../db/schema';
+import { AppError } from '../errors';
+import { DeviceTaskChangedEvent } from '../events/define';
+import type { JobRow } from '../jobs/queue';
+import type { DeviceRequest } from './gateway';
+import { notifyAboutDevice } from './notices';
+
+/** The job kind that sends one device task through the gateway. */
+export const DEVICE_TASK_JOB = 'device.task';
+
+export type DeviceTaskKind = 'settings' | 'restart' | 'reinit';
+export type DeviceTaskState = 'new' | 'queued' | 'started' | 'stopped' | 'error' | 'completed' | 'waiting';
+
+/** The request id a task's every send carries: the device applies a request id once (idempotent). */
+export const taskRequestId = (taskId: number): string => `task-${taskId}`;
+
+/** What each kind sends, over the protocol of ../shared/DEVICES.md (docs/decisions.md "Device tasks"). */
+export function taskRequest(kind: DeviceTaskKind, settings: unknown): DeviceRequest {
+  switch (kind) {
+    case 'settings':
+      return { method: 'PUT', uri: '/api/v1/settings', body: settings };
+    case 'reinit':
+      return { method: 'PUT', uri: '/api/v1/settings', body: { ...(settings as object), replace: true } };
+    case 'restart':
+      return { method: 'POST', uri: '/api/v1/system/reboot/run', body: {} };
+  }
+}
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+interface TaskRow {
+  id: number;
+  project_id: number;
+  device_id: number;
+  domain_id: number;
+  kind: DeviceTaskKind;
+  request: DeviceRequest;
+  state: DeviceTaskState;
+  attempts: number;
+  error: string | null;
+}
+
+/** Sets tasks' state and emits the change for each (in the caller's transaction). */
+async function setState(
+  app: ServerContext,
+  q: Q,
+  where: ReturnType<typeof sql<boolean>>,
+  state: DeviceTaskState,
+  extra: { error?: string | null; started?: boolean } = {},
+): Promise<TaskRow[]> {
+  const now = app.clock.now();
+  const r = await sql<TaskRow>`update device_tasks set state = ${state}, updated_at = ${now},
+      attempts = attempts + ${extra.started ? 1 : 0},
+      error = case when ${extra.error !== undefined} then ${extra.error ?? null} else error end,
+      completed_at = case when ${state === 'completed'} then ${now}::timestamptz else completed_at end
+    where ${where}
+    returning id, project_id, device_id, domain_id, kind, request, state, attempts, error`.execute(q);
+  for (const t of r.rows)
+    await app.outbox.emit(q, DeviceTaskChangedEvent, {
+      taskId: t.id,
+      deviceId: t.device_id,
+      projectId: t.project_id,
+      domainId: t.domain_id,
+      kind: t.kind,
+      state,
+      error: t.error,
+      attempts: t.attempts,
+      at: now.toISOString(),
+    });
+  return r.rows;
+}
+
+/**
+ * Moves a device's queue on, in the caller's transaction: if none of its tasks is being sent, the oldest open
+ * one is queued (its job enqueued) when the device is online, and every open one waits when it is offline.
+ * The device's row is locked, so this and the online transition (status.ts, which locks it too) agree.
+ */
+export async function advance(app: ServerContext, trx: Transaction<DB>, deviceId: number): Promise<void> {
+  const d = await sql<{
+    status: string;
+  }>`select status from devices where id = ${deviceId} for update`.execute(trx);
+  const device = d.rows[0];
+  if (!device) return;
+  const busy = await sql`select 1 from device_tasks where device_id = ${deviceId}
+    and state in ('queued', 'started') limit 1`.execute(trx);
+  if (busy.rows.length) return;
+  if (device.status !== 'online') {
+    await setState(app, trx, sql<boolean>`device_id = ${deviceId} and state = 'new'`, 'waiting');
+    return;
+  }
+  const next = await sql<{ id: number }>`select id from device_tasks where device_id = ${deviceId}
+    and state in ('new', 'waiting') order by id limit 1`.execute(trx);
+  const head = next.rows[0];
+  if (!head) return;
+  // the rest are behind it again, not waiting for the device
+  await setState(
+    app,
+    trx,
+    sql<boolean>`device_id = ${deviceId} and state = 'waiting' and id <> ${head.id}`,
+    'new',
+  );
+  await setState(app, trx, sql<boolean>`id = ${head.id}`, 'queued');
+  await app.jobs.enqueue(trx, DEVICE_TASK_JOB, { taskId: head.id });
+}
+
+/** A new task for a device, in the caller's transaction (with the change it carries); its id. */
+export async function createTask(
+  app: ServerContext,
+  trx: Transaction<DB>,
+  deviceId: number,
+  kind: DeviceTaskKind,
+  createdBy: number | null,
+): Promise<number> {
+  const d = await sql<{
+    project_id: number;
+    domain_id: number;
+    device_settings: unknown;
+  }>`select project_id, domain_id, device_settings from devices where id = ${deviceId}`.execute(trx);
+  const device = d.rows[0];
+  if (!device) throw new AppError('item_not_found');
+  const settings = DeviceSettings.parse(device.device_settings ?? {});
+  const now = app.clock.now();
+  const r = await sql<{ id: number }>`insert into device_tasks
+      (project_id, device_id, domain_id, kind, request, state, created_by, created_at, updated_at)
+    values (${device.project_id}, ${deviceId}, ${device.domain_id}, ${kind},
+      ${JSON.stringify(taskRequest(kind, settings))}::jsonb, 'new', ${createdBy}, ${now}, ${now})
+    returning id`.execute(trx);
+  const id = Number(r.rows[0]!.id);
+  await app.outbox.emit(trx, DeviceTaskChangedEvent, {
+    taskId: id,
+    deviceId,
+    projectId: device.project_id,
+    domainId: device.domain_id,
+    kind,
+    state: 'new',
+    error: null,
+    attempts: 0,
+    at: now.toISOString(),
+  });
+  await advance(app, trx, deviceId);
+  return id;
+}
+
+/** A finished, failed or stopped task is queued again (the "restart queue" of the spec). */
+export async function retryTask(app: ServerContext, trx: Transaction<DB>, taskId: number): Promise<void> {
+  const r = await setState(app, trx, sql<boolean>`id = ${taskId} and state in ('error', 'stopped')`, 'new', {
+    error: null,
+  });
+  if (r[0]) await advance(app, trx, r[0].device_id);
+}
+
+/** A task not yet acknowledged is stopped: it is not sent again; the device's next task goes on. */
+export async function stopTask(app: ServerContext, trx: Transaction<DB>, taskId: number): Promise<void> {
+  const r = await setState(
+    app,
+    trx,
+    sql<boolean>`id = ${taskId} and state in ('new', 'queued', 'started', 'waiting')`,
+    'stopped',
+  );
+  if (r[0]) await advance(app, trx, r[0].device_id);
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/**
+ * The job that sends one task (`device.task`): the device offline, the task waits (and is queued again when
+ * the device comes online, status.ts); otherwise it is sent with its request id and completed only on the
+ * device's reply. No reply (or a 5xx) is retried by the job queue with back-off; after the last attempt the
+ * task is `error` with the catalogue code. A 4xx reply is the device refusing it: `error` at once.
+ */
+export function defineDeviceTaskJob(app: ServerContext): void {
+  app.jobs.define(DEVICE_TASK_JOB, {
+    maxAttempts: app.config.mqtt.taskAttempts ?? 5,
+    run: (job) => runTask(app, job),
+  });
+}
+
+async function runTask(app: ServerContext, job: JobRow): Promise<void> {
+  const taskId = Number(job.payload.taskId);
+  const t =
+    await sql<TaskRow>`select id, project_id, device_id, domain_id, kind, request, state, attempts, error
+    from device_tasks where id = ${taskId}`.execute(app.db);
+  const task = t.rows[0];
+  // stopped, or already done by an earlier run whose outcome this one repeats
+  if (!task || (task.state !== 'queued' && task.state !== 'started')) return;
+  const d = await sql<{
+    serial_number: string;
+    protocol: string;
+    status: string;
+    ip_address: string | null;
+    port: number;
+  }>`select serial_number, protocol, status, ip_address, port from devices where id = ${task.device_id}`.execute(
+    app.db,
+  );
+  const device = d.rows[0];
+  if (!device) return;
+  const toWaiting = () =>
+    app.db.transaction().execute(async (trx) => {
+      const s = await sql<{
+        status: string;
+      }>`select status from devices where id = ${task.device_id} for update`.execute(trx);
+      // it came online meanwhile: send it now (a retry at once), else it waits for the online transition
+      if (s.rows[0]?.status === 'online') return false;
+      await setState(
+        app,
+        trx,
+        sql<boolean>`device_id = ${task.device_id} and (id = ${taskId} or state = 'new') and state not in ('completed', 'error', 'stopped')`,
+        'waiting',
+      );
+      return true;
+    });
+  if (device.status !== 'online') {
+    if (await toWaiting()) return;
+  }
+  const started = await app.db.transaction().execute((trx) =>
+    setState(app, trx, sql<boolean>`id = ${taskId} and state in ('queued', 'started')`, 'started', {
+      started: true,
+    }),
+  );
+  if (!started.length) return;
+  let failure: AppError;
+  try {
+    const reply = await app.devices.request(
+      { ...device, status: 'online' },
+      { ...task.request, requestId: taskRequestId(taskId) },
+    );
+    if (isSuccess(reply.status)) {
+      await app.db.transaction().execute(async (trx) => {
+        const done = await setState(
+          app,
+          trx,
+          sql<boolean>`id = ${taskId} and state = 'started'`,
+          'completed',
+          {
+            error: null,
+          },
+        );
+        if (done.length) await advance(app, trx, task.device_id);
+      });
+      return;
+    }
+    failure = new AppError('device_not_available', { status: reply.status });
+    // the device refused it (4xx): sending it again would not change its answer
+    if (reply.status < 500) {
+      await finish(app, task, failure.key);
+      return;
+    }
+  } catch (err) {
+    failure = err instanceof AppError ? err : new AppError('device_not_available');
+    if (failure.key === 'device_offline' && (await toWaiting())) return;
+  }
+  const last = job.attempts >= job.max_attempts;
+  if (last) await finish(app, task, failure.key);
+  else
+    await app.db.transaction().execute((trx) =>
+      setState(app, trx, sql<boolean>`id = ${taskId} and state = 'started'`, 'queued', {
+        error: failure.key,
+      }),
+    );
+  throw failure;
+}
+
+/** The task ends in `error` with the code; the device's next task goes on. */
+async function finish(app: ServerContext, task: TaskRow, code: string): Promise<void> {
+  await app.db.transaction().execute(async (trx) => {
+    const r = await setState(app, trx, sql<boolean>`id = ${task.id} and state = 'started'`, 'error', {
+      error: code,
+    });
+    if (!r.length) return;
+    // the users the device's groups name for failed tasks hear of it, with the task's kind and code
+    await notifyAboutDevice(app, trx, task.device_id, 'device_task_failed', {
+      status: `${task.kind}: ${code}`,
+      has_error: true,
+    });
+    await advance(app, trx, task.device_id);
+  });
+}

@@ -1,0 +1,241 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { z } from 'zod';
+import type { AnyResource, ScopeKind } from '@lintel/commands';
+import type { DB } from '../db/schema';
+import { AppError } from '../errors';
+import {
+  assertRowLimit,
+  registerGroupBatchCounter,
+  registerGroupCounter,
+  rowsInGroup,
+  rowsInGroups,
+} from '../licensing/limits';
+import { assertLicenceCount } from '../licensing/licence.service';
+import type { Caller } from './caller';
+import { inIds } from './caller';
+import type { FamilyCtx, FamilyStore, Kept } from './family';
+import type { ColumnSql } from './list';
+import type { ScopeRule, ScopeSql } from './scope';
+
+/** What a family's table needs beyond its declaration: only what SQL cannot guess. */
+export interface TableStoreOptions {
+  /** the family's table; rows have `id`, `project_id` and the record's fields as columns */
+  table: string;
+  /** audit log entity (default the noun) */
+  entity?: string;
+  /** record fields that are not columns: SQL over the row, aliased `t` (counts of related rows) */
+  computed?: Readonly<Record<string, RawBuilder<unknown>>>;
+  /** a write's values as stored (a colour in lower case) */
+  prepare?: (values: Record<string, unknown>) => Record<string, unknown>;
+  /** rows of other tables that keep a row: `{domains: {table: 'domains', column: 'domain_type_id'}}` */
+  dependents?: Readonly<Record<string, { table: string; column: string }>>;
+}
+
+const col = (name: string) => sql.ref(`t.${name}`);
+
+/** The scope rules of one kind of action: declared, or every gate permission over the whole project. */
+function rules(
+  declared: Readonly<Record<string, ScopeKind>> | undefined,
+  gates: readonly string[],
+): ScopeRule[] {
+  return declared
+    ? Object.entries(declared).map(([permission, scope]) => ({ permission, scope }))
+    : gates.map((permission) => ({ permission, scope: 'all' as const }));
+}
+
+/** A duplicate of a unique field: `value_not_unique` naming the field the database refused. */
+export function uniqueError(resource: AnyResource, err: unknown): never {
+  const e = err as { code?: string; detail?: string; constraint?: string };
+  if (e.code === '23505') {
+    const said = `${e.detail ?? ''} ${e.constraint ?? ''}`;
+    const field = resource.unique.find((f) => new RegExp(`\\b${f}\\b`).test(said)) ?? resource.unique[0];
+    throw new AppError('value_not_unique', field ? { field } : {});
+  }
+  throw err;
+}
+
+/** Where rows of this family sit for a scope: by their group column, else by their maker's groups. */
+export function ownerScopeSql(resource: AnyResource): ScopeSql {
+  const owner = resource.scopes?.owner ?? {};
+  const placed = async (ids: readonly number[]): Promise<RawBuilder<boolean>> => {
+    if (owner.group) return inIds(col(owner.group), ids);
+    if (owner.creator)
+      return ids.length
+        ? sql<boolean>`exists (select 1 from user_domains s where s.user_id = ${col(owner.creator)} and ${inIds(sql`s.domain_id`, ids)})`
+        : sql<boolean>`false`;
+    return sql<boolean>`false`;
+  };
+  return async (scope: string, caller: Caller) => {
+    if (scope === 'descendants') return placed(await caller.subtree());
+    if (scope === 'domain') return placed(await caller.domains());
+    if (scope === 'own' && owner.creator) return sql<boolean>`${col(owner.creator)} = ${caller.userId}`;
+    return sql<boolean>`false`;
+  };
+}
+
+/**
+ * The create-placement check: the group a new row is placed in must be in the project and within the reach
+ * of the caller's create permissions (all, descendants, own groups), else the create is refused.
+ */
+export async function checkPlacement(
+  resource: AnyResource,
+  trx: Kysely<DB>,
+  values: Record<string, unknown>,
+  caller: Caller,
+): Promise<void> {
+  const column = resource.scopes?.owner?.group;
+  if (!column || values[column] === undefined || values[column] === null) return;
+  const id = Number(values[column]);
+  const found = await sql<{
+    id: number;
+  }>`select id from domains where id = ${id} and project_id = ${caller.projectId}`.execute(trx);
+  if (!found.rows.length) throw new AppError('invalid_related_entity', { entity: 'domains', ids: [id] });
+  const reach = new Set(
+    rules(resource.scopes?.create, resource.gates.create)
+      .filter((r) => caller.has(r.permission))
+      .map((r) => r.scope),
+  );
+  if (reach.has('all')) return;
+  if (reach.has('descendants') && (await caller.subtree()).includes(id)) return;
+  if (reach.has('domain') && (await caller.domains()).includes(id)) return;
+  throw new AppError('method_prohibited', { reason: 'placement', field: column });
+}
+
+/**
+ * The family's declared counted limits (`limits`) for a row placed in, or moved to, the group of `values`:
+ * counted under the limit's lock in the writing transaction (licensing/limits.ts).
+ */
+export async function checkLimits(
+  resource: AnyResource,
+  table: string,
+  trx: Kysely<DB>,
+  values: Record<string, unknown>,
+  rowId: number | null,
+): Promise<void> {
+  const column = resource.scopes?.owner?.group;
+  if (!column || values[column] === undefined || values[column] === null) return;
+  for (const limit of resource.limits)
+    await assertRowLimit(trx, {
+      feature: limit.feature,
+      table,
+      column,
+      groupId: Number(values[column]),
+      rowId,
+    });
+}
+
+const stored = (v: unknown) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : v);
+
+/**
+ * The store of a plain family, derived from its declaration: columns and search for lists, the load of
+ * records (dates as ISO text, `created_by_user` from the creator column), create with the placement check,
+ * update, delete kept while dependents exist, the scope SQL, and unique errors named by field.
+ */
+export function tableStore<R extends AnyResource>(resource: R, opts: TableStoreOptions): FamilyStore<R> {
+  type Rec = z.output<R['record']>;
+  const table = sql.table(opts.table);
+  const computed = opts.computed ?? {};
+  const creator = resource.scopes?.owner?.creator;
+  const keys = Object.keys(resource.record.shape);
+  const exprOf = (key: string): RawBuilder<unknown> => {
+    if (computed[key]) return computed[key];
+    if (key === 'created_by_user' && creator)
+      return sql`(select json_build_object('id', u.id, 'name', u.name) from users u where u.id = ${col(creator)})`;
+    return col(key);
+  };
+  const columns: Record<string, ColumnSql> = {};
+  for (const name of Object.keys(resource.fields)) columns[name] = { expr: exprOf(name) };
+  const prepare = opts.prepare ?? ((v: Record<string, unknown>) => v);
+  const unique = (err: unknown) => uniqueError(resource, err);
+  // what a group uses of each declared limit, for the check of a new maximum (licensing/group-licences.ts)
+  const groupColumn = resource.scopes?.owner?.group;
+  if (groupColumn)
+    for (const limit of resource.limits) {
+      registerGroupCounter(limit.feature, (q, groupId) =>
+        rowsInGroup(q, { table: opts.table, column: groupColumn, groupId }),
+      );
+      registerGroupBatchCounter(limit.feature, (q, groupIds) =>
+        rowsInGroups(q, { table: opts.table, column: groupColumn, groupIds }),
+      );
+    }
+
+  return {
+    resource,
+    entity: opts.entity ?? resource.noun,
+    from: sql`${table} t`,
+    filterable: resource.filterable,
+    sortable: resource.sortable,
+    columns,
+    search: resource.search.map(col),
+    createdBy: creator ? col(creator) : null,
+    scopes: {
+      view: rules(resource.scopes?.view, resource.gates.view),
+      edit: rules(resource.scopes?.edit, resource.gates.edit),
+      delete: rules(resource.scopes?.delete, resource.gates.delete),
+      ownAlwaysVisible: resource.scopes?.ownAlwaysVisible ?? !!creator,
+    },
+    scopeSql: ownerScopeSql(resource),
+
+    async load(q: Kysely<DB>, ids: readonly number[]): Promise<Rec[]> {
+      if (ids.length === 0) return [];
+      const select = sql.join(keys.map((k) => sql`${exprOf(k)} as ${sql.ref(k)}`));
+      const rows = await sql<
+        Record<string, unknown>
+      >`select ${select} from ${table} t where t.id in (${sql.join(ids)})`.execute(q);
+      const byId = new Map(
+        rows.rows.map((r) => [
+          Number(r.id),
+          Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v])),
+        ]),
+      );
+      return ids.flatMap((id) => (byId.has(id) ? [byId.get(id) as Rec] : []));
+    },
+
+    async create(trx, args, ctx: FamilyCtx) {
+      const values = prepare({ ...(args as Record<string, unknown>) });
+      await checkPlacement(resource, trx, values, ctx.caller);
+      await checkLimits(resource, opts.table, trx, values, null);
+      if (resource.licenceCount)
+        await assertLicenceCount(ctx.app, trx, ctx.caller.projectId, resource.licenceCount);
+      const row: Record<string, unknown> = { project_id: ctx.caller.projectId, ...values };
+      if (creator) row[creator] = ctx.caller.userId;
+      const names = Object.keys(row);
+      const r = await sql<{
+        id: number;
+      }>`insert into ${table} (${sql.join(names.map((n) => sql.ref(n)))}) values (${sql.join(names.map((n) => stored(row[n])))}) returning id`
+        .execute(trx)
+        .catch(unique);
+      return r.rows[0]!.id;
+    },
+
+    async update(trx, id, args, _ctx, before) {
+      const values = Object.entries(prepare({ ...(args as Record<string, unknown>) })).filter(
+        ([, v]) => v !== undefined,
+      );
+      if (!values.length) return;
+      // a move into another group is counted there (the placement itself is checked by familyHandlers)
+      const group = resource.scopes?.owner?.group;
+      const moved = Object.fromEntries(values);
+      if (group && moved[group] !== undefined && moved[group] !== (before as Record<string, unknown>)[group])
+        await checkLimits(resource, opts.table, trx, moved, id);
+      await sql`update ${table} set ${sql.join(values.map(([k, v]) => sql`${sql.ref(k)} = ${stored(v)}`))} where id = ${id}`
+        .execute(trx)
+        .catch(unique);
+    },
+
+    async remove(trx, id): Promise<Kept | null> {
+      const dependencies: Record<string, number> = {};
+      for (const [name, d] of Object.entries(opts.dependents ?? {})) {
+        const n = await sql<{
+          n: number;
+        }>`select count(*)::int as n from ${sql.table(d.table)} where ${sql.ref(d.column)} = ${id}`.execute(
+          trx,
+        );
+        if (n.rows[0]!.n) dependencies[name] = n.rows[0]!.n;
+      }
+      if (Object.keys(dependencies).length) return { reason: 'has_dependencies', dependencies };
+      await sql`delete from ${table} where id = ${id}`.execute(trx);
+      return null;
+    },
+  } as FamilyStore<R>;
+}

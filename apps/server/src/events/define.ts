@@ -1,0 +1,138 @@
+import { z, type ZodType } from 'zod';
+import { NotificationEventType, NotificationRecord, RealtimeTopics } from '@lintel/core';
+import type { AuthInfo } from '../context';
+
+/**
+ * Who may receive an event, checked for each subscriber as the event is sent (and replayed):
+ * - `project`: everyone signed in to the event's project (`projectId` of the payload);
+ * - `permission`: those of the event's project who hold the permission;
+ * - `user`: the one user `userId` of the payload.
+ * A payload without the field its audience names reaches nobody.
+ */
+export type Audience = { kind: 'project' } | { kind: 'permission'; permission: string } | { kind: 'user' };
+
+/** An event declared once: where it goes, its name, the shape of its payload, and who may receive it. */
+export interface EventDef<P extends ZodType = ZodType, T extends string = string> {
+  /** the topic, or how the payload names it (`private-users.{userId}`) */
+  topic: string | ((payload: z.output<P>) => string);
+  type: T;
+  payload: P;
+  audience: Audience;
+  /**
+   * The event changes what these callers may do (their role): open connections read their caller again
+   * and keep only the subscriptions it may still read.
+   */
+  affects?: (payload: Record<string, unknown>, auth: AuthInfo) => boolean;
+}
+
+export function defineEvent<const T extends string, P extends ZodType>(def: EventDef<P, T>): EventDef<P, T> {
+  return def;
+}
+
+/** Whether `auth` may receive an event with this audience and payload (the one check, for live and replay). */
+export function mayReceive(auth: AuthInfo, audience: unknown, data: Record<string, unknown>): boolean {
+  const a = audience as Partial<Audience> | null;
+  switch (a?.kind) {
+    case 'project':
+      return data.projectId === auth.projectId;
+    case 'permission':
+      return data.projectId === auth.projectId && !!a.permission && auth.permissions.has(a.permission);
+    case 'user':
+      return data.userId === auth.userId;
+    default:
+      return false;
+  }
+}
+
+/** A role's permissions or assignable roles changed: its holders' consoles reload the profile (spec part 1 §4). */
+export const RoleChangedEvent = defineEvent({
+  topic: RealtimeTopics.appChanges,
+  type: 'RoleChangedEvent',
+  payload: z.object({ roleId: z.number().int(), projectId: z.number().int() }),
+  audience: { kind: 'project' },
+  affects: (p, auth) => auth.projectId === p.projectId && auth.roleId === p.roleId,
+});
+
+/** A user was given another role: that user's consoles reload the profile (ours: docs/decisions.md). */
+export const ProfileChangedEvent = defineEvent({
+  topic: (p) => RealtimeTopics.user(p.userId),
+  type: 'ProfileChangedEvent',
+  payload: z.object({ userId: z.number().int(), projectId: z.number().int() }),
+  audience: { kind: 'user' },
+  affects: (p, auth) => auth.userId === p.userId,
+});
+
+/** A text a client published on a topic that allows it (the user's own topic: the user's other consoles). */
+export const ClientMessageEvent = defineEvent({
+  topic: (p) => RealtimeTopics.user(p.userId),
+  type: 'ClientMessage',
+  payload: z.object({ userId: z.number().int(), projectId: z.number().int(), text: z.string() }),
+  audience: { kind: 'user' },
+});
+
+/**
+ * A device went online or offline (heartbeats, its status topic, or three missed heartbeats). For the consoles
+ * that show devices: the websocket gives it to those whose device view scope reaches `domainId`.
+ */
+export const DeviceStatusChangedEvent = defineEvent({
+  topic: 'private-devices',
+  type: 'DeviceStatusChangedEvent',
+  payload: z.object({
+    deviceId: z.number().int(),
+    projectId: z.number().int(),
+    domainId: z.number().int(),
+    serialNumber: z.string(),
+    status: z.enum(['online', 'offline']),
+    /** why: a heartbeat, the device's status message, or missed heartbeats */
+    cause: z.enum(['heartbeat', 'status', 'missed_heartbeats']),
+    at: z.string(),
+  }),
+  audience: { kind: 'project' },
+});
+
+/**
+ * A device task changed state (created, queued, sent, waiting for its device, completed, failed, stopped):
+ * /devices/tasks and the device's tasks tab follow it live; the bell will tell of failures.
+ */
+export const DeviceTaskChangedEvent = defineEvent({
+  topic: 'private-devices',
+  type: 'DeviceTaskChangedEvent',
+  payload: z.object({
+    taskId: z.number().int(),
+    deviceId: z.number().int(),
+    projectId: z.number().int(),
+    domainId: z.number().int(),
+    kind: z.enum(['settings', 'restart', 'reinit']),
+    state: z.enum(['new', 'queued', 'started', 'stopped', 'error', 'completed', 'waiting']),
+    /** the catalogue code of the last failure */
+    error: z.string().nullable(),
+    attempts: z.number().int(),
+    at: z.string(),
+  }),
+  audience: { kind: 'project' },
+});
+
+/**
+ * A notification was stored for a user (notifications/notify.ts): that user's consoles show it in the bell
+ * at once and read the unread list again.
+ */
+export const NotificationCreatedEvent = defineEvent({
+  topic: (p) => RealtimeTopics.user(p.userId),
+  type: NotificationEventType,
+  payload: z.object({
+    userId: z.number().int(),
+    projectId: z.number().int(),
+    notification: NotificationRecord,
+  }),
+  audience: { kind: 'user' },
+});
+
+/** Every declared event, by type. */
+export const eventDefs = {
+  RoleChangedEvent,
+  ProfileChangedEvent,
+  ClientMessageEvent,
+  DeviceStatusChangedEvent,
+  DeviceTaskChangedEvent,
+  NotificationCreatedEvent,
+} as const;

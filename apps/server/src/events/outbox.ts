@@ -1,0 +1,234 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { z } from 'zod';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DB } from '../db/schema';
+import type { Clock } from '../clock';
+import type { EventBus } from '../realtime/bus';
+import type { EventDef } from './define';
+
+export const EVENTS_CHANNEL = 'lintel_events';
+
+/**
+ * How an event committed on one instance reaches the others: `local` (one instance, PGlite), `postgres`
+ * (a NOTIFY in the event's transaction; the others read the row by id) or `redis` (the rows published to a
+ * Redis channel of this installation once committed; REDIS_URL).
+ */
+export type Fanout = 'local' | 'postgres' | 'redis';
+
+interface OutboxRow {
+  id: number;
+  topic: string;
+  type: string;
+  payload: Record<string, unknown>;
+  audience: string;
+}
+
+/** The ids emitted within one unit of work (a dispatched command, a job), delivered when it ends. */
+const scope = new AsyncLocalStorage<number[]>();
+
+/**
+ * Typed events through an outbox. `emit(trx, …)` writes the row in the caller's transaction (and, on
+ * PostgreSQL, a NOTIFY, which PostgreSQL sends only on commit). When the unit of work ends, its committed
+ * rows are delivered to this instance's bus; other instances LISTEN and read the row by id. A row of a
+ * rolled-back transaction does not exist, so nobody receives it. Each instance delivers an id once.
+ */
+export class EventOutbox {
+  private readonly delivered = new Set<number>();
+  private readonly deliveredOrder: number[] = [];
+  /** emitted outside any unit of work: delivered by the next flush */
+  private loose: number[] = [];
+  private listener: pg.Client | null = null;
+  private stopped = false;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private redisPub: Redis | null = null;
+  private redisSub: Redis | null = null;
+  private redisChannel = '';
+  /** events delivered here that came from other instances (tests and diagnostics) */
+  readonly received = { postgres: 0, redis: 0 };
+
+  constructor(
+    private readonly opts: {
+      db: Kysely<DB>;
+      kind: 'pglite' | 'postgres';
+      databaseUrl?: string;
+      fanout: Fanout;
+      redisUrl?: string;
+      bus: EventBus;
+      clock: Clock;
+      log: FastifyBaseLogger;
+    },
+  ) {}
+
+  /**
+   * Writes the event in `trx`; it is delivered only if that transaction commits. Emit inside a unit of work
+   * (every dispatched command and job is one); outside one, call `flush()` after the commit.
+   */
+  async emit<P extends z.ZodType>(
+    trx: Transaction<DB> | Kysely<DB>,
+    event: EventDef<P>,
+    payload: z.input<P>,
+  ): Promise<number> {
+    const parsed = event.payload.parse(payload);
+    const data = parsed as Record<string, unknown>;
+    const topic = typeof event.topic === 'function' ? event.topic(parsed) : event.topic;
+    const row = await sql<{ id: number }>`
+      insert into event_outbox (topic, type, payload, audience, created_at)
+      values (${topic}, ${event.type}, ${JSON.stringify(data)}::jsonb, ${JSON.stringify(event.audience)}, ${this.opts.clock.now()})
+      returning id`.execute(trx);
+    const id = Number(row.rows[0]!.id);
+    if (this.opts.fanout === 'postgres')
+      await sql`select pg_notify(${EVENTS_CHANNEL}, ${String(id)})`.execute(trx);
+    const ids = scope.getStore();
+    if (ids) ids.push(id);
+    else this.loose.push(id);
+    return id;
+  }
+
+  /** Runs a unit of work and then delivers the events it committed. */
+  async unit<T>(work: () => Promise<T>): Promise<T> {
+    const ids: number[] = [];
+    try {
+      return await scope.run(ids, work);
+    } finally {
+      if (ids.length) await this.deliverIds(ids);
+    }
+  }
+
+  /** Delivers what was emitted outside a unit of work; the transactions are over by now. */
+  async flush(): Promise<void> {
+    const ids = this.loose;
+    this.loose = [];
+    if (ids.length) await this.deliverIds(ids);
+  }
+
+  private async deliverIds(ids: readonly number[], from: 'here' | 'postgres' = 'here'): Promise<void> {
+    const todo = ids.filter((id) => !this.delivered.has(id));
+    if (!todo.length) return;
+    const rows =
+      await sql<OutboxRow>`select id, topic, type, payload, audience from event_outbox where id in (${sql.join(todo)}) order by id`.execute(
+        this.opts.db,
+      );
+    if (from === 'postgres') this.received.postgres += rows.rows.length;
+    for (const row of rows.rows) this.deliver(row);
+    // with Redis, the instance that committed the rows tells the others, rows and all
+    if (from === 'here' && this.redisPub && rows.rows.length)
+      this.redisPub.publish(this.redisChannel, JSON.stringify(rows.rows)).catch((err: Error) => {
+        this.opts.log.error({ err: err.message }, 'events could not be published to Redis');
+      });
+  }
+
+  /** Rows another instance published on Redis. */
+  private receiveRedis(message: string): void {
+    let rows: OutboxRow[];
+    try {
+      rows = JSON.parse(message) as OutboxRow[];
+      if (!Array.isArray(rows)) return;
+    } catch {
+      return;
+    }
+    for (const row of rows) {
+      if (!this.delivered.has(Number(row.id))) this.received.redis++;
+      this.deliver(row);
+    }
+  }
+
+  private deliver(row: OutboxRow): void {
+    const id = Number(row.id);
+    if (this.delivered.has(id)) return;
+    this.delivered.add(id);
+    this.deliveredOrder.push(id);
+    if (this.deliveredOrder.length > 10_000) this.delivered.delete(this.deliveredOrder.shift()!);
+    this.opts.bus.publish(
+      row.topic,
+      { type: row.type, ...row.payload },
+      JSON.parse(row.audience) as unknown,
+      id,
+    );
+  }
+
+  /**
+   * Listens for the other instances' events: with PostgreSQL on a connection of its own (reconnecting), with
+   * Redis on the installation's channel (ioredis reconnects and subscribes again by itself).
+   */
+  async start(): Promise<void> {
+    this.stopped = false;
+    if (this.opts.fanout === 'redis' && this.opts.redisUrl) await this.startRedis(this.opts.redisUrl);
+    else if (this.opts.fanout === 'postgres' && this.opts.databaseUrl) await this.connect();
+  }
+
+  private async startRedis(url: string): Promise<void> {
+    // one installation's channel: several Lintels (and test databases) may share one Redis
+    const first = await sql<{
+      instance_id: string;
+    }>`select instance_id from projects order by id limit 1`.execute(this.opts.db);
+    this.redisChannel = `lintel:events:${first.rows[0]?.instance_id ?? 'default'}`;
+    const log = (role: string) => (err: Error) =>
+      this.opts.log.warn({ err: err.message, role }, 'Redis connection error; reconnecting');
+    const pub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
+    const sub = new Redis(url, { lazyConnect: true });
+    pub.on('error', log('publish'));
+    sub.on('error', log('subscribe'));
+    sub.on('message', (channel: string, message: string) => {
+      if (channel === this.redisChannel) this.receiveRedis(message);
+    });
+    this.redisPub = pub;
+    this.redisSub = sub;
+    try {
+      await Promise.all([pub.connect(), sub.connect()]);
+      await sub.subscribe(this.redisChannel);
+    } catch (err) {
+      pub.disconnect();
+      sub.disconnect();
+      this.redisPub = this.redisSub = null;
+      // a start without it would keep this instance's events from the others: say so and stop
+      throw new Error(
+        `REDIS_URL is set but Redis does not answer (${(err as Error).message}): events between instances go through it`,
+      );
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.opts.databaseUrl });
+    const retry = (err: Error) => {
+      if (this.stopped || this.listener !== client) return;
+      this.opts.log.warn({ err: err.message }, 'event listener lost its connection; reconnecting');
+      this.listener = null;
+      client.end().catch(() => undefined);
+      this.reconnectTimer = setTimeout(() => void this.connect().catch(retry), 1000);
+    };
+    client.on('error', retry);
+    client.on('notification', (n) => {
+      const id = Number(n.payload);
+      if (n.channel === EVENTS_CHANNEL && Number.isInteger(id)) {
+        this.deliverIds([id], 'postgres').catch((err: Error) =>
+          this.opts.log.error({ err: err.message }, 'event delivery failed'),
+        );
+      }
+    });
+    this.listener = client;
+    await client.connect();
+    await client.query(`listen ${EVENTS_CHANNEL}`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    const client = this.listener;
+    this.listener = null;
+    await client?.end().catch(() => undefined);
+    await this.flush().catch(() => undefined);
+    const redis = [this.redisSub, this.redisPub];
+    this.redisSub = this.redisPub = null;
+    await Promise.all(redis.map((r) => r?.quit().catch(() => r.disconnect())));
+  }
+
+  /** Forgets delivered rows older than `maxAgeS` (a job runs it now and then). */
+  async prune(maxAgeS = 24 * 3600): Promise<number> {
+    const before = new Date(this.opts.clock.now().getTime() - maxAgeS * 1000);
+    const r = await sql`delete from event_outbox where created_at < ${before}`.execute(this.opts.db);
+    return Number(r.numAffectedRows ?? 0);
+  }
+}

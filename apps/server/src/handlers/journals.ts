@@ -1,0 +1,5 @@
+import type { JournalStore } from '../engine/journal';
+import { auditEventStore } from './audit-event/audit-event.handler';
+
+/** Every journal's store: each gets its retention job (jobs/journal-retention.ts). */
+export const journals: readonly JournalStore<unknown>[] = [auditEventStore as JournalStore<unknown>];

@@ -1,0 +1,285 @@
+import { randomBytes } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { FastifyBaseLogger } from 'fastify';
+import type { DB } from '../db/schema';
+import type { Clock } from '../clock';
+
+export const JOBS_CHANNEL = 'lintel_jobs';
+
+export interface JobRow {
+  id: number;
+  kind: string;
+  payload: Record<string, unknown>;
+  state: 'waiting' | 'running' | 'done' | 'failed' | 'cancelled';
+  run_at: Date;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  idempotency_key: string | null;
+  locked_by: string | null;
+  locked_until: Date | null;
+}
+
+export interface JobKind {
+  /** does the work; throwing means "try again later" until the attempts are used up */
+  run(job: JobRow): Promise<void>;
+  maxAttempts?: number;
+}
+
+export interface JobOptions {
+  /** a second job with the same key is not created; the first one's id is returned */
+  idempotencyKey?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+}
+
+export interface JobSettings {
+  /** how often an idle worker looks for due jobs */
+  pollMs: number;
+  /** how long a claim holds before another instance may take the job over */
+  leaseS: number;
+  /** jobs run at once per instance */
+  concurrency: number;
+  /** back-off: base × 2^(attempt-1), at most cap */
+  backoffBaseS: number;
+  backoffCapS: number;
+}
+
+export const defaultJobSettings: JobSettings = {
+  pollMs: 1000,
+  leaseS: 300,
+  concurrency: 2,
+  backoffBaseS: 10,
+  backoffCapS: 3600,
+};
+
+/** The delay before attempt `attempt + 1`, after `attempt` failed. */
+export function backoffS(
+  settings: Pick<JobSettings, 'backoffBaseS' | 'backoffCapS'>,
+  attempt: number,
+): number {
+  return Math.min(settings.backoffCapS, settings.backoffBaseS * 2 ** Math.max(0, attempt - 1));
+}
+
+type Q = Kysely<DB> | Transaction<DB>;
+
+/**
+ * Durable jobs in one table, on PostgreSQL and PGlite alike. Several instances share the table: a claim is
+ * one UPDATE over `SELECT … FOR UPDATE SKIP LOCKED`, so a job goes to one instance, with a lease; a job whose
+ * instance died is claimable again when the lease runs out. All times come from the injected clock.
+ */
+export class JobQueue {
+  /** this instance's name in `locked_by` */
+  readonly workerId = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  private readonly kinds = new Map<string, JobKind>();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private started = false;
+  private pumping = false;
+  /** the pump in progress (claiming and starting jobs), for `idle` */
+  private pumpDone: Promise<void> | null = null;
+  private again = false;
+  private listener: pg.Client | null = null;
+
+  constructor(
+    private readonly opts: {
+      db: Kysely<DB>;
+      kind: 'pglite' | 'postgres';
+      databaseUrl?: string;
+      clock: Clock;
+      log: FastifyBaseLogger;
+      settings: JobSettings;
+      /** wraps each run (the event outbox's unit of work) */
+      around?: <T>(work: () => Promise<T>) => Promise<T>;
+    },
+  ) {}
+
+  get settings(): JobSettings {
+    return this.opts.settings;
+  }
+
+  define(kind: string, def: JobKind): void {
+    this.kinds.set(kind, def);
+  }
+
+  /** Adds a job in the caller's transaction (or on its own); it becomes visible to workers when that commits. */
+  async enqueue(
+    q: Q,
+    kind: string,
+    payload: Record<string, unknown>,
+    options: JobOptions = {},
+  ): Promise<number> {
+    if (!this.kinds.has(kind)) throw new Error(`unknown job kind ${kind}`);
+    const now = this.opts.clock.now();
+    const maxAttempts = options.maxAttempts ?? this.kinds.get(kind)!.maxAttempts ?? 5;
+    const inserted = await sql<{ id: number }>`
+      insert into jobs (kind, payload, run_at, max_attempts, idempotency_key, created_at, updated_at)
+      values (${kind}, ${JSON.stringify(payload)}::jsonb, ${options.runAt ?? now}, ${maxAttempts}, ${options.idempotencyKey ?? null}, ${now}, ${now})
+      on conflict (idempotency_key) do nothing
+      returning id`.execute(q);
+    let id = inserted.rows[0]?.id;
+    if (id === undefined) {
+      const existing = await sql<{
+        id: number;
+      }>`select id from jobs where idempotency_key = ${options.idempotencyKey ?? null}`.execute(q);
+      id = existing.rows[0]!.id;
+    } else if (this.opts.kind === 'postgres') {
+      await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(q);
+    }
+    // in process: look soon (a job enqueued inside a transaction is seen once that commits)
+    setImmediate(() => this.wake());
+    return Number(id);
+  }
+
+  /** Claims up to `n` due jobs for this instance: waiting ones whose time has come, and expired leases. */
+  async claim(n: number): Promise<JobRow[]> {
+    const now = this.opts.clock.now();
+    const until = new Date(now.getTime() + this.opts.settings.leaseS * 1000);
+    const r = await sql<JobRow>`
+      update jobs set state = 'running', locked_by = ${this.workerId}, locked_until = ${until}, attempts = attempts + 1, updated_at = ${now}
+      where id in (
+        select id from jobs
+        where (state = 'waiting' and run_at <= ${now}) or (state = 'running' and locked_until < ${now})
+        order by run_at, id
+        limit ${n}
+        for update skip locked)
+      returning *`.execute(this.opts.db);
+    return r.rows.map((j) => ({ ...j, id: Number(j.id) }));
+  }
+
+  /** Runs one claimed job and records the outcome (if this instance still holds it). */
+  async run(job: JobRow): Promise<void> {
+    const def = this.kinds.get(job.kind);
+    let error: string | null = null;
+    try {
+      if (!def) throw new Error(`unknown job kind ${job.kind}`);
+      const around = this.opts.around ?? ((w) => w());
+      await around(() => def.run(job));
+    } catch (err) {
+      error = String((err as Error)?.message ?? err).slice(0, 1000);
+    }
+    const now = this.opts.clock.now();
+    const mine = sql<boolean>`id = ${job.id} and locked_by = ${this.workerId} and state = 'running'`;
+    if (error === null) {
+      await sql`update jobs set state = 'done', locked_by = null, locked_until = null, last_error = null, updated_at = ${now} where ${mine}`.execute(
+        this.opts.db,
+      );
+    } else if (job.attempts >= job.max_attempts) {
+      this.opts.log.error(
+        { job: job.id, kind: job.kind, attempts: job.attempts, err: error },
+        'job failed for good',
+      );
+      await sql`update jobs set state = 'failed', locked_by = null, locked_until = null, last_error = ${error}, updated_at = ${now} where ${mine}`.execute(
+        this.opts.db,
+      );
+    } else {
+      const runAt = new Date(now.getTime() + backoffS(this.opts.settings, job.attempts) * 1000);
+      this.opts.log.warn(
+        { job: job.id, kind: job.kind, attempts: job.attempts, err: error, retryAt: runAt },
+        'job failed; retrying later',
+      );
+      await sql`update jobs set state = 'waiting', run_at = ${runAt}, locked_by = null, locked_until = null, last_error = ${error}, updated_at = ${now} where ${mine}`.execute(
+        this.opts.db,
+      );
+    }
+  }
+
+  /** Runs every job due now, one after another, until none is left (tests, and the CLI's maintenance). */
+  async drain(): Promise<number> {
+    let count = 0;
+    for (;;) {
+      const [job] = await this.claim(1);
+      if (!job) return count;
+      await this.run(job);
+      count++;
+    }
+  }
+
+  /** Settles when no job of this instance is running: its outcome is recorded once this resolves. */
+  async idle(): Promise<void> {
+    for (;;) {
+      // a claim in flight has taken rows the running set does not hold yet: wait for the pump first
+      if (this.pumpDone) await this.pumpDone;
+      else if (this.running.size) await Promise.allSettled([...this.running]);
+      else return;
+    }
+  }
+
+  /** Looks for due jobs now, filling free slots. */
+  wake(): void {
+    if (!this.started) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    this.pumpDone = this.pump().finally(() => {
+      this.pumping = false;
+      this.pumpDone = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    while (this.started) {
+      const free = this.opts.settings.concurrency - this.running.size;
+      if (free <= 0) return;
+      let jobs: JobRow[];
+      try {
+        jobs = await this.claim(free);
+      } catch (err) {
+        if (this.started) this.opts.log.error({ err: (err as Error).message }, 'claiming jobs failed');
+        return;
+      }
+      if (!jobs.length) return;
+      for (const job of jobs) {
+        const p: Promise<void> = this.run(job)
+          .catch((err: Error) =>
+            this.opts.log.error({ job: job.id, err: err.message }, 'recording a job outcome failed'),
+          )
+          .finally(() => {
+            this.running.delete(p);
+            this.wake();
+          });
+        this.running.add(p);
+      }
+    }
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.timer = setInterval(() => this.wake(), this.opts.settings.pollMs);
+    this.timer.unref();
+    if (this.opts.kind === 'postgres' && this.opts.databaseUrl) {
+      const client = new pg.Client({ connectionString: this.opts.databaseUrl });
+      // a lost listener only costs latency: the poll still finds the jobs
+      client.on('error', (err) =>
+        this.opts.log.warn({ err: err.message }, 'job listener lost its connection; polling only'),
+      );
+      client.on('notification', () => this.wake());
+      await client.connect();
+      await client.query(`listen ${JOBS_CHANNEL}`);
+      this.listener = client;
+    }
+    this.wake();
+  }
+
+  /** Takes no new jobs and waits for the running ones, at most `waitMs`; unfinished ones are retaken after their lease. */
+  async stop(waitMs = 10_000): Promise<void> {
+    this.started = false;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.running]),
+      new Promise((r) => (timeout = setTimeout(r, waitMs))),
+    ]);
+    clearTimeout(timeout);
+  }
+}

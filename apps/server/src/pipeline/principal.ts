@@ -1,0 +1,139 @@
+import { timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
+import type { AuthInfo, ServerContext } from '../context';
+import { authenticate as authenticateSession } from '../auth/sessions';
+
+/**
+ * Who a command runs for. Every caller of `dispatch` names one, and each kind has its own way in:
+ * - `anonymous`: nobody signed in; only public commands.
+ * - `session`: a user's access token (HTTP today, the websocket next).
+ * - `job`: a background job acting for the user who caused it (the identity is stored with the job).
+ * - `system`: the server itself (maintenance, bootstrap); passes every gate, acts in a project as `auth`.
+ * - `device`: a device pushing to the platform (heartbeats, status; logs and events next), over MQTT (the
+ *   gateway names it by the serial of the topic the broker let it publish on) or over HTTP (its login, the
+ *   serial number, and the password Lintel issued it). It may call only `device` commands.
+ * - `sip`: the SIP server's calls; declared so the pipeline's shape is final, refused until the SIP control.
+ */
+export type Principal =
+  | { kind: 'anonymous' }
+  | { kind: 'session'; auth: AuthInfo }
+  | { kind: 'job'; jobId: number; auth: AuthInfo | null }
+  | { kind: 'system'; auth: AuthInfo | null }
+  | { kind: 'device'; deviceId: number; projectId: number; serial: string; auth: null }
+  | { kind: 'sip'; auth: null };
+
+export type PrincipalKind = Principal['kind'];
+
+/** The user identity a principal acts as, if any. */
+export function authOf(p: Principal): AuthInfo | null {
+  return p.kind === 'anonymous' ? null : p.auth;
+}
+
+/** Whether the principal's permissions are checked against the command's gates (the system's are not). */
+export function isGated(p: Principal): boolean {
+  return p.kind !== 'system';
+}
+
+/** A user session from its bearer token; null when there is none or it is not valid now. */
+export async function authenticateBearer(app: ServerContext, token: string | null): Promise<Principal> {
+  const auth = token ? await authenticateSession(app, token) : null;
+  return auth ? { kind: 'session', auth } : { kind: 'anonymous' };
+}
+
+/**
+ * The identity of a user read afresh from the database (for a job acting for the user who caused it: the
+ * job stores the user's id, and the role's permissions are those at the time it runs). No session.
+ */
+export async function userAuth(app: ServerContext, userId: number): Promise<AuthInfo | null> {
+  const row = await app.db
+    .selectFrom('users')
+    .innerJoin('roles', 'roles.id', 'users.role_id')
+    .select([
+      'users.id as user_id',
+      'users.account_id',
+      'users.project_id',
+      'users.role_id',
+      'roles.permissions',
+    ])
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    sessionId: 0,
+    userId: row.user_id,
+    accountId: row.account_id,
+    projectId: row.project_id,
+    roleId: row.role_id,
+    permissions: new Set(row.permissions),
+  };
+}
+
+/** A job acts for the user whose identity it carries (see `userAuth`), or for nobody. */
+export function jobPrincipal(jobId: number, auth: AuthInfo | null): Principal {
+  return { kind: 'job', jobId, auth };
+}
+
+/** A device of the installation by its serial number (unique across projects: the broker's topics are). */
+export async function deviceBySerial(
+  app: ServerContext,
+  serial: string,
+): Promise<{
+  id: number;
+  project_id: number;
+  serial_number: string;
+  password: string;
+  protocol: string;
+} | null> {
+  const r = await sql<{
+    id: number;
+    project_id: number;
+    serial_number: string;
+    password: string;
+    protocol: string;
+  }>`select id, project_id, serial_number, password, protocol from devices where serial_number = ${serial}`.execute(
+    app.db,
+  );
+  return r.rows[0] ?? null;
+}
+
+/** Whether a presented password is the stored one, in constant time. */
+export function samePassword(stored: string, presented: string | Buffer | undefined): boolean {
+  if (presented === undefined || stored === '') return false;
+  const a = Buffer.from(stored);
+  const b = Buffer.isBuffer(presented) ? presented : Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function devicePrincipal(device: {
+  id: number;
+  project_id: number;
+  serial_number: string;
+}): Principal {
+  return {
+    kind: 'device',
+    deviceId: device.id,
+    projectId: device.project_id,
+    serial: device.serial_number,
+    auth: null,
+  };
+}
+
+/**
+ * A device over HTTP: `Authorization: Basic base64(serial:password)`, the credentials its management
+ * settings hold. Anything else is anonymous (and refused by the route).
+ */
+export async function authenticateDevice(app: ServerContext, header: string | undefined): Promise<Principal> {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header ?? '');
+  if (!m) return { kind: 'anonymous' };
+  const text = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  if (colon < 1) return { kind: 'anonymous' };
+  const device = await deviceBySerial(app, text.slice(0, colon));
+  if (!device || !samePassword(device.password, text.slice(colon + 1))) return { kind: 'anonymous' };
+  return devicePrincipal(device);
+}
+
+/** The SIP server (Kamailio) authenticates with its shared secret once the SIP control exists; refused until then. */
+export function authenticateSip(): Promise<Principal> {
+  return Promise.resolve({ kind: 'anonymous' });
+}

@@ -1,0 +1,78 @@
+import type { z } from 'zod';
+import type { AuthInfo } from '../context';
+import { ClientMessageEvent, type EventDef } from '../events/define';
+
+/** What a client's publish on a topic becomes: an event, sent through the outbox like any other. */
+export interface Publication<P extends z.ZodType = z.ZodType> {
+  event: EventDef<P>;
+  payload: z.input<P>;
+}
+
+/**
+ * A topic clients may subscribe to, declared once. `read` says who may subscribe (the websocket asks it
+ * for every subscribe, and again when the subscriber's role changes); each event on the topic is then
+ * sent only to those its own audience names (events/define.ts). `publish`, when present, turns a client's
+ * text into an event; without it nobody publishes on the topic.
+ */
+export interface TopicDef {
+  /** literal text with `{param}` parts, e.g. `private-users.{profileId}` */
+  pattern: string;
+  read(auth: AuthInfo, params: Record<string, string>): boolean;
+  publish?(auth: AuthInfo, params: Record<string, string>, text: string): Publication | null;
+}
+
+export function defineTopic(def: TopicDef): TopicDef {
+  return def;
+}
+
+/** The signed-in user's own topic: only that user reads it, and may publish on it (to their other consoles). */
+export const UserTopic = defineTopic({
+  pattern: 'private-users.{profileId}',
+  read: (auth, p) => p.profileId === String(auth.userId),
+  publish: (auth, p, text) =>
+    p.profileId === String(auth.userId)
+      ? { event: ClientMessageEvent, payload: { userId: auth.userId, projectId: auth.projectId, text } }
+      : null,
+});
+
+/** Changes of the application every signed-in user of a project hears of (RoleChangedEvent); server-only. */
+export const AppChangesTopic = defineTopic({
+  pattern: 'private-app-changes',
+  read: () => true,
+});
+
+/** Every topic of the websocket. A family adds its own here (see docs/project-layout.md). */
+export const topicDefs: readonly TopicDef[] = [UserTopic, AppChangesTopic];
+
+const compiled = new Map<TopicDef, { re: RegExp; names: string[] }>();
+function compile(def: TopicDef) {
+  let c = compiled.get(def);
+  if (!c) {
+    const names: string[] = [];
+    const source = def.pattern
+      .split(/(\{[a-zA-Z]+\})/)
+      .map((part) => {
+        const m = /^\{([a-zA-Z]+)\}$/.exec(part);
+        if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(m[1]!);
+        return '([A-Za-z0-9_-]{1,64})';
+      })
+      .join('');
+    c = { re: new RegExp(`^${source}$`), names };
+    compiled.set(def, c);
+  }
+  return c;
+}
+
+/** The declared topic a name belongs to, with its parameters; null when no topic has that name. */
+export function resolveTopic(
+  name: string,
+  defs: readonly TopicDef[] = topicDefs,
+): { def: TopicDef; params: Record<string, string> } | null {
+  for (const def of defs) {
+    const { re, names } = compile(def);
+    const m = re.exec(name);
+    if (m) return { def, params: Object.fromEntries(names.map((n, i) => [n, m[i + 1]!])) };
+  }
+  return null;
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { ManualTimers, type NotificationRecord } from '@lintel/core';
+import { UnreadFeed } from './feed';
+
+const note = (id: number): NotificationRecord => ({
+  id,
+  type: 'device_offline',
+  data: { name: `Panel ${id}` },
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  read_at: null,
+  significance: 'important',
+  icon: 'device',
+  color: '#d97706',
+  popup_action: 'notifications_all',
+  sound: null,
+});
+
+function setup() {
+  const timers = new ManualTimers();
+  let unread = [note(1), note(2)];
+  const calls = { load: 0, read: [] as number[] };
+  const feed = new UnreadFeed({
+    timers,
+    load: async () => {
+      calls.load++;
+      return { data: unread, meta: { total: unread.length } };
+    },
+    markRead: async (id) => {
+      calls.read.push(id);
+      unread = unread.filter((n) => n.id !== id);
+    },
+  });
+  return { feed, timers, calls, add: (n: NotificationRecord) => (unread = [n, ...unread]) };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+describe('the bell’s unread feed', () => {
+  it('reads the list again 1 s after arrivals, once for several in that second', async () => {
+    const { feed, timers, calls, add } = setup();
+    await feed.reload();
+    expect(calls.load).toBe(1);
+    add(note(3));
+    feed.arrived(note(3));
+    // shown at once
+    expect(feed.current.data.map((n) => n.id)).toEqual([3, 1, 2]);
+    add(note(4));
+    feed.arrived(note(4));
+    timers.advance(999);
+    await settle();
+    expect(calls.load).toBe(1);
+    timers.advance(1);
+    await settle();
+    expect(calls.load).toBe(2);
+    expect(feed.current.total).toBe(4);
+  });
+
+  it('marks what the bell showed read 1 s after opening, and nothing when it closed before', async () => {
+    const { feed, timers, calls } = setup();
+    await feed.reload();
+    feed.opened([1, 2]);
+    timers.advance(500);
+    feed.closed();
+    timers.advance(1000);
+    await settle();
+    expect(calls.read).toEqual([]);
+    feed.opened([1, 2]);
+    timers.advance(1000);
+    await settle();
+    await settle();
+    expect(calls.read).toEqual([1, 2]);
+    expect(feed.current.total).toBe(0);
+  });
+});

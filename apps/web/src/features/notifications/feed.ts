@@ -1,0 +1,105 @@
+import { Realtime, systemTimers, type NotificationRecord, type Timers } from '@lintel/core';
+
+export interface UnreadState {
+  data: NotificationRecord[];
+  total: number;
+  loaded: boolean;
+}
+
+export interface FeedDeps {
+  /** reads the unread list (`notification.unread`) */
+  load(): Promise<{ data: NotificationRecord[]; meta: { total: number } }>;
+  /** marks one read (`notification.read`) */
+  markRead(id: number): Promise<unknown>;
+  timers?: Timers;
+}
+
+/**
+ * The bell's unread list (spec part 1 §4 "Notifications", part 2 §7): read again 1 s after a notification
+ * arrives (several arrivals in that second: one read), and the items the bell showed marked read 1 s after it
+ * opened. Timers are injected, so a test moves time instead of waiting.
+ */
+export class UnreadFeed {
+  private state: UnreadState = { data: [], total: 0, loaded: false };
+  private readonly listeners = new Set<(s: UnreadState) => void>();
+  private refreshTimer: unknown = null;
+  private readTimer: unknown = null;
+  private readonly timers: Timers;
+  private loading: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly deps: FeedDeps) {
+    this.timers = deps.timers ?? systemTimers;
+  }
+
+  get current(): UnreadState {
+    return this.state;
+  }
+
+  subscribe(fn: (s: UnreadState) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Reads the unread list now (one read at a time; asked again while reading: once more after). */
+  reload(): Promise<void> {
+    if (this.loading) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      try {
+        do {
+          this.again = false;
+          const r = await this.deps.load();
+          if (this.stopped) return;
+          this.set({ data: r.data, total: r.meta.total, loaded: true });
+        } while (this.again && !this.stopped);
+      } finally {
+        this.loading = null;
+      }
+    })();
+    return this.loading;
+  }
+
+  /** A notification arrived on the websocket: the list is read again 1 s later. */
+  arrived(n?: NotificationRecord): void {
+    if (n && !this.state.data.some((x) => x.id === n.id))
+      // shown at once; the count and order are settled by the read that follows
+      this.set({ ...this.state, data: [n, ...this.state.data], total: this.state.total + 1 });
+    if (this.refreshTimer !== null) return;
+    this.refreshTimer = this.timers.setTimeout(() => {
+      this.refreshTimer = null;
+      void this.reload().catch(() => undefined);
+    }, Realtime.unreadRefreshDebounceMs);
+  }
+
+  /** The bell opened showing these: they are marked read 1 s later, unless it closed before. */
+  opened(ids: readonly number[]): void {
+    this.closed();
+    if (!ids.length) return;
+    this.readTimer = this.timers.setTimeout(() => {
+      this.readTimer = null;
+      void Promise.allSettled(ids.map((id) => this.deps.markRead(id))).then(() => this.reload());
+    }, Realtime.markReadDelayMs);
+  }
+
+  /** The bell closed: what was not yet marked stays unread. */
+  closed(): void {
+    if (this.readTimer !== null) this.timers.clearTimeout(this.readTimer);
+    this.readTimer = null;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.closed();
+    if (this.refreshTimer !== null) this.timers.clearTimeout(this.refreshTimer);
+    this.refreshTimer = null;
+  }
+
+  private set(s: UnreadState) {
+    this.state = s;
+    for (const fn of this.listeners) fn(s);
+  }
+}

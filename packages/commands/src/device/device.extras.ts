@@ -1,0 +1,202 @@
+import { z } from 'zod';
+import { ListQuery } from '@lintel/core';
+import { defineCommand } from '../command';
+import { IdParam } from '../resource';
+import { Timestamp } from '../refs';
+
+/** The device's own description, as `GET /api/info` of the device answers it (../shared/DEVICES.md). */
+export const DeviceInfo = z
+  .object({
+    firmware_version: z.string().optional(),
+    framework_version: z.string().optional(),
+    frontend_version: z.string().optional(),
+    api_version: z.string().optional(),
+    device_name: z.string().optional(),
+    device_type: z.string().optional(),
+    device_serial_number: z.string().optional(),
+    hybrid_enable: z.boolean().optional(),
+    hybrid_version: z.string().optional(),
+    commit: z.string().optional(),
+  })
+  .loose();
+
+/**
+ * What the installer types into the device's management settings: the platform's address for its protocol
+ * and the device's own credentials (login: the serial number; the password Lintel issued). Shown only to
+ * whoever may edit the device.
+ */
+export const DeviceCredentials = z.object({
+  protocol: z.enum(['http', 'mqtt']),
+  login: z.string(),
+  password: z.string(),
+  /** the platform's HTTP address a device on http pushes to (`POST {url}/heartbeat`) */
+  http_url: z.string(),
+  /** the broker a device on mqtt connects to, and the topics it may use (its own only) */
+  mqtt: z.object({
+    url: z.string(),
+    client_id: z.string(),
+    topics: z.object({
+      request: z.string(),
+      response: z.string(),
+      push: z.string(),
+      status: z.string(),
+    }),
+  }),
+});
+export type DeviceCredentials = z.infer<typeof DeviceCredentials>;
+
+export const deviceCredentials = defineCommand({
+  id: 'device.credentials',
+  http: { method: 'GET', path: '/devices/:id/credentials' },
+  args: IdParam,
+  result: DeviceCredentials,
+  gates: { anyPermission: ['devices.edit'] },
+});
+
+/** Issues the device a new password (the old one stops working on the broker and over HTTP at once). */
+export const deviceCredentialsReset = defineCommand({
+  id: 'device.credentials_reset',
+  http: { method: 'POST', path: '/devices/:id/credentials/reset' },
+  args: IdParam,
+  result: DeviceCredentials,
+  gates: { anyPermission: ['devices.edit'] },
+});
+
+/** Asks the device itself for its description, through the gateway (MQTT or HTTP alike). */
+export const deviceInfo = defineCommand({
+  id: 'device.info',
+  http: { method: 'GET', path: '/devices/:id/info' },
+  args: IdParam,
+  result: DeviceInfo,
+  gates: { anyPermission: ['devices.view', 'devices.view_descendant', 'devices.view_all'] },
+});
+
+// ----- the device's side: what devices send to the platform (../shared/DEVICES.md) ---------------------
+// Called by devices only (the `device` principal: over MQTT by their serial's topics, over HTTP with their
+// login and password), never by people: hidden from the palette and the CLI.
+
+/** A device's heartbeat (every 10 s): it is online, and here is what it says of itself. */
+export const deviceGatewayHeartbeat = defineCommand({
+  id: 'device_gateway.heartbeat',
+  http: { method: 'POST', path: '/device-gateway/heartbeat' },
+  access: 'device',
+  hidden: true,
+  args: z
+    .object({
+      firmware_version: z.string().max(64).optional(),
+      uptime: z.number().int().min(0).optional(),
+    })
+    .loose(),
+  result: z.object({ status: z.literal('online'), interval: z.number().int() }),
+});
+
+/** A device's status message (`device/status/v0/{serial}`, its last will saying `offline`). */
+export const deviceGatewayStatus = defineCommand({
+  id: 'device_gateway.status',
+  http: { method: 'POST', path: '/device-gateway/status' },
+  access: 'device',
+  hidden: true,
+  args: z.object({ status: z.enum(['online', 'offline']) }),
+  result: z.object({ status: z.enum(['online', 'offline']) }),
+});
+
+// ----- device tasks (spec part 1 §3 Device task, §4 task states; part 2 §7 "tasks with restart, reinit") -----
+
+export const DeviceTaskStates = [
+  'new',
+  'queued',
+  'started',
+  'stopped',
+  'error',
+  'completed',
+  'waiting',
+] as const;
+export const DeviceTaskState = z.enum(DeviceTaskStates);
+export const DeviceTaskKind = z.enum(['settings', 'restart', 'reinit']);
+
+/**
+ * A change that must reach a device. `new`: behind an earlier task of its device; `queued`: about to be sent
+ * (or sent again after a failure, with back-off); `started`: sent, awaiting the device's reply; `waiting`: the
+ * device is offline, sent when it comes online; `completed`: the device acknowledged it; `error`: the device
+ * refused it or did not answer after every attempt (`error` holds the catalogue code); `stopped`: stopped by
+ * a person.
+ */
+export const DeviceTask = z.object({
+  id: z.number().int(),
+  device: z.object({ id: z.number().int(), name: z.string(), serial_number: z.string() }),
+  domain_id: z.number().int(),
+  kind: DeviceTaskKind,
+  state: DeviceTaskState,
+  attempts: z.number().int(),
+  error: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  completed_at: Timestamp.nullable(),
+});
+export type DeviceTask = z.infer<typeof DeviceTask>;
+
+const deviceTaskGate = { anyPermission: ['devices.tasks' as const] };
+
+/** Device tasks, newest first: every device the caller sees, or one device's (`device_id`), or by state. */
+export const deviceTasks = defineCommand({
+  id: 'device.tasks',
+  http: { method: 'GET', path: '/devices/tasks' },
+  args: ListQuery.pick({ page: true, limit: true })
+    .extend({
+      device_id: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+      state: DeviceTaskState.optional(),
+    })
+    .strict(),
+  result: z.object({
+    data: z.array(DeviceTask),
+    meta: z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int() }),
+  }),
+  gates: { anyPermission: ['devices.view_tasks', 'devices.tasks'] },
+});
+
+const TaskReply = z.object({ task: DeviceTask });
+
+/** Sends the device its settings as they are stored (a task). */
+export const deviceApplySettings = defineCommand({
+  id: 'device.apply_settings',
+  http: { method: 'POST', path: '/devices/:id/settings/apply' },
+  args: IdParam,
+  result: TaskReply,
+  gates: { anyPermission: ['devices.edit'] },
+});
+
+/** Restarts the device (a task: sent when it is online, completed on its reply). */
+export const deviceRestart = defineCommand({
+  id: 'device.restart',
+  http: { method: 'POST', path: '/devices/:id/restart' },
+  args: IdParam,
+  result: TaskReply,
+  gates: deviceTaskGate,
+});
+
+/** Initialises the device again: it is sent its whole configuration, replacing what it held (a task). */
+export const deviceReinit = defineCommand({
+  id: 'device.reinit',
+  http: { method: 'POST', path: '/devices/:id/reinit' },
+  args: IdParam,
+  result: TaskReply,
+  gates: deviceTaskGate,
+});
+
+/** A task that failed or was stopped is queued again (the spec's "restart queue"). */
+export const deviceTaskRetry = defineCommand({
+  id: 'device.task_retry',
+  http: { method: 'POST', path: '/devices/tasks/:id/retry' },
+  args: IdParam,
+  result: TaskReply,
+  gates: deviceTaskGate,
+});
+
+/** A task not yet acknowledged is stopped: never sent again. */
+export const deviceTaskStop = defineCommand({
+  id: 'device.task_stop',
+  http: { method: 'POST', path: '/devices/tasks/:id/stop' },
+  args: IdParam,
+  result: TaskReply,
+  gates: deviceTaskGate,
+});

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { defineResource } from '../resource';
+import { Id, NameLike, Ref, Timestamp } from '../refs';
+
+/**
+ * Virtual SIP numbers (spec part 1 §3 "Virtual SIP number", part 2 §6 "all need SIP enabled"): the first
+ * item of the menu's Phone settings, shown and answered only while SIP is licensed. The number, its name
+ * and its group; the SIP password, the user and device it rings, activation, the system mark and the
+ * forwarding come with the telephony that uses them.
+ */
+export const SipNumber = z.object({
+  id: z.number().int(),
+  number: z.string(),
+  name: z.string(),
+  domain_id: z.number().int(),
+  domain: Ref,
+  created_at: Timestamp,
+  created_by_user: Ref.nullable(),
+});
+export type SipNumber = z.infer<typeof SipNumber>;
+
+/** A SIP extension: digits only, 1 to 20 of them */
+export const SipNumberValue = z
+  .string()
+  .trim()
+  .regex(/^[0-9]{1,20}$/, { message: 'sip_number_digits' });
+
+const SipNumberInput = z.object({ number: SipNumberValue, name: NameLike, domain_id: Id });
+
+export const sipNumberResource = defineResource({
+  noun: 'sip_number',
+  segment: 'sip-numbers',
+  record: SipNumber,
+  create: SipNumberInput.strict(),
+  update: SipNumberInput.partial().strict(),
+  fields: {
+    id: { kind: 'number', filterable: true, sortable: true },
+    number: { kind: 'text', default: true, filterable: true, sortable: true },
+    name: { kind: 'text', default: true, filterable: true, sortable: true },
+    domain_id: { kind: 'ref', default: true, filterable: true, sortable: true },
+    created_at: { kind: 'date', filterable: true, sortable: true },
+  },
+  gates: {
+    view: ['sip_numbers.view', 'sip_numbers.view_descendant', 'sip_numbers.view_all'],
+    create: ['sip_numbers.create'],
+    edit: ['sip_numbers.edit'],
+    delete: ['sip_numbers.delete'],
+  },
+  licence: ['sip'],
+  scopes: {
+    owner: { group: 'domain_id', creator: 'created_by' },
+    view: {
+      'sip_numbers.view_all': 'all',
+      'sip_numbers.view_descendant': 'descendants',
+      'sip_numbers.view': 'domain',
+    },
+    create: { 'sip_numbers.create': 'descendants' },
+    edit: { 'sip_numbers.edit': 'descendants' },
+    delete: { 'sip_numbers.delete': 'descendants' },
+  },
+  unique: ['number'],
+  // a group's maximum of virtual numbers caps its subtree; the SIP licences cap the project
+  limits: [{ per: 'group', feature: 'virtual_numbers' }],
+  licenceCount: 'sip',
+  search: ['number', 'name'],
+  refs: { domain_id: { family: 'group', many: false } },
+  picker: { hint: 'number' },
+  ui: { path: '/virtual-numbers', icon: 'phone', section: 'phone' },
+});

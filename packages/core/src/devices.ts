@@ -1,0 +1,49 @@
+/**
+ * The devices' MQTT topics (../shared/DEVICES.md), one set per serial number. The platform, the simulator
+ * and the broker's access rules all name them from here.
+ */
+export const DeviceTopicKinds = ['request', 'response', 'push', 'status'] as const;
+export type DeviceTopicKind = (typeof DeviceTopicKinds)[number];
+
+const prefixes: Record<DeviceTopicKind, string> = {
+  /** platform to device: `{request_id, method, uri, body}` */
+  request: 'device/request/v0/',
+  /** device to platform: the reply `{request_id, status, body}` */
+  response: 'device/response/v0/',
+  /** device to platform: what the device pushes (heartbeats, logs, events), in the same request model */
+  push: 'server/request/v0/',
+  /** the device's `online` / `offline` (its last will) */
+  status: 'device/status/v0/',
+};
+
+export function deviceTopics(serial: string): Record<DeviceTopicKind, string> {
+  return {
+    request: prefixes.request + serial,
+    response: prefixes.response + serial,
+    push: prefixes.push + serial,
+    status: prefixes.status + serial,
+  };
+}
+
+/** The subscription of one kind for every device: `device/status/v0/+`. */
+export const deviceTopicFilter = (kind: DeviceTopicKind): string => `${prefixes[kind]}+`;
+
+/** Which device topic a topic is, and for which serial; null when it is none of them. */
+export function parseDeviceTopic(topic: string): { kind: DeviceTopicKind; serial: string } | null {
+  for (const kind of DeviceTopicKinds) {
+    const p = prefixes[kind];
+    if (topic.startsWith(p)) {
+      const serial = topic.slice(p.length);
+      if (serial && !/[/+#]/.test(serial)) return { kind, serial };
+    }
+  }
+  return null;
+}
+
+/** What the device may do on each of its own topics (the broker's access rules): read requests, write the rest. */
+export const DeviceTopicAccess: Record<DeviceTopicKind, 'read' | 'write' | 'readwrite'> = {
+  request: 'read',
+  response: 'write',
+  push: 'write',
+  status: 'readwrite',
+};

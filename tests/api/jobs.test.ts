@@ -1,0 +1,261 @@
+/**
+ * The server's spine on one instance: durable jobs (back-off moved by the clock, idempotency), the one
+ * dispatch pipeline called by a non-HTTP principal, the result-schema check, typed events that go out only
+ * when their transaction commits, and time that tests move instead of sleeping.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import { getCommand } from '@lintel/commands';
+import type { ApiClient } from '@lintel/core';
+import {
+  ManualClock,
+  ResultShapeError,
+  RoleChangedEvent,
+  backoffS,
+  dispatch,
+  jobPrincipal,
+  userAuth,
+  type JobRow,
+} from '@lintel/server';
+import { startTestServer, type TestServer } from '../support/server';
+import { admin, tokenOf, uid, userWith } from '../support/fixtures';
+
+const clock = new ManualClock();
+let ts: TestServer;
+let api: ApiClient;
+
+beforeAll(async () => {
+  // the worker is not started (no `jobs` module): each test runs due jobs itself with drain()
+  ts = await startTestServer({ config: { clock, modules: ['events', 'http'] } });
+  api = await admin(ts);
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+const jobRow = async (id: number) =>
+  (await sql<JobRow>`select * from jobs where id = ${id}`.execute(ts.server.context.db)).rows[0]!;
+
+describe('jobs', () => {
+  it('retries a failing job with exponential back-off, by the clock, until it succeeds', async () => {
+    const { jobs } = ts.server.context;
+    const seen: number[] = [];
+    jobs.define('test.flaky', {
+      async run(job) {
+        seen.push(job.attempts);
+        if (job.attempts < 3) throw new Error(`failure ${job.attempts}`);
+      },
+    });
+    const id = await jobs.enqueue(ts.server.context.db, 'test.flaky', { n: 1 });
+    expect(await jobs.drain()).toBe(1);
+    let row = await jobRow(id);
+    expect(row).toMatchObject({ state: 'waiting', attempts: 1, last_error: 'failure 1' });
+    const first = backoffS(jobs.settings, 1);
+    expect(row.run_at.getTime()).toBe(clock.now().getTime() + first * 1000);
+
+    // not due yet: nothing runs until the clock reaches run_at
+    clock.advance(first * 1000 - 1000);
+    expect(await jobs.drain()).toBe(0);
+    clock.advance(1000);
+    expect(await jobs.drain()).toBe(1);
+    row = await jobRow(id);
+    expect(row).toMatchObject({ state: 'waiting', attempts: 2, last_error: 'failure 2' });
+    // the second wait is twice the first
+    expect(row.run_at.getTime() - clock.now().getTime()).toBe(2 * first * 1000);
+
+    clock.advance(2 * first * 1000);
+    expect(await jobs.drain()).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ state: 'done', attempts: 3, last_error: null });
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('gives up after max_attempts and keeps the last error', async () => {
+    const { jobs, db } = ts.server.context;
+    jobs.define('test.broken', {
+      run: () => Promise.reject(new Error('always')),
+    });
+    const id = await jobs.enqueue(db, 'test.broken', {}, { maxAttempts: 2 });
+    expect(await jobs.drain()).toBe(1);
+    clock.advance(backoffS(jobs.settings, 1) * 1000);
+    expect(await jobs.drain()).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ state: 'failed', attempts: 2, last_error: 'always' });
+    clock.advance(24 * 3600 * 1000);
+    expect(await jobs.drain()).toBe(0);
+  });
+
+  it('makes one job of two enqueues with the same idempotency key', async () => {
+    const { jobs, db } = ts.server.context;
+    let runs = 0;
+    jobs.define('test.once', { run: async () => void runs++ });
+    const key = `k-${uid()}`;
+    const a = await jobs.enqueue(db, 'test.once', {}, { idempotencyKey: key });
+    const b = await jobs.enqueue(db, 'test.once', {}, { idempotencyKey: key });
+    expect(b).toBe(a);
+    expect(await jobs.drain()).toBe(1);
+    expect(runs).toBe(1);
+  });
+
+  it('enqueued in a transaction that rolls back, a job never exists', async () => {
+    const { jobs, db } = ts.server.context;
+    let runs = 0;
+    jobs.define('test.rolledback', { run: async () => void runs++ });
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await jobs.enqueue(trx, 'test.rolledback', {});
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    expect(await jobs.drain()).toBe(0);
+    expect(runs).toBe(0);
+  });
+});
+
+describe('the dispatch pipeline', () => {
+  it('runs a command for a job principal, with the gates of the user it acts for', async () => {
+    const { jobs, db } = ts.server.context;
+    const app = ts.server.context;
+    const root = (
+      await db
+        .selectFrom('domains')
+        .select('id')
+        .where('parent_id', 'is', null)
+        .orderBy('id')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const holder = await userWith(ts, api, { permissions: ['markers.view'], domains: [root] });
+    const adminId = (
+      await db
+        .selectFrom('users')
+        .innerJoin('accounts', 'accounts.id', 'users.account_id')
+        .select('users.id')
+        .where('accounts.login', '=', ts.adminLogin)
+        .executeTakeFirstOrThrow()
+    ).id;
+    const outcomes: Array<{ ok: boolean; code?: string }> = [];
+    jobs.define('test.marker', {
+      async run(job) {
+        const auth = await userAuth(app, Number(job.payload.userId));
+        try {
+          await dispatch(
+            app,
+            getCommand('marker.create'),
+            { name: job.payload.name, color: '#123456' },
+            jobPrincipal(job.id, auth),
+          );
+          outcomes.push({ ok: true });
+        } catch (err) {
+          outcomes.push({ ok: false, code: (err as { key?: string }).key ?? String(err) });
+        }
+      },
+    });
+    const name = `Job ${uid()}`;
+    await jobs.enqueue(db, 'test.marker', { userId: adminId, name });
+    await jobs.enqueue(db, 'test.marker', { userId: holder.id, name: `${name} refused` });
+    expect(await jobs.drain()).toBe(2);
+    expect(outcomes[0]).toEqual({ ok: true });
+    expect(outcomes[1]).toEqual({ ok: false, code: 'method_prohibited' });
+    const list = (await getCommand('marker.list').run({ api }, { search: name })) as {
+      data: Array<{ name: string }>;
+    };
+    expect(list.data.map((m) => m.name)).toEqual([name]);
+  });
+
+  it('refuses a session command to a principal with no identity', async () => {
+    await expect(
+      dispatch(ts.server.context, getCommand('marker.list'), {}, jobPrincipal(0, null)),
+    ).rejects.toThrow('unauthenticated');
+  });
+
+  it('catches a handler whose result does not match its command', async () => {
+    const app = ts.server.context;
+    const info = getCommand('server.info');
+    // the real handler, checked against a result schema it does not satisfy
+    const strict = { ...info, result: z.object({ no_such_field: z.string() }) };
+    await expect(dispatch(app, strict, {}, { kind: 'anonymous' })).rejects.toBeInstanceOf(ResultShapeError);
+    await expect(dispatch(app, info, {}, { kind: 'anonymous' })).resolves.toBeTruthy();
+    expect(app.config.checkResults).toBe(true);
+  });
+});
+
+describe('typed events', () => {
+  it('are delivered when their transaction commits, and never when it rolls back', async () => {
+    const app = ts.server.context;
+    const got: number[] = [];
+    const off = app.events.subscribe((m) => {
+      if (m.data.type === 'RoleChangedEvent') got.push(m.data.roleId as number);
+    });
+    try {
+      await app.outbox.unit(async () => {
+        await app.db
+          .transaction()
+          .execute((trx) => app.outbox.emit(trx, RoleChangedEvent, { roleId: 900001, projectId: 1 }));
+        await app.db
+          .transaction()
+          .execute(async (trx) => {
+            await app.outbox.emit(trx, RoleChangedEvent, { roleId: 900002, projectId: 1 });
+            throw new Error('rollback');
+          })
+          .catch(() => undefined);
+      });
+      expect(got).toEqual([900001]);
+      // a second flush sends nothing again
+      await app.outbox.flush();
+      expect(got).toEqual([900001]);
+    } finally {
+      off();
+    }
+  });
+
+  it('emitted by a job, are delivered when the job ends, if its transaction committed', async () => {
+    const app = ts.server.context;
+    const got: number[] = [];
+    const off = app.events.subscribe((m) => {
+      if (m.data.type === 'RoleChangedEvent') got.push(m.data.roleId as number);
+    });
+    try {
+      app.jobs.define('test.emit', {
+        async run(job) {
+          await app.db
+            .transaction()
+            .execute((trx) =>
+              app.outbox.emit(trx, RoleChangedEvent, { roleId: Number(job.payload.roleId), projectId: 1 }),
+            );
+        },
+      });
+      app.jobs.define('test.emit-rollback', {
+        async run() {
+          await app.db.transaction().execute(async (trx) => {
+            await app.outbox.emit(trx, RoleChangedEvent, { roleId: 900013, projectId: 1 });
+            throw new Error('rolled back');
+          });
+        },
+        maxAttempts: 1,
+      });
+      await app.jobs.enqueue(app.db, 'test.emit', { roleId: 900011 });
+      await app.jobs.enqueue(app.db, 'test.emit-rollback', {});
+      expect(got).toEqual([]);
+      expect(await app.jobs.drain()).toBe(2);
+      expect(got).toEqual([900011]);
+    } finally {
+      off();
+    }
+  });
+
+  it('refuses a payload that does not match the declaration', async () => {
+    const app = ts.server.context;
+    await expect(app.outbox.emit(app.db, RoleChangedEvent, { roleId: 'x' } as never)).rejects.toThrow();
+  });
+});
+
+describe('the clock', () => {
+  it('expires an access token when the server clock passes its lifetime, without waiting', async () => {
+    const token = tokenOf(await admin(ts));
+    const profile = () =>
+      fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${token}` } });
+    clock.advance((ts.server.context.config.accessTtlS - 1) * 1000);
+    expect((await profile()).status).toBe(200);
+    clock.advance(1000);
+    expect((await profile()).status).toBe(401);
+  });
+});

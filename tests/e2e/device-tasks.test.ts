@@ -1,0 +1,54 @@
+/**
+ * /devices/tasks in Chromium: a restart of an offline device is listed as waiting, with its device; Stop
+ * stops it, Restart queues it again; the state filter narrows the list.
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { getCommand } from '@lintel/commands';
+import { startTestServer, type TestServer } from '../support/server';
+import { admin, rootGroup, uid } from '../support/fixtures';
+import { keyboardSignIn } from '../support/console';
+import { ensureBuilt, expectText, freshPage, launchChromium, webDist } from '../support/web';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  ensureBuilt();
+  server = await startTestServer({ webDir: webDist });
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('/devices/tasks', () => {
+  it('lists a waiting task, stops it and queues it again', async () => {
+    const api = await admin(server);
+    const serial = `WEB-${uid()}`;
+    const { data } = await getCommand('device.create').run(
+      { api },
+      { name: `Gate ${serial}`, type: 'panel', serial_number: serial, domain_id: await rootGroup(api) },
+    );
+    await getCommand('device.restart').run({ api }, { id: data.id });
+    const { context, page } = await freshPage(browser);
+    try {
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+      await page.goto(`${server.url}/devices/tasks`);
+      const row = page.locator('tbody tr', { hasText: `Gate ${serial}` });
+      await expectText(row, /Restart\s*Waiting/);
+      await row.getByRole('button', { name: 'Stop' }).click();
+      await expectText(row, /Stopped/);
+      await page.locator('select').selectOption('stopped');
+      await expectText(page.locator('tbody'), new RegExp(`Gate ${serial}`));
+      await row.getByRole('button', { name: 'Restart' }).click();
+      await expectText(page.locator('tbody'), /^$/);
+      await page.locator('select').selectOption('');
+      await expectText(row, /Waiting/);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});

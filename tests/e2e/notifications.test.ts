@@ -1,0 +1,93 @@
+/**
+ * The bell in Chromium (spec part 1 §2.3, §4 "Notifications"): notifications stored for the signed-in user
+ * appear in the bell without a reload (the websocket event, then the unread list read again), the bell
+ * lists the latest 5 with a link to all above 5, and what it showed is marked read 1 s after it opened, so
+ * the count goes down. Time here is the browser's own: every check polls what the page shows.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { getCommand } from '@lintel/commands';
+import { notify } from '@lintel/server';
+import { startTestServer, type TestServer } from '../support/server';
+import { admin, rootGroup, userWith } from '../support/fixtures';
+import { keyboardSignIn } from '../support/console';
+import { ensureBuilt, expectText, freshPage, launchChromium, webDist } from '../support/web';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  ensureBuilt();
+  server = await startTestServer({ webDir: webDist });
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the bell', () => {
+  it('shows new notifications without a reload, and the count goes down once it has been opened', async () => {
+    const api = await admin(server);
+    const user = await userWith(server, api, { permissions: [], domains: [await rootGroup(api)] });
+    const projectId = (await getCommand('profile.get').run({ api }, {})).project.id;
+    const ctx = server.server.context;
+    const send = (n: number) =>
+      ctx.outbox.unit(() =>
+        ctx.db.transaction().execute(async (trx) => {
+          for (let i = 1; i <= n; i++)
+            await notify(ctx, trx, {
+              projectId,
+              recipients: [user.id],
+              type: 'device_offline',
+              data: { name: `Panel ${i}`, device: { id: i, name: `Panel ${i}`, serial_number: `S${i}` } },
+            });
+        }),
+      );
+
+    const { context, page } = await freshPage(browser);
+    try {
+      await keyboardSignIn(page, server, user.login, user.password);
+      await page.getByTestId('notification-bell').waitFor();
+      expect(await page.getByTestId('notification-count').count()).toBe(0);
+      // the console listens on the user's own topic before anything is sent
+      await expect.poll(() => ctx.sockets!.subscribers(`private-users.${user.id}`)).toBe(1);
+      await page.evaluate(() => ((window as unknown as { lintelMark: number }).lintelMark = 7));
+
+      await send(6);
+      await expectText(page.getByTestId('notification-count'), '6');
+
+      // opened from the keyboard: the latest 5 and the link to all six
+      await page.getByTestId('notification-bell').focus();
+      await page.keyboard.press('Enter');
+      await page.getByTestId('notification-menu').waitFor();
+      await expect.poll(() => page.getByTestId('notification-item').count()).toBe(5);
+      await expectText(page.getByTestId('notification-item').first(), /Panel 6 is offline/);
+      await expectText(page.getByTestId('notification-more'), /6/);
+      // focus is in the menu; arrows move through it
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+        'notification-item',
+      );
+
+      // 1 s after opening the five shown are read: one left
+      await expectText(page.getByTestId('notification-count'), '1');
+      const unread = await getCommand('notification.unread').run({ api: await user.client() }, {});
+      expect(unread.meta.total).toBe(1);
+      expect(unread.data[0]!.data.name).toBe('Panel 1');
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByTestId('notification-menu').count()).toBe(0);
+
+      // the page itself never reloaded
+      expect(await page.evaluate(() => (window as unknown as { lintelMark?: number }).lintelMark)).toBe(7);
+
+      // /notifications lists all six, the unread one marked read from there
+      await page.goto(`${server.url}/notifications?type=important`);
+      await expect.poll(() => page.getByTestId('notifications-row').count()).toBe(6);
+      await page.getByTestId('notifications-read-all').click();
+      await expect.poll(() => page.getByTestId('notification-count').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
+});

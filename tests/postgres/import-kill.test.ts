@@ -1,0 +1,131 @@
+/**
+ * Issue 14, item 3: an import is all or nothing even when its server dies. A server child process is
+ * killed with SIGKILL while its commit statement runs in PostgreSQL: no account, user or group membership
+ * of the import is left, the import stays open with its staged rows, and committing it again (on another
+ * instance) inserts every row once. Runs in the PostgreSQL pass (DATABASE_URL set).
+ */
+import net from 'node:net';
+import os from 'node:os';
+import fs from 'node:fs';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import pg from 'pg';
+import { getCommand, ImportReport } from '@lintel/commands';
+import type { ApiClient } from '@lintel/core';
+import { freshDatabase, startTestServer, type TestServer } from '../support/server';
+import { admin, rootGroup, tokenOf, uid } from '../support/fixtures';
+
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const ROWS = 20_000;
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+let ts: TestServer;
+let api: ApiClient;
+let child: ChildProcess | null = null;
+let watcher: pg.Client;
+
+beforeAll(async () => {
+  database = await freshDatabase();
+  ts = await startTestServer({ database: database.url });
+  api = await admin(ts);
+  watcher = new pg.Client({ connectionString: database.url });
+  await watcher.connect();
+});
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await watcher?.end();
+  await ts?.close();
+  await database?.drop();
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+const count = async (q: string, params: unknown[] = []) =>
+  Number((await watcher.query<{ n: string }>(q, params)).rows[0]!.n);
+
+it('a server killed with kill -9 mid-commit leaves nothing of the import, which commits whole afterwards', async () => {
+  const tag = uid();
+  const role = (
+    await getCommand('role.create').run({ api }, { name: `Kill ${tag}`, permissions: ['users.view'] })
+  ).data.id;
+  const root = await rootGroup(api);
+  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'kill.ndjson' });
+  let body = '';
+  for (let i = 0; i < ROWS; i++)
+    body +=
+      JSON.stringify({ line: i + 2, login: `k${i}.${tag}`, name: `Killed ${i}`, role, domains: root }) + '\n';
+  const staged = await fetch(`${ts.url}/api/v0/users/import/${id}/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+    body,
+  });
+  expect(staged.status).toBe(200);
+  expect(await staged.json()).toMatchObject({ rows: ROWS, valid: ROWS, invalid: 0 });
+  const accountsBefore = await count('select count(*) as n from accounts');
+  const usersBefore = await count('select count(*) as n from users');
+  const membershipsBefore = await count('select count(*) as n from user_domains');
+
+  // a second instance on the same database, as its own process
+  const port = await freePort();
+  child = spawn(process.execPath, [path.join(repoRoot, 'apps/server/dist/main.js')], {
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      // its embedded broker on a port of its own, not the default another server may hold
+      MQTT_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      LINTEL_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-kill-')),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((r) => child!.once('exit', r));
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child!.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Lintel is running')) resolve();
+    });
+    child!.once('exit', (code) => reject(new Error(`the child server exited (${code}) before it ran`)));
+  });
+
+  // the commit goes to the child; it is killed while PostgreSQL runs the insert of the accounts
+  const commit = fetch(`http://127.0.0.1:${port}/api/v0/users/import/${id}/commit`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({}),
+  }).catch((err: unknown) => err);
+  const inserting = `select count(*) as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ilike '%insert into accounts%'`;
+  while ((await count(inserting)) === 0) {
+    expect(child.exitCode).toBeNull();
+    await new Promise((r) => setImmediate(r));
+  }
+  child.kill('SIGKILL');
+  await exited;
+  child = null;
+  expect(await commit).toBeInstanceOf(Error);
+  // PostgreSQL ends the orphaned session (when it next writes to the dead socket) and rolls it back
+  while ((await count(inserting)) > 0) await new Promise((r) => setImmediate(r));
+
+  expect(await count('select count(*) as n from accounts')).toBe(accountsBefore);
+  expect(await count('select count(*) as n from users')).toBe(usersBefore);
+  expect(await count('select count(*) as n from user_domains')).toBe(membershipsBefore);
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(0);
+  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
+    1,
+  );
+  expect(await count(`select count(*) as n from user_import_rows where import_id = $1`, [id])).toBe(ROWS);
+
+  // the import is still whole: committing it on the surviving instance inserts every row once
+  const report = ImportReport.parse(await getCommand('user.import_commit').run({ api }, { id }));
+  expect(report).toMatchObject({ committed: true, rows: ROWS, inserted: ROWS });
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(ROWS);
+}, 180_000);
