@@ -125,6 +125,31 @@ describe('two instances on one database', () => {
       for (const off of offs) off();
     }
   });
+
+  it('deliver many events of one transaction to the other instance in the order they were emitted', async () => {
+    const n = 60;
+    const seen: number[] = [];
+    let all!: () => void;
+    const allSeen = new Promise<void>((r) => (all = r));
+    const off = b.server.context.events.subscribe((m: RealtimeMessage) => {
+      if (m.data.type !== 'RoleChangedEvent' || (m.data.roleId as number) < 1000) return;
+      seen.push(m.data.roleId as number);
+      if (seen.length === n) all();
+    });
+    try {
+      const app = a.server.context;
+      await app.outbox.unit(() =>
+        app.db.transaction().execute(async (trx) => {
+          for (let i = 0; i < n; i++)
+            await app.outbox.emit(trx, RoleChangedEvent, { roleId: 1000 + i, projectId: 1 });
+        }),
+      );
+      await allSeen;
+      expect(seen).toEqual(Array.from({ length: n }, (_, i) => 1000 + i));
+    } finally {
+      off();
+    }
+  });
 });
 
 describe('a job whose instance is killed', () => {

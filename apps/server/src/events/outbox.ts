@@ -40,6 +40,8 @@ export class EventOutbox {
   private readonly deliveredOrder: number[] = [];
   /** emitted outside any unit of work: delivered by the next flush */
   private loose: number[] = [];
+  /** the delivery in progress (and those queued behind it) */
+  private deliveries: Promise<void> = Promise.resolve();
   private listener: pg.Client | null = null;
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
@@ -104,7 +106,18 @@ export class EventOutbox {
     if (ids.length) await this.deliverIds(ids);
   }
 
-  private async deliverIds(ids: readonly number[], from: 'here' | 'postgres' = 'here'): Promise<void> {
+  /**
+   * Deliveries run one after another, whatever asked for them (this instance's units of work, another
+   * instance's notifications): each reads its rows by id, and reads run side by side on the pool would
+   * finish out of order, so a console would see a topic's events shuffled.
+   */
+  private deliverIds(ids: readonly number[], from: 'here' | 'postgres' = 'here'): Promise<void> {
+    const run = this.deliveries.then(() => this.deliverNow(ids, from));
+    this.deliveries = run.catch(() => undefined);
+    return run;
+  }
+
+  private async deliverNow(ids: readonly number[], from: 'here' | 'postgres'): Promise<void> {
     const todo = ids.filter((id) => !this.delivered.has(id));
     if (!todo.length) return;
     const rows =
@@ -200,13 +213,20 @@ export class EventOutbox {
       this.reconnectTimer = setTimeout(() => void this.connect().catch(retry), 1000);
     };
     client.on('error', retry);
+    // the notifications of one commit arrive together: read their rows in one statement
+    let batch: number[] = [];
     client.on('notification', (n) => {
       const id = Number(n.payload);
-      if (n.channel === EVENTS_CHANNEL && Number.isInteger(id)) {
-        this.deliverIds([id], 'postgres').catch((err: Error) =>
+      if (n.channel !== EVENTS_CHANNEL || !Number.isInteger(id)) return;
+      batch.push(id);
+      if (batch.length > 1) return;
+      setImmediate(() => {
+        const ids = batch;
+        batch = [];
+        this.deliverIds(ids, 'postgres').catch((err: Error) =>
           this.opts.log.error({ err: err.message }, 'event delivery failed'),
         );
-      }
+      });
     });
     this.listener = client;
     await client.connect();

@@ -18,7 +18,7 @@ const note = (id: number): NotificationRecord => ({
 
 function setup() {
   const timers = new ManualTimers();
-  let unread = [note(1), note(2)];
+  let unread = [note(2), note(1)];
   const calls = { load: 0, read: [] as number[] };
   const feed = new UnreadFeed({
     timers,
@@ -44,7 +44,7 @@ describe('the bell’s unread feed', () => {
     add(note(3));
     feed.arrived(note(3));
     // shown at once
-    expect(feed.current.data.map((n) => n.id)).toEqual([3, 1, 2]);
+    expect(feed.current.data.map((n) => n.id)).toEqual([3, 2, 1]);
     add(note(4));
     feed.arrived(note(4));
     timers.advance(999);
@@ -54,6 +54,14 @@ describe('the bell’s unread feed', () => {
     await settle();
     expect(calls.load).toBe(2);
     expect(feed.current.total).toBe(4);
+  });
+
+  it('keeps the newest first when the events arrive out of order, so the bell shows the latest', async () => {
+    const { feed } = setup();
+    await feed.reload();
+    for (const id of [4, 5, 6, 7, 3]) feed.arrived(note(id));
+    expect(feed.current.data.map((n) => n.id)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect(feed.current.total).toBe(7);
   });
 
   it('marks what the bell showed read 1 s after opening, and nothing when it closed before', async () => {

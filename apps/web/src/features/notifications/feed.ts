@@ -6,6 +6,9 @@ export interface UnreadState {
   loaded: boolean;
 }
 
+/** The order of `notification.unread`: the newest (highest id) first. */
+const newestFirst = (list: NotificationRecord[]) => [...list].sort((a, b) => b.id - a.id);
+
 export interface FeedDeps {
   /** reads the unread list (`notification.unread`) */
   load(): Promise<{ data: NotificationRecord[]; meta: { total: number } }>;
@@ -66,8 +69,10 @@ export class UnreadFeed {
   /** A notification arrived on the websocket: the list is read again 1 s later. */
   arrived(n?: NotificationRecord): void {
     if (n && !this.state.data.some((x) => x.id === n.id))
-      // shown at once; the count and order are settled by the read that follows
-      this.set({ ...this.state, data: [n, ...this.state.data], total: this.state.total + 1 });
+      // shown at once, in the server's order (newest id first) whatever order the events came in: the bell
+      // marks read what it shows, so an early arrival must not push a newer one out of the first five; the
+      // count is settled by the read that follows
+      this.set({ ...this.state, data: newestFirst([n, ...this.state.data]), total: this.state.total + 1 });
     if (this.refreshTimer !== null) return;
     this.refreshTimer = this.timers.setTimeout(() => {
       this.refreshTimer = null;
