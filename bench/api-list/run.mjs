@@ -118,14 +118,22 @@ async function measureLintel(label, env, reference) {
     const cases = [];
     for (const c of CASES) {
       const p = listUrl(c.filters);
-      const check = await (
-        await fetch(`${server.url}${p}`, { headers: { authorization: `Bearer ${token}` } })
-      ).json();
+      // the previous case's load may still be draining (PGlite answers one statement at a time): ask until
+      // the server has caught up, so the case starts on an idle server and its meta is read
+      let check;
+      for (let i = 0; i < 60; i++) {
+        const res = await fetch(`${server.url}${p}`, { headers: { authorization: `Bearer ${token}` } });
+        check = await res.json();
+        if (res.ok) break;
+        console.log(`${label} ${c.key}: ${res.status} ${JSON.stringify(check)}; asking again`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
       console.log(`${label} ${c.key}: meta ${JSON.stringify(check.meta)}`);
       await load(server.url, token, 4, p); // warm-up
       const c1 = await load(server.url, token, 1, p);
       const c50 = await load(server.url, token, 50, p);
       const ref = reference ? await reference(c) : null;
+      console.log(`${label} ${c.key}: c1 ${JSON.stringify(c1)} c50 ${JSON.stringify(c50)} ref ${JSON.stringify(ref)}`);
       cases.push({ ...c, meta: check.meta, c1, c50, ref });
     }
     return { label, seedS, cases };

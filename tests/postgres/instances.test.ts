@@ -152,6 +152,30 @@ describe('two instances on one database', () => {
   });
 });
 
+describe('the callers each instance remembers', () => {
+  it('are forgotten on both when a session ends on one', async () => {
+    const login = await fetch(`${a.url}/api/v0/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: a.adminLogin, password: a.adminPassword }),
+    });
+    const token = ((await login.json()) as { sessions: { token: string }[] }).sessions[0]!.token;
+    const on = (ts: TestServer, path = '/users') =>
+      fetch(`${ts.url}/api/v0${path}`, {
+        method: path === '/logout' ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${token}` },
+      }).then((r) => r.status);
+    // both remember the caller
+    expect(await on(a)).toBe(200);
+    expect(await on(b)).toBe(200);
+    expect(await on(b)).toBe(200);
+    expect(b.server.context.authCache.size).toBeGreaterThan(0);
+    expect(await on(a, '/logout')).toBeLessThan(300);
+    expect(await on(a)).toBe(401);
+    await expect.poll(() => on(b)).toBe(401);
+  });
+});
+
 describe('a job whose instance is killed', () => {
   let child: ChildProcess | null = null;
   afterAll(() => {

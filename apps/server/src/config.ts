@@ -56,6 +56,8 @@ export interface Config {
   checkResults: boolean;
   /** lists count their matching rows exactly up to this many, and estimate above (LINTEL_LIST_EXACT_COUNT, default 1,000) */
   listExactCount: number;
+  /** how long a request's caller (token, role, groups) is remembered, ms; 0: read afresh every time */
+  authCacheMs: number;
   /** the server's time; tests pass a ManualClock */
   clock?: Clock;
   /** licences (licensing/licence.service.ts) */
@@ -154,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     redisUrl: env.REDIS_URL || undefined,
     listExactCount: int(env.LINTEL_LIST_EXACT_COUNT, 1_000),
+    authCacheMs: int(env.LINTEL_AUTH_CACHE_MS, 10_000),
     checkResults: bool(
       env.LINTEL_CHECK_RESULTS,
       /^(test|development)$/.test(env.NODE_ENV ?? process.env.NODE_ENV ?? '') || Boolean(process.env.VITEST),

@@ -10,6 +10,7 @@ import type { JobQueue } from './jobs/queue';
 import type { EventOutbox } from './events/outbox';
 import type { DeviceGateway } from './devices/gateway';
 import type { RealtimeSockets } from './realtime/websocket';
+import type { RequestCache } from './engine/request-cache';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -25,6 +26,10 @@ export interface ServerContext {
   jobs: JobQueue;
   /** typed events written in a transaction, delivered after it commits (events/outbox.ts) */
   outbox: EventOutbox;
+  /** the callers of requests, remembered between them (engine/request-cache.ts) */
+  authCache: RequestCache;
+  /** the planner's estimates of list sizes, kept a while (engine/request-cache.ts) */
+  estimates: RequestCache;
   /** the devices' one interface, MQTT and HTTP alike (devices/gateway.ts) */
   devices: DeviceGateway;
   /** the websocket's open sockets on this instance (realtime/websocket.ts) */

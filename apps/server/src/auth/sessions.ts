@@ -1,6 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ProjectSession, SessionTokens } from '@lintel/core';
 import type { DB } from '../db/schema';
+import { PREPARED } from '../db/database';
 import type { AuthInfo, CallerInfo, ServerContext } from '../context';
 import { AppError } from '../errors';
 import { newToken, sha256 } from './crypto';
@@ -72,35 +73,46 @@ export async function authenticateToken(
   app: ServerContext,
   token: string,
 ): Promise<{ auth: AuthInfo; expiresAt: Date } | { refused: 'token_expired' | 'invalid_token' }> {
-  const row = await app.db
-    .selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .innerJoin('roles', 'roles.id', 'users.role_id')
-    .select([
-      'sessions.id as session_id',
-      'sessions.token_expires_at',
-      'sessions.revoked_at',
-      'users.id as user_id',
-      'users.account_id',
-      'users.project_id',
-      'users.role_id',
-      'roles.permissions',
-    ])
-    .where('sessions.token_hash', '=', sha256(token))
-    .executeTakeFirst();
-  if (!row || row.revoked_at) return { refused: 'invalid_token' };
-  if (row.token_expires_at.getTime() <= app.clock.now().getTime()) return { refused: 'token_expired' };
-  return {
-    expiresAt: row.token_expires_at,
-    auth: {
-      sessionId: row.session_id,
-      userId: row.user_id,
-      accountId: row.account_id,
-      projectId: row.project_id,
-      roleId: row.role_id,
-      permissions: new Set(row.permissions),
+  const hash = sha256(token);
+  // a session that exists and is not revoked is remembered (engine/request-cache.ts); its expiry is checked on
+  // every use against the clock, a refusal is never remembered
+  const found = await app.authCache.get(
+    `session:${hash}`,
+    async () => {
+      const row = (
+        await sql<{
+          session_id: number;
+          token_expires_at: Date;
+          revoked_at: Date | null;
+          user_id: number;
+          account_id: number;
+          project_id: number;
+          role_id: number;
+          permissions: string[];
+        }>`${sql.raw(PREPARED)}
+          select s.id as session_id, s.token_expires_at, s.revoked_at, u.id as user_id, u.account_id,
+            u.project_id, u.role_id, r.permissions
+          from sessions s join users u on u.id = s.user_id join roles r on r.id = u.role_id
+          where s.token_hash = ${hash}`.execute(app.db)
+      ).rows[0];
+      if (!row || row.revoked_at) return null;
+      return {
+        expiresAt: row.token_expires_at,
+        auth: {
+          sessionId: row.session_id,
+          userId: row.user_id,
+          accountId: row.account_id,
+          projectId: row.project_id,
+          roleId: row.role_id,
+          permissions: new Set(row.permissions) as ReadonlySet<string>,
+        },
+      };
     },
-  };
+    (v) => v !== null,
+  );
+  if (!found) return { refused: 'invalid_token' };
+  if (found.expiresAt.getTime() <= app.clock.now().getTime()) return { refused: 'token_expired' };
+  return found;
 }
 
 /**

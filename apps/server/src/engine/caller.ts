@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { AuthInfo } from '../context';
 import type { DB } from '../db/schema';
+import type { RequestCache } from './request-cache';
 
 /**
  * Everything authorisation needs to know about who is calling, read lazily once per request: the role's
@@ -14,7 +15,15 @@ export class Caller {
   constructor(
     readonly db: Kysely<DB>,
     readonly auth: AuthInfo,
+    /** what other requests of this user already read (engine/request-cache.ts); none: read afresh */
+    private readonly cache?: RequestCache,
   ) {}
+
+  /** `read`, through the cache when there is one; what it holds is shared, so it is frozen */
+  private cached(key: string, read: () => Promise<number[]>): Promise<number[]> {
+    const frozen = () => read().then((ids) => Object.freeze(ids) as number[]);
+    return this.cache ? this.cache.get(key, frozen) : frozen();
+  }
 
   get userId() {
     return this.auth.userId;
@@ -36,18 +45,22 @@ export class Caller {
 
   /** the groups the caller belongs to */
   domains(): Promise<number[]> {
-    this.ownDomains ??= this.db
-      .selectFrom('user_domains')
-      .select('domain_id')
-      .where('user_id', '=', this.userId)
-      .execute()
-      .then((rows) => rows.map((r) => r.domain_id));
+    this.ownDomains ??= this.cached(`domains:${this.userId}`, () =>
+      this.db
+        .selectFrom('user_domains')
+        .select('domain_id')
+        .where('user_id', '=', this.userId)
+        .execute()
+        .then((rows) => rows.map((r) => r.domain_id)),
+    );
     return this.ownDomains;
   }
 
   /** the caller's groups and every group below them */
   subtree(): Promise<number[]> {
-    this.subtreeIds ??= this.domains().then((own) => descendantsOf(this.db, this.projectId, own, true));
+    this.subtreeIds ??= this.cached(`subtree:${this.userId}`, () =>
+      this.domains().then((own) => descendantsOf(this.db, this.projectId, own, true)),
+    );
     return this.subtreeIds;
   }
 
@@ -62,12 +75,14 @@ export class Caller {
 
   /** the roles the caller's role may assign or edit (its `available_roles`) */
   availableRoles(): Promise<number[]> {
-    this.available ??= this.db
-      .selectFrom('roles')
-      .select('available_roles')
-      .where('id', '=', this.roleId)
-      .executeTakeFirst()
-      .then((r) => (r?.available_roles ?? []).map(Number));
+    this.available ??= this.cached(`available-roles:${this.roleId}`, () =>
+      this.db
+        .selectFrom('roles')
+        .select('available_roles')
+        .where('id', '=', this.roleId)
+        .executeTakeFirst()
+        .then((r) => (r?.available_roles ?? []).map(Number)),
+    );
     return this.available;
   }
 }

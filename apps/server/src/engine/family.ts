@@ -62,7 +62,7 @@ export interface FamilyStore<R extends AnyResource, Rec = z.output<R['record']>>
 }
 
 export function callerOf(ctx: HandlerContext): Caller {
-  return new Caller(ctx.app.db, signedIn(ctx));
+  return new Caller(ctx.app.db, signedIn(ctx), ctx.app.authCache);
 }
 
 /** For writes: the caller is read ahead, since nothing may query beside a transaction on PGlite. */
@@ -153,6 +153,7 @@ export function familyHandlers<R extends AnyResource>(
       const c = readCtx(ctx);
       return runList(ctx.app.db, store, args, await visibleSql(s, c.caller, 'view'), {
         exactCountUpTo: ctx.app.config.listExactCount,
+        estimates: ctx.app.estimates,
       });
     }) as H,
 

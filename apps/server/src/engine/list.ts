@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { checkFilters, type Filter, type FilterableField, type ParsedListQuery } from '@lintel/core';
 import type { DB } from '../db/schema';
 import { AppError } from '../errors';
+import type { RequestCache } from './request-cache';
 
 /** How a list reads one field in SQL. `has` is for many-valued fields (a user's groups, markers). */
 export interface ColumnSql {
@@ -100,6 +101,8 @@ export interface ListMeta {
 export interface ListOptions {
   /** up to how many matching rows the total is counted exactly (a bounded count); above, it is estimated */
   exactCountUpTo?: number;
+  /** where planner estimates are kept between requests (engine/request-cache.ts); none: asked every time */
+  estimates?: RequestCache;
 }
 
 /** The default of `exactCountUpTo` (config `LINTEL_LIST_EXACT_COUNT`). */
@@ -259,7 +262,11 @@ export async function runList<T>(
   const clamp = (n: number) => Math.min(atMost, Math.max(atLeast, n));
   const matching = sql`select 1 from ${countFrom} where ${whereSql}`;
   const total = async (): Promise<ListMeta> => {
-    const guess = await plannerRows(db, matching);
+    const compiled = matching.compile(db);
+    const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+    const guess = options.estimates
+      ? await options.estimates.get(key, () => plannerRows(db, matching))
+      : await plannerRows(db, matching);
     if (atLeast > exactUpTo || guess > exactUpTo) return meta(clamp(Math.max(guess, exactUpTo + 1)), true);
     const counted = await sql<{
       n: number;

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { AUTH_CHANGED_CHANNEL } from '../engine/request-cache';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { z } from 'zod';
 import pg from 'pg';
@@ -58,6 +59,10 @@ export class EventOutbox {
       databaseUrl?: string;
       fanout: Fanout;
       redisUrl?: string;
+      /** PostgreSQL said the facts the auth cache holds changed (NOTIFY lintel_auth, migration 0028) */
+      onAuthChanged?: () => void;
+      /** the PostgreSQL listener is connected (true) or lost (false): notifications may have been missed */
+      onListening?: (on: boolean) => void;
       bus: EventBus;
       clock: Clock;
       log: FastifyBaseLogger;
@@ -169,7 +174,8 @@ export class EventOutbox {
   async start(): Promise<void> {
     this.stopped = false;
     if (this.opts.fanout === 'redis' && this.opts.redisUrl) await this.startRedis(this.opts.redisUrl);
-    else if (this.opts.fanout === 'postgres' && this.opts.databaseUrl) await this.connect();
+    // on PostgreSQL the listener also hears the auth cache's invalidations, whatever carries the events
+    if (this.opts.databaseUrl) await this.connect();
   }
 
   private async startRedis(url: string): Promise<void> {
@@ -209,6 +215,7 @@ export class EventOutbox {
       if (this.stopped || this.listener !== client) return;
       this.opts.log.warn({ err: err.message }, 'event listener lost its connection; reconnecting');
       this.listener = null;
+      this.opts.onListening?.(false);
       client.end().catch(() => undefined);
       this.reconnectTimer = setTimeout(() => void this.connect().catch(retry), 1000);
     };
@@ -216,6 +223,7 @@ export class EventOutbox {
     // the notifications of one commit arrive together: read their rows in one statement
     let batch: number[] = [];
     client.on('notification', (n) => {
+      if (n.channel === AUTH_CHANGED_CHANNEL) return this.opts.onAuthChanged?.();
       const id = Number(n.payload);
       if (n.channel !== EVENTS_CHANNEL || !Number.isInteger(id)) return;
       batch.push(id);
@@ -230,11 +238,14 @@ export class EventOutbox {
     });
     this.listener = client;
     await client.connect();
-    await client.query(`listen ${EVENTS_CHANNEL}`);
+    await client.query(`listen ${AUTH_CHANGED_CHANNEL}`);
+    if (this.opts.fanout === 'postgres') await client.query(`listen ${EVENTS_CHANNEL}`);
+    if (this.listener === client) this.opts.onListening?.(true);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.opts.onListening?.(false);
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const client = this.listener;
     this.listener = null;

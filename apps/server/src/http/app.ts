@@ -42,6 +42,7 @@ import { multipartArgs } from '../storage/uploads';
 import { acceptNdjson } from '../engine/bulk-import';
 import { StreamedReply } from '../engine/export';
 import { helmetOptions, storageHeaders } from './security';
+import { RequestCache, AUTH_CHANGED_CHANNEL } from '../engine/request-cache';
 
 export interface LintelServer {
   app: FastifyInstance;
@@ -134,6 +135,13 @@ export async function createServer(config: Config): Promise<LintelServer> {
   await migrate(database);
   const clock = config.clock ?? systemClock;
   const events = new EventBus();
+  // the callers of requests, remembered between them; forgotten on any change (engine/request-cache.ts)
+  const authCache = new RequestCache({
+    ttlMs: config.authCacheMs,
+    needsListener: database.kind === 'postgres',
+  });
+  if (database.listen) await database.listen(AUTH_CHANGED_CHANNEL, () => authCache.clear());
+  const estimates = new RequestCache({ ttlMs: config.authCacheMs, needsListener: false });
   // one instance on PGlite: in process; several on PostgreSQL: NOTIFY, or Redis when REDIS_URL is set
   const fanout: Fanout = config.redisUrl ? 'redis' : database.kind === 'postgres' ? 'postgres' : 'local';
   const outbox = new EventOutbox({
@@ -142,6 +150,8 @@ export async function createServer(config: Config): Promise<LintelServer> {
     databaseUrl: config.databaseUrl,
     fanout,
     redisUrl: config.redisUrl,
+    onAuthChanged: () => authCache.clear(),
+    onListening: (on) => authCache.setListening(on),
     bus: events,
     clock,
     log: app.log,
@@ -173,6 +183,8 @@ export async function createServer(config: Config): Promise<LintelServer> {
     clock,
     jobs,
     outbox,
+    authCache,
+    estimates,
     devices: undefined as unknown as DeviceGateway,
   };
   context.devices = new DeviceGateway(context);

@@ -58,7 +58,14 @@ export async function dispatch(
     reply: opts.reply,
     principal,
   };
-  const result = await app.outbox.unit(() => handler(ctx, args));
+  let result: unknown;
+  try {
+    result = await app.outbox.unit(() => handler(ctx, args));
+  } finally {
+    // a command that may have changed a session, a role or someone's groups: this instance forgets every
+    // caller it remembered before its reply goes out (other instances hear it from the database's triggers)
+    if (cmd.http.method !== 'GET') app.authCache.clear();
+  }
   // a streamed reply (an export) checks each of its rows as it writes them
   if (app.config.checkResults && !(result instanceof StreamedReply)) {
     const checked = cmd.result.safeParse(result);
