@@ -72,6 +72,39 @@ export function ensureChromium() {
 }
 
 /**
+ * The Mosquitto broker's binary (Debian's `mosquitto`): a test restarts a broker of its own on a free port
+ * (tests/devices/broker-restart.test.ts). Installed without starting the package's service (policy-rc.d
+ * refuses it for the install), so a machine that already runs a broker on 1883 keeps it.
+ */
+export function ensureMosquittoBroker() {
+  const has = () => ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].some((p) => fs.existsSync(p));
+  if (has()) return;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const debian = fs.existsSync('/etc/debian_version') && fs.existsSync('/usr/bin/apt-get');
+  if (isRoot && debian) {
+    console.log(
+      'Installing the Mosquitto broker from Debian (apt-get install mosquitto, service not started)…',
+    );
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const policy = '/usr/sbin/policy-rc.d';
+    const hadPolicy = fs.existsSync(policy);
+    if (!hadPolicy) fs.writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+    try {
+      run('apt-get', ['update', '-qq'], { env });
+      if (run('apt-get', ['install', '-y', '-qq', 'mosquitto'], { env }) === 0 && has()) return;
+    } finally {
+      if (!hadPolicy) fs.rmSync(policy, { force: true });
+    }
+    fail('apt-get could not install mosquitto (see above).');
+  }
+  fail(
+    'A device test restarts a Mosquitto broker of its own, and no mosquitto binary was found.\n' +
+      'Install it (Debian/Ubuntu: `sudo apt-get install mosquitto`; macOS: `brew install mosquitto`),\n' +
+      'then run `npm test` again.',
+  );
+}
+
+/**
  * The device tests (tests/devices) use Debian's mosquitto-clients (`mosquitto_pub`, `mosquitto_sub`) as a
  * device that is not ours. On Debian as root they are installed with apt-get.
  */

@@ -4,11 +4,20 @@
 // and run every test: unit, API against real servers, CLI as a child process, browser in Chromium.
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureChromium, ensureInstalled, ensureMosquittoClients, fail, root, run } from './ensure.mjs';
+import {
+  ensureChromium,
+  ensureInstalled,
+  ensureMosquittoBroker,
+  ensureMosquittoClients,
+  fail,
+  root,
+  run,
+} from './ensure.mjs';
 
 ensureInstalled();
 ensureChromium();
 ensureMosquittoClients();
+ensureMosquittoBroker();
 
 const step = (title, cmd, args) => {
   console.log(`\n== ${title}`);

@@ -9,6 +9,7 @@ import { dispatch } from '../pipeline/dispatch';
 import { deviceBySerial, devicePrincipal } from '../pipeline/principal';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
 import { sweepOffline } from './status';
+import { resumeWaiting } from './tasks';
 
 /** A request to a device in the HTTP model (../shared/DEVICES.md): `{request_id, method, uri, body}`. */
 export interface DeviceRequest {
@@ -151,8 +152,14 @@ export class DeviceGateway {
       this.app.log.warn({ err: err.message }, 'mqtt: the broker connection failed'),
     );
     // a clean session forgets subscriptions: take them again on every (re)connect
+    // and the tasks that waited for the broker go on once the subscriptions are back
     client.on('connect', () => {
-      if (this.started) void this.subscribe(client);
+      if (!this.started) return;
+      void this.subscribe(client)
+        .then(() => resumeWaiting(this.app))
+        .catch((err: Error) =>
+          this.app.log.error({ err: err.message }, 'mqtt: resuming after a reconnection failed'),
+        );
     });
     await this.subscribe(client);
     this.started = true;
@@ -181,6 +188,11 @@ export class DeviceGateway {
       instance_id: string;
     }>`select instance_id from projects order by id limit 1`.execute(this.app.db);
     return `lintel_${(r.rows[0]?.instance_id ?? 'default').replace(/[^A-Za-z0-9]/g, '').slice(0, 16)}`;
+  }
+
+  /** whether the platform is connected to its broker now */
+  get connected(): boolean {
+    return Boolean(this.client?.connected);
   }
 
   async stop(): Promise<void> {

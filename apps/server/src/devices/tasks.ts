@@ -197,13 +197,14 @@ async function runTask(app: ServerContext, job: JobRow): Promise<void> {
   );
   const device = d.rows[0];
   if (!device) return;
-  const toWaiting = () =>
+  /** `anyway`: the platform has no broker (not the device's fault): wait for the reconnection whatever the device's status */
+  const toWaiting = (anyway = false) =>
     app.db.transaction().execute(async (trx) => {
       const s = await sql<{
         status: string;
       }>`select status from devices where id = ${task.device_id} for update`.execute(trx);
       // it came online meanwhile: send it now (a retry at once), else it waits for the online transition
-      if (s.rows[0]?.status === 'online') return false;
+      if (s.rows[0]?.status === 'online' && !anyway) return false;
       await setState(
         app,
         trx,
@@ -251,6 +252,9 @@ async function runTask(app: ServerContext, job: JobRow): Promise<void> {
   } catch (err) {
     failure = err instanceof AppError ? err : new AppError('device_not_available');
     if (failure.key === 'device_offline' && (await toWaiting())) return;
+    // the platform lost its broker: the attempt is not the device's; the task waits for the reconnection
+    // (`resumeWaiting`) rather than spending its retries while the broker is down
+    if (failure.data?.reason === 'broker' && (await toWaiting(true))) return;
   }
   const last = job.attempts >= job.max_attempts;
   if (last) await finish(app, task, failure.key);
@@ -261,6 +265,19 @@ async function runTask(app: ServerContext, job: JobRow): Promise<void> {
       }),
     );
   throw failure;
+}
+
+/**
+ * The platform is connected to its broker again (devices/gateway.ts): the tasks that waited for it go on, for
+ * every mqtt device that is online (the others wait for their own online transition, as before).
+ */
+export async function resumeWaiting(app: ServerContext): Promise<number> {
+  const r = await sql<{ device_id: number }>`select distinct t.device_id from device_tasks t
+    join devices d on d.id = t.device_id
+    where t.state = 'waiting' and d.protocol = 'mqtt' and d.status = 'online'`.execute(app.db);
+  for (const { device_id } of r.rows)
+    await app.outbox.unit(() => app.db.transaction().execute((trx) => advance(app, trx, device_id)));
+  return r.rows.length;
 }
 
 /** The task ends in `error` with the code; the device's next task goes on. */
