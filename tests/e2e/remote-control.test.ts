@@ -109,6 +109,15 @@ describe('remote control', () => {
       expect(d.sim.locks[1].open).toBe(true);
       expect(d.sim.locks[2].opened).toBe(0);
       await expectText(tab.getByTestId('remote-lock-1'), /Open/);
+
+      // the panel goes offline: the next key is refused with the catalogue's message, nothing is sent
+      await d.sim.stop();
+      await until(
+        async () => (await getCommand('device.get').run({ api }, { id: d.id })).status === 'offline',
+      );
+      await tab.keyboard.press('2');
+      await expectText(tab.getByTestId('remote-message'), 'The device is offline, cannot connect remotely');
+      expect(d.sim.locks[2].opened).toBe(0);
     } finally {
       await context.close();
     }

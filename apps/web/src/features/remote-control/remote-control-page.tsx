@@ -112,7 +112,8 @@ export function RemoteControlPage() {
     void keepAlive().then((d) => {
       if (d && !stop) void refresh(d.id);
     });
-    const timer = setInterval(() => void keepAlive(), KEEPALIVE_MS);
+    // once the session cannot go on, asking again is of no use
+    const timer = setInterval(() => void keepAlive().then((d) => d || clearInterval(timer)), KEEPALIVE_MS);
     return () => {
       stop = true;
       clearInterval(timer);
