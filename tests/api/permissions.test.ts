@@ -661,6 +661,16 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     'needs a file signed by a trusted key for this instance: tests/api/licences.test.ts runs it and refuses a viewer',
   'licence.add_cloud':
     'needs a licence server: tests/api/licences.test.ts runs it against one and refuses a viewer',
+  'device.remote_session':
+    'needs an online device on mqtt (the world here holds an http one): tests/devices/remote-control.test.ts refuses callers without devices.edit and out of scope',
+  'device.remote_session_keepalive':
+    'needs an online device on mqtt (the world here holds an http one): tests/devices/remote-control.test.ts refuses callers without devices.edit and out of scope',
+  'device.remote_state':
+    'needs an online device on mqtt (the world here holds an http one): tests/devices/remote-control.test.ts refuses callers without devices.edit and out of scope',
+  'device.remote_open_lock':
+    'needs an online device on mqtt (the world here holds an http one): tests/devices/remote-control.test.ts refuses callers without devices.edit and out of scope',
+  'device.remote_reboot':
+    'needs an online device on mqtt (the world here holds an http one): tests/devices/remote-control.test.ts refuses callers without devices.edit and out of scope',
   'device_gateway.heartbeat':
     "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/gateway.test.ts refuses sessions and wrong credentials",
   'device_gateway.status':

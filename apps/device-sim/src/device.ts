@@ -20,7 +20,12 @@ export interface SimDeviceOptions {
   /** the device's own HTTP API (`/api/info`) and the control API, on loopback; 0: a free port */
   httpPort?: number;
   firmwareVersion?: string;
+  /** how long a lock stays open after a remote opening, by the device's own timer (5 s by default) */
+  lockOpenMs?: number;
 }
+
+/** The device's locks (1: first, 2: second): open now, and how many times they were opened (for tests). */
+export type SimLocks = Record<1 | 2, { open: boolean; opened: number }>;
 
 /** A request in the HTTP model, as the platform sends it over MQTT. */
 interface PlatformRequest {
@@ -59,6 +64,9 @@ export class SimulatedDevice {
    * `mute` — applies them but its replies are lost (dies before answering).
    */
   fault: 'none' | 'silent' | 'mute' = 'none';
+  /** its locks: opened remotely (`lock/open/remote/accepted/{lock}`), closed again by its own timer */
+  readonly locks: SimLocks = { 1: { open: false, opened: 0 }, 2: { open: false, opened: 0 } };
+  private readonly lockTimers = new Map<number, NodeJS.Timeout>();
 
   constructor(readonly opts: SimDeviceOptions) {}
 
@@ -190,11 +198,34 @@ export class SimulatedDevice {
       this.applied[replace ? 'reinit' : 'settings']++;
       return { status: 200, body: { applied: true } };
     }
+    const lockOpen = /^\/api\/v1\/access\/general\/lock\/open\/remote\/accepted\/(\d+)$/.exec(uri);
+    if (method === 'GET' && lockOpen) return this.openLock(Number(lockOpen[1]));
+    if (method === 'GET' && uri === '/api/v1/access/general/lock/status')
+      return {
+        status: 200,
+        body: { items: ([1, 2] as const).map((lock) => ({ lock, open: this.locks[lock].open })) },
+      };
     if (method === 'POST' && uri === '/api/v1/system/reboot/run') {
       this.applied.restart++;
       return { status: 200, body: { rebooting: true } };
     }
     return { status: 404, body: { message: 'not found' } };
+  }
+
+  /** Opens a lock (1 or 2) for `lockOpenMs`, as the relay of a panel does; another opening restarts it. */
+  private openLock(lock: number): { status: number; body: unknown } {
+    if (lock !== 1 && lock !== 2) return { status: 404, body: { message: `no lock ${lock}` } };
+    const state = this.locks[lock];
+    state.open = true;
+    state.opened++;
+    clearTimeout(this.lockTimers.get(lock));
+    const timer = setTimeout(() => {
+      state.open = false;
+      this.lockTimers.delete(lock);
+    }, this.opts.lockOpenMs ?? 5000);
+    timer.unref();
+    this.lockTimers.set(lock, timer);
+    return { status: 200, body: { lock, opened: true } };
   }
 
   private listen(): Promise<void> {
@@ -217,6 +248,7 @@ export class SimulatedDevice {
           heartbeats: this.heartbeats,
           requests: this.requests.length,
           applied: this.applied,
+          locks: this.locks,
         });
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));

@@ -35,6 +35,8 @@ import { LicencesPage } from './features/licences/licences-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
 import { NotificationsPage } from './features/notifications/notifications-page';
 import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
+import { RemoteControlPage } from './features/remote-control/remote-control-page';
+import { DeviceEditPage } from './features/devices/device-edit-page';
 import { PageGate } from './access/page-gate';
 import { Pages } from './nav/pages';
 import { screenOf } from './families/family-screens';
@@ -68,6 +70,7 @@ const screens: Record<string, ReactNode> = {
   'audit-events': <AuditEventsPage />,
   licenses: <LicencesPage />,
   'devices.tasks': <DeviceTasksPage />,
+  'devices.edit': <DeviceEditPage />,
   'reports-licenses': <LicenceReportsPage />,
   profile: <ProfilePage />,
   notifications: <NotificationsPage />,
@@ -119,6 +122,8 @@ export const router = createBrowserRouter([
               element: <PageGate page={p.id}>{screenOf(p, screens)}</PageGate>,
             })),
           },
+          // remote control: a tab of its own, outside the main layout (spec part 1 §2.1); its session is the gate
+          { path: 'devices/remote-control', element: <RemoteControlPage /> },
         ],
       },
       {

@@ -63,6 +63,8 @@ export const ErrorCatalogue = {
   device_protocol_not_mqtt: 409,
   /** the device (or the broker in front of it) did not answer */
   device_not_available: 503,
+  /** a remote-control session that ended (not kept alive within 60 s) or is not the caller's */
+  remote_session_expired: 410,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

@@ -5,7 +5,7 @@ import { Pages } from '../nav/pages';
  * here by the binding's locale key (`labelKey`), `?` groups its sheet by these scopes, and
  * `bindings.test.ts` fails when two bindings share a key in one scope (or in a scope and one it sits in).
  */
-export type KeyScope = 'global' | 'page' | 'table' | 'tree' | 'form';
+export type KeyScope = 'global' | 'page' | 'table' | 'tree' | 'form' | 'remote';
 
 /**
  * The scopes in force together: a table's keys act on a page that also has the page's keys (`n`) and the
@@ -17,10 +17,12 @@ export const SCOPE_PARENTS: Record<KeyScope, KeyScope[]> = {
   table: ['page', 'global'],
   tree: ['page', 'global'],
   form: ['global'],
+  // the remote-control tab: its own page, outside the main layout (no table, no page keys)
+  remote: ['global'],
 };
 
 /** In the `?` sheet, in this order. */
-export const SCOPE_ORDER: KeyScope[] = ['form', 'table', 'tree', 'page', 'global'];
+export const SCOPE_ORDER: KeyScope[] = ['form', 'table', 'tree', 'page', 'remote', 'global'];
 
 export interface KeyBinding {
   /** react-hotkeys-hook syntax: `mod+k`, `g>u` (a sequence), `j, down` (either) */
@@ -48,6 +50,10 @@ const STATIC: KeyBinding[] = [
   { keys: 'slash', labelKey: 'table.keys.search', scope: 'table' },
   { keys: 'f', labelKey: 'table.keys.filter', scope: 'table' },
   { keys: 'shift+f', labelKey: 'table.keys.filter_text', scope: 'table' },
+  { keys: '1', labelKey: 'remote.keys.lock1', scope: 'remote' },
+  { keys: '2', labelKey: 'remote.keys.lock2', scope: 'remote' },
+  { keys: 'r', labelKey: 'remote.keys.reboot', scope: 'remote' },
+  { keys: 'f', labelKey: 'remote.keys.refresh', scope: 'remote' },
   { keys: 'escape', labelKey: 'table.keys.clear', scope: 'table' },
 ];
 
