@@ -133,7 +133,9 @@ async function measureLintel(label, env, reference) {
       const c1 = await load(server.url, token, 1, p);
       const c50 = await load(server.url, token, 50, p);
       const ref = reference ? await reference(c) : null;
-      console.log(`${label} ${c.key}: c1 ${JSON.stringify(c1)} c50 ${JSON.stringify(c50)} ref ${JSON.stringify(ref)}`);
+      console.log(
+        `${label} ${c.key}: c1 ${JSON.stringify(c1)} c50 ${JSON.stringify(c50)} ref ${JSON.stringify(ref)}`,
+      );
       cases.push({ ...c, meta: check.meta, c1, c50, ref });
     }
     return { label, seedS, cases };

@@ -37,9 +37,11 @@ function client(baseUrl, token, onEvent) {
     ws.on('error', reject);
     ws.on('message', (data) => {
       const m = JSON.parse(String(data));
-      if (m.topic === null && m.data?.type === 'connected') ws.send(JSON.stringify({ type: 'subscribe', topic: TOPIC }));
+      if (m.topic === null && m.data?.type === 'connected')
+        ws.send(JSON.stringify({ type: 'subscribe', topic: TOPIC }));
       else if (m.topic === TOPIC && m.data?.type === 'subscribed') resolve(ws);
-      else if (m.topic === TOPIC && m.id !== undefined) onEvent(m.data.permissions ?? m.data, performance.now());
+      else if (m.topic === TOPIC && m.id !== undefined)
+        onEvent(m.data.permissions ?? m.data, performance.now());
     });
   });
 }
@@ -99,7 +101,8 @@ async function run(label, instances) {
       });
       if (!res.ok) throw new Error(`role update failed: ${res.status} ${await res.text()}`);
       const timeout = new Promise((r) => setTimeout(() => r('timeout'), 10_000));
-      if ((await Promise.race([done, timeout])) === 'timeout') lost += CLIENTS - (arrivals.get(e)?.length ?? 0);
+      if ((await Promise.race([done, timeout])) === 'timeout')
+        lost += CLIENTS - (arrivals.get(e)?.length ?? 0);
     }
     const rssAfter = await Promise.all(servers.map((s) => rss(s.pid)));
     for (const s of sockets) s.terminate();
