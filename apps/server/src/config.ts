@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { DeviceSearchLimits } from '@lintel/core';
 import type { Clock } from './clock';
 import { defaultJobSettings, type JobSettings } from './jobs/queue';
 import { defaultWebsocketSettings, type WebsocketSettings } from './realtime/websocket';
@@ -85,6 +86,11 @@ export interface MqttConfig {
   shareGroup?: string;
   /** how long a request to a device may take (LINTEL_DEVICE_REQUEST_TIMEOUT_MS, default 10 s) */
   requestTimeoutMs: number;
+  /**
+   * how long a network search waits for one address's `GET /api/info` (LINTEL_DEVICE_SEARCH_TIMEOUT_MS,
+   * default `DeviceSearchLimits.probeTimeoutMs`, 1.5 s)
+   */
+  searchProbeTimeoutMs?: number;
   /** how often the gateway looks for devices whose heartbeats stopped (LINTEL_DEVICE_SWEEP_MS, default 5 s) */
   sweepMs: number;
   /** how many times a device task is sent before it is `error` (LINTEL_DEVICE_TASK_ATTEMPTS, default 5) */
@@ -175,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       shared: bool(env.MQTT_SHARED, Boolean(env.MQTT_URL)),
       shareGroup: env.MQTT_SHARE_GROUP || undefined,
       requestTimeoutMs: int(env.LINTEL_DEVICE_REQUEST_TIMEOUT_MS, 10_000),
+      searchProbeTimeoutMs: int(env.LINTEL_DEVICE_SEARCH_TIMEOUT_MS, DeviceSearchLimits.probeTimeoutMs),
       sweepMs: int(env.LINTEL_DEVICE_SWEEP_MS, 5_000),
       taskAttempts: int(env.LINTEL_DEVICE_TASK_ATTEMPTS, 5),
     },

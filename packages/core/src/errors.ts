@@ -63,6 +63,10 @@ export const ErrorCatalogue = {
   device_protocol_not_mqtt: 409,
   /** the device (or the broker in front of it) did not answer */
   device_not_available: 503,
+  /** network search: the start address comes after the end address */
+  ip_range_invalid: 422,
+  /** network search: more addresses than a search may probe (`DeviceSearchLimits.maxAddresses`) */
+  ip_range_too_large: 422,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

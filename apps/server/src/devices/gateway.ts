@@ -8,6 +8,7 @@ import { AppError } from '../errors';
 import { dispatch } from '../pipeline/dispatch';
 import { deviceBySerial, devicePrincipal } from '../pipeline/principal';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
+import { DeviceSearches } from './search';
 import { sweepOffline } from './status';
 
 /** A request to a device in the HTTP model (../shared/DEVICES.md): `{request_id, method, uri, body}`. */
@@ -89,7 +90,12 @@ export class DeviceGateway {
   /** the subscriptions it took, as sent to the broker */
   subscriptions: string[] = [];
 
-  constructor(private readonly app: ServerContext) {}
+  /** the network searches this instance runs */
+  readonly searches: DeviceSearches;
+
+  constructor(private readonly app: ServerContext) {
+    this.searches = new DeviceSearches(app);
+  }
 
   /** The embedded broker, when this instance runs it. */
   get embedded(): EmbeddedBroker | null {
@@ -185,6 +191,7 @@ export class DeviceGateway {
 
   async stop(): Promise<void> {
     this.started = false;
+    await this.searches.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     await this.sweeping?.catch(() => undefined);
