@@ -20,7 +20,18 @@ const tag = uid().toUpperCase();
 beforeAll(async () => {
   const built = buildCli();
   expect(built.status, built.stderr).toBe(0);
-  ts = await startTestServer({ config: { mqtt: { port: 0, host: '127.0.0.1', searchProbeTimeoutMs: 400 } } });
+  ts = await startTestServer({
+    config: {
+      mqtt: {
+        port: 0,
+        host: '127.0.0.1',
+        shared: false,
+        requestTimeoutMs: 1000,
+        sweepMs: 0,
+        searchProbeTimeoutMs: 400,
+      },
+    },
+  });
   dir = freshConfigDir();
   const r = await lintel(['login', '--server', ts.url, '--login', ts.adminLogin, '--password-stdin'], {
     configDir: dir,
