@@ -9,6 +9,11 @@ export interface Config {
   port: number;
   host: string;
   /** where the PGlite data folder lives when no DATABASE_URL is given; `memory://` keeps it in memory */
+  /**
+   * where the server writes the demo's simulated devices and their credentials for `device-sim --demo`
+   * (LINTEL_DEMO_DEVICES_FILE; `npm start` sets it unless LINTEL_DEMO_DEVICES=0); none: not written
+   */
+  demoDevicesFile?: string;
   dataDir: string;
   databaseUrl?: string;
   /** embedded database only: ms after its arrival a request that has not had the database yet gets a 503 with Retry-After; 0: no bound */
@@ -118,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port,
     host: env.HOST || '0.0.0.0',
     dataDir: path.resolve(env.LINTEL_DATA_DIR || './data'),
+    demoDevicesFile: env.LINTEL_DEMO_DEVICES_FILE ? path.resolve(env.LINTEL_DEMO_DEVICES_FILE) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     dbWaitMs: int(env.LINTEL_DB_WAIT_MS, 2500),
     storageDir: path.resolve(env.LINTEL_STORAGE_DIR || path.join(env.LINTEL_DATA_DIR || './data', 'storage')),

@@ -8,6 +8,7 @@ import { AppError } from '../errors';
 import { dispatch } from '../pipeline/dispatch';
 import { deviceBySerial, devicePrincipal } from '../pipeline/principal';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
+import { writeDemoDevicesFile } from './demo';
 import { DeviceSearches } from './search';
 import { sweepOffline } from './status';
 
@@ -162,6 +163,10 @@ export class DeviceGateway {
     });
     await this.subscribe(client);
     this.started = true;
+    // the demo's simulated devices learn where the broker is and their passwords (`npm start` runs them)
+    await writeDemoDevicesFile(this.app).catch((err: unknown) =>
+      this.app.log.warn({ err }, 'the demo devices file could not be written'),
+    );
     const sweepMs = cfg.sweepMs;
     if (sweepMs > 0) {
       this.sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), sweepMs);
