@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
 import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useAtomValue } from 'jotai';
-import type { DeviceSearch, FoundDevice } from '@lintel/commands';
+import { DeviceTypes, type DeviceSearch, type FoundDevice } from '@lintel/commands';
 import { RealtimeTopics, WsReply, type WsServerMessage } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
@@ -15,6 +15,9 @@ const newRequestId = () =>
   typeof crypto.randomUUID === 'function'
     ? crypto.randomUUID()
     : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+
+/** A device reporting a kind the platform does not know cannot be added as it is. */
+const knownType = (f: FoundDevice) => (DeviceTypes as readonly string[]).includes(f.device_type);
 
 const inputClass = 'rounded border border-slate-300 px-2 py-1 text-sm';
 
@@ -245,7 +248,7 @@ export function DeviceSearchPage() {
                       <input
                         type="checkbox"
                         checked={chosen.has(f.serial_number)}
-                        disabled={f.registered}
+                        disabled={f.registered || !knownType(f)}
                         onChange={() => toggle(f.serial_number)}
                         aria-label={t('device_search.choose', { serial: f.serial_number })}
                       />
@@ -257,7 +260,11 @@ export function DeviceSearchPage() {
                     <td className="px-2 py-1">{f.device_type}</td>
                     <td className="px-2 py-1">{f.device_name}</td>
                     <td className="px-2 py-1">
-                      {f.registered ? t('device_search.registered') : t('device_search.new')}
+                      {f.registered
+                        ? t('device_search.registered')
+                        : knownType(f)
+                          ? t('device_search.new')
+                          : t('device_search.unknown_type')}
                     </td>
                   </tr>
                 ))}
