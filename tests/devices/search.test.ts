@@ -11,7 +11,8 @@ import { getCommand, type DeviceSearch } from '@lintel/commands';
 import { DeviceSearchLimits, type ApiClient } from '@lintel/core';
 import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, failure, raw, rootGroup, uid, userWith } from '../support/fixtures';
+import { admin, failure, raw, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
+import { RawSocket } from '../support/ws';
 import { until } from './mqtt-clients';
 
 let ts: TestServer;
@@ -36,7 +37,7 @@ const serialOf = (host: string) => `SRCH-${tag}-${host.split('.')[3]}`;
 beforeAll(async () => {
   ts = await startTestServer({
     config: {
-      modules: ['events', 'devices', 'http'],
+      modules: ['events', 'devices', 'http', 'websocket'],
       mqtt: {
         port: 0,
         host: '127.0.0.1',
@@ -127,6 +128,32 @@ describe('network search', () => {
     const probed = mine.map((e) => e.probed as number);
     expect(probed).toEqual([...probed].sort((a, b) => a - b));
     expect(new Set(mine.map((e) => e.userId)).size).toBe(1);
+  });
+
+  it("comes on the websocket of the user who started it, on that user's own topic", async () => {
+    const me = await getCommand('profile.get').run({ api }, {});
+    const socket = await RawSocket.signedIn(ts.url, tokenOf(api));
+    try {
+      const topic = `private-users.${me.id}`;
+      expect((await socket.subscribe(topic)).data.type).toBe('subscribed');
+      const id = `ws-${uid()}`;
+      await search({ start_ip: '127.0.0.13', end_ip: '127.0.0.14', request_id: id });
+      const done = await socket.next(
+        (m) => m.topic === topic && m.data.type === 'DeviceSearchEvent' && m.data.phase === 'done',
+      );
+      expect(done.data).toMatchObject({ requestId: id, probed: 2, total: 2, found: 2 });
+      const found = socket
+        .events(topic)
+        .filter((m) => m.data.type === 'DeviceSearchEvent' && m.data.phase === 'found')
+        .map((m) => m.data.device as { serial_number: string; registered: boolean });
+      expect(found.map((f) => f.serial_number).sort()).toEqual([
+        serialOf('127.0.0.13'),
+        serialOf('127.0.0.14'),
+      ]);
+      expect(found.find((f) => f.serial_number === serialOf('127.0.0.13'))?.registered).toBe(true);
+    } finally {
+      socket.close();
+    }
   });
 
   it('the same request id answers the search it named; another user cannot read it', async () => {
