@@ -182,6 +182,21 @@ const freshDevice = async (domain_id = w.A1, extra: Args = {}) =>
   ).data.id;
 /** a task for a device (made by the administrator): restart, waiting for the offline device */
 const taskOn = async (id: number) => (await getCommand('device.restart').run({ api }, { id })).task.id;
+/** a network search started by `by` (of one address nothing answers on), by its request id */
+const searchOf = async (by: ApiClient) =>
+  (
+    await getCommand('device.search').run(
+      { api: by },
+      { start_ip: '127.0.0.252', end_ip: '127.0.0.252', port: 9 },
+    )
+  ).request_id;
+/** a device as a network search found it */
+const foundItem = () => ({
+  serial_number: `PF-${uid()}`,
+  device_type: 'panel' as const,
+  ip_address: '127.0.0.252',
+  port: 80,
+});
 /** the tester of the case running now (imports belong to whoever started them) */
 let currentTester: ApiClient | null = null;
 const importOf = async (client: ApiClient) =>
@@ -592,6 +607,21 @@ const listCases: Record<string, Case> = {
     perms: ['devices.view_descendant', 'devices.tasks'],
     ok: async () => ({ id: await taskOn(w.deviceA1) }),
     out: async () => ({ id: await taskOn(w.deviceB) }),
+  },
+  'device.search': {
+    perms: ['devices.create'],
+    ok: () => ({ start_ip: '127.0.0.250', end_ip: '127.0.0.251', port: 9 }),
+  },
+  // a search is its user's: another's request id is not found
+  'device.search_result': {
+    perms: ['devices.create'],
+    ok: async () => ({ request_id: await searchOf(currentTester!) }),
+    out: async () => ({ request_id: await searchOf(api) }),
+  },
+  'device.add_found': {
+    perms: ['devices.create'],
+    ok: () => ({ domain_id: w.A1, items: [foundItem()] }),
+    out: () => ({ domain_id: w.B, items: [foundItem()] }),
   },
 
   'audit_event.list': {

@@ -15,6 +15,7 @@ import { addLicenceTools } from './licences';
 import { addLogin } from './session/login';
 import { addLogout } from './session/logout';
 import { addEvents } from './events/watch';
+import { addDeviceSearch } from './devices/search';
 import { addWhoami } from './session/whoami';
 
 /** The verbs, each in its own file; every one that prints a result declares `--json`. */
@@ -64,6 +65,8 @@ export function createProgram(
   addExports(program, ctx, families);
   // `lintel licences keygen|issue|add`, handwritten, beside the generated verbs of `licences`
   addLicenceTools(program, ctx, families);
+  // `lintel devices search|add-found`, handwritten in place of their generated forms
+  addDeviceSearch(program, ctx, families);
   addApi(program, ctx, families.session);
   addEvents(program, ctx);
   addCompletion(program, ctx);

@@ -11,14 +11,22 @@ export interface SimDeviceOptions {
   serial: string;
   type?: SimDeviceType;
   name?: string;
-  /** how the device reaches the platform: what an installer types into its management settings */
-  management:
+  /**
+   * how the device reaches the platform: what an installer types into its management settings; none: a
+   * device fresh from the box, which only serves its own HTTP API (what a network search finds)
+   */
+  management?:
     | { protocol: 'mqtt'; url: string; login: string; password: string }
     | { protocol: 'http'; url: string; login: string; password: string };
   /** heartbeat period in ms (the devices' 10 s by default); 0: only when told (`heartbeat()`) */
   heartbeatMs?: number;
   /** the device's own HTTP API (`/api/info`) and the control API, on loopback; 0: a free port */
   httpPort?: number;
+  /**
+   * the address its HTTP API listens on (default 127.0.0.1): any of 127.0.0.0/8 on Linux, where all of it
+   * reaches loopback, so several devices share one port on addresses of their own, as on a real network
+   */
+  httpHost?: string;
   firmwareVersion?: string;
   /** how long a lock stays open after a remote opening, by the device's own timer (5 s by default) */
   lockOpenMs?: number;
@@ -75,7 +83,12 @@ export class SimulatedDevice {
   }
 
   get connected(): boolean {
-    return this.opts.management.protocol === 'mqtt' ? Boolean(this.client?.connected) : this.server !== null;
+    return this.opts.management?.protocol === 'mqtt' ? Boolean(this.client?.connected) : this.server !== null;
+  }
+
+  /** The address its HTTP API listens on. */
+  get httpHost(): string {
+    return this.opts.httpHost ?? '127.0.0.1';
   }
 
   /** What `GET /api/info` answers. */
@@ -97,6 +110,7 @@ export class SimulatedDevice {
   async start(): Promise<void> {
     await this.listen();
     const m = this.opts.management;
+    if (!m) return;
     if (m.protocol === 'mqtt') {
       const t = deviceTopics(this.opts.serial);
       this.client = await mqtt.connectAsync(m.url, {
@@ -129,6 +143,7 @@ export class SimulatedDevice {
   /** One heartbeat now, over the device's protocol. */
   async heartbeat(): Promise<void> {
     const m = this.opts.management;
+    if (!m) throw new Error('no platform to send heartbeats to');
     const body = { firmware_version: this.info().firmware_version, uptime: Math.round(process.uptime()) };
     if (m.protocol === 'mqtt') {
       if (!this.client) throw new Error('not started');
@@ -275,7 +290,7 @@ export class SimulatedDevice {
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.opts.httpPort ?? 0, '127.0.0.1', () => {
+      server.listen(this.opts.httpPort ?? 0, this.httpHost, () => {
         this.httpPort = (server.address() as { port: number }).port;
         resolve();
       });
@@ -312,6 +327,11 @@ export class SimulatedDevice {
   private async closeHttp(): Promise<void> {
     const server = this.server;
     this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server)
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // a platform's kept-alive connections (its fetch pool) must not keep a stopped device listening
+        server.closeAllConnections();
+      });
   }
 }

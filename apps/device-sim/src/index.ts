@@ -1,1 +1,2 @@
 export { SimulatedDevice, type SimDeviceOptions, type SimDeviceType } from './device';
+export { runDemo } from './demo';

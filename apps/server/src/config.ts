@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { DeviceSearchLimits } from '@lintel/core';
 import type { Clock } from './clock';
 import { defaultJobSettings, type JobSettings } from './jobs/queue';
 import { defaultWebsocketSettings, type WebsocketSettings } from './realtime/websocket';
@@ -8,6 +9,11 @@ export interface Config {
   port: number;
   host: string;
   /** where the PGlite data folder lives when no DATABASE_URL is given; `memory://` keeps it in memory */
+  /**
+   * where the server writes the demo's simulated devices and their credentials for `device-sim --demo`
+   * (LINTEL_DEMO_DEVICES_FILE; `npm start` sets it unless LINTEL_DEMO_DEVICES=0); none: not written
+   */
+  demoDevicesFile?: string;
   dataDir: string;
   databaseUrl?: string;
   /** embedded database only: ms after its arrival a request that has not had the database yet gets a 503 with Retry-After; 0: no bound */
@@ -87,6 +93,11 @@ export interface MqttConfig {
   shareGroup?: string;
   /** how long a request to a device may take (LINTEL_DEVICE_REQUEST_TIMEOUT_MS, default 10 s) */
   requestTimeoutMs: number;
+  /**
+   * how long a network search waits for one address's `GET /api/info` (LINTEL_DEVICE_SEARCH_TIMEOUT_MS,
+   * default `DeviceSearchLimits.probeTimeoutMs`, 1.5 s)
+   */
+  searchProbeTimeoutMs?: number;
   /** how often the gateway looks for devices whose heartbeats stopped (LINTEL_DEVICE_SWEEP_MS, default 5 s) */
   sweepMs: number;
   /** how many times a device task is sent before it is `error` (LINTEL_DEVICE_TASK_ATTEMPTS, default 5) */
@@ -114,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port,
     host: env.HOST || '0.0.0.0',
     dataDir: path.resolve(env.LINTEL_DATA_DIR || './data'),
+    demoDevicesFile: env.LINTEL_DEMO_DEVICES_FILE ? path.resolve(env.LINTEL_DEMO_DEVICES_FILE) : undefined,
     databaseUrl: env.DATABASE_URL || undefined,
     dbWaitMs: int(env.LINTEL_DB_WAIT_MS, 2500),
     storageDir: path.resolve(env.LINTEL_STORAGE_DIR || path.join(env.LINTEL_DATA_DIR || './data', 'storage')),
@@ -178,6 +190,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       shared: bool(env.MQTT_SHARED, Boolean(env.MQTT_URL)),
       shareGroup: env.MQTT_SHARE_GROUP || undefined,
       requestTimeoutMs: int(env.LINTEL_DEVICE_REQUEST_TIMEOUT_MS, 10_000),
+      searchProbeTimeoutMs: int(env.LINTEL_DEVICE_SEARCH_TIMEOUT_MS, DeviceSearchLimits.probeTimeoutMs),
       sweepMs: int(env.LINTEL_DEVICE_SWEEP_MS, 5_000),
       taskAttempts: int(env.LINTEL_DEVICE_TASK_ATTEMPTS, 5),
     },

@@ -30,6 +30,7 @@ import { GroupAddPage, GroupEditPage } from './features/groups/group-pages';
 import { GenerateDialogHost } from './features/groups/generate-dialog';
 import { ProfilePage } from './features/profile/profile-page';
 import { DeviceTasksPage } from './features/device-tasks/device-tasks-page';
+import { DeviceSearchPage } from './features/device-search/device-search-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
@@ -71,6 +72,7 @@ const screens: Record<string, ReactNode> = {
   licenses: <LicencesPage />,
   'devices.tasks': <DeviceTasksPage />,
   'devices.edit': <DeviceEditPage />,
+  'devices.search': <DeviceSearchPage />,
   'reports-licenses': <LicenceReportsPage />,
   profile: <ProfilePage />,
   notifications: <NotificationsPage />,

@@ -84,6 +84,16 @@ export const DeviceTiming = {
   missedHeartbeats: 3,
 } as const;
 
+/**
+ * Network search (issue 16 item 8; the spec gives no figures, docs/decisions.md "Network search"): at most
+ * `maxAddresses` addresses a search, `concurrency` probes at once, each given `probeTimeoutMs`.
+ */
+export const DeviceSearchLimits = {
+  maxAddresses: 1024,
+  concurrency: 32,
+  probeTimeoutMs: 1500,
+} as const;
+
 export const Locales = ['en', 'ru'] as const;
 export type LocaleCode = (typeof Locales)[number];
 

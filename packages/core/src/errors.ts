@@ -65,6 +65,10 @@ export const ErrorCatalogue = {
   device_not_available: 503,
   /** a remote-control session that ended (not kept alive within 60 s) or is not the caller's */
   remote_session_expired: 410,
+  /** network search: the start address comes after the end address */
+  ip_range_invalid: 422,
+  /** network search: more addresses than a search may probe (`DeviceSearchLimits.maxAddresses`) */
+  ip_range_too_large: 422,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

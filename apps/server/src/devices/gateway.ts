@@ -8,6 +8,8 @@ import { AppError } from '../errors';
 import { dispatch } from '../pipeline/dispatch';
 import { deviceBySerial, devicePrincipal } from '../pipeline/principal';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
+import { writeDemoDevicesFile } from './demo';
+import { DeviceSearches } from './search';
 import { sweepOffline } from './status';
 import { resumeWaiting } from './tasks';
 
@@ -90,7 +92,12 @@ export class DeviceGateway {
   /** the subscriptions it took, as sent to the broker */
   subscriptions: string[] = [];
 
-  constructor(private readonly app: ServerContext) {}
+  /** the network searches this instance runs */
+  readonly searches: DeviceSearches;
+
+  constructor(private readonly app: ServerContext) {
+    this.searches = new DeviceSearches(app);
+  }
 
   /** The embedded broker, when this instance runs it. */
   get embedded(): EmbeddedBroker | null {
@@ -163,6 +170,10 @@ export class DeviceGateway {
     });
     await this.subscribe(client);
     this.started = true;
+    // the demo's simulated devices learn where the broker is and their passwords (`npm start` runs them)
+    await writeDemoDevicesFile(this.app).catch((err: unknown) =>
+      this.app.log.warn({ err }, 'the demo devices file could not be written'),
+    );
     const sweepMs = cfg.sweepMs;
     if (sweepMs > 0) {
       this.sweepTimer = setInterval(() => void this.sweep().catch(() => undefined), sweepMs);
@@ -197,6 +208,7 @@ export class DeviceGateway {
 
   async stop(): Promise<void> {
     this.started = false;
+    await this.searches.stop();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     await this.sweeping?.catch(() => undefined);

@@ -127,6 +127,28 @@ export const NotificationCreatedEvent = defineEvent({
   audience: { kind: 'user' },
 });
 
+/**
+ * A network search the user started moved on (`progress`: probed of total), found a device (`found`, with the
+ * device), or ended (`done`, or `interrupted` when its instance stopped): on that user's own topic, keyed by
+ * the search's `requestId`. A console that missed some reads the search again (`device.search_result`).
+ */
+export const DeviceSearchEvent = defineEvent({
+  topic: (p) => RealtimeTopics.user(p.userId),
+  type: 'DeviceSearchEvent',
+  payload: z.object({
+    userId: z.number().int(),
+    projectId: z.number().int(),
+    requestId: z.string(),
+    phase: z.enum(['progress', 'found', 'done', 'interrupted']),
+    probed: z.number().int(),
+    total: z.number().int(),
+    timedOut: z.number().int(),
+    found: z.number().int(),
+    device: z.record(z.string(), z.unknown()).optional(),
+  }),
+  audience: { kind: 'user' },
+});
+
 /** Every declared event, by type. */
 export const eventDefs = {
   RoleChangedEvent,
@@ -135,4 +157,5 @@ export const eventDefs = {
   DeviceStatusChangedEvent,
   DeviceTaskChangedEvent,
   NotificationCreatedEvent,
+  DeviceSearchEvent,
 } as const;

@@ -81,6 +81,15 @@ export const Pages: readonly PageDef[] = [
     menu: true,
   },
   {
+    id: 'devices.search',
+    path: '/devices/search',
+    titleKey: 'device_search.title',
+    icon: 'search',
+    section: 'devices',
+    gates: gatesOf('device.search'),
+    menu: true,
+  },
+  {
     id: 'reports-licenses',
     path: '/reports/licenses',
     titleKey: 'reports.title',

@@ -3,6 +3,7 @@ import { ListQuery } from '@lintel/core';
 import { defineCommand } from '../command';
 import { IdParam } from '../resource';
 import { Timestamp } from '../refs';
+import { DeviceType, IpAddress, Port, SerialNumber } from './device.resource';
 
 /** The device's own description, as `GET /api/info` of the device answers it (../shared/DEVICES.md). */
 export const DeviceInfo = z
@@ -199,4 +200,115 @@ export const deviceTaskStop = defineCommand({
   args: IdParam,
   result: TaskReply,
   gates: deviceTaskGate,
+});
+
+// ----- network search (spec part 2 §7 "POST network search {start_ip,end_ip,request_id}; PUT found devices") -----
+
+const Ipv4 = z.ipv4({ message: 'ipv4_address' });
+/** A request id names a search for its user: the client makes it (a UUID), so it can catch up by it. */
+export const SearchRequestId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, { message: 'request_id_chars' });
+
+/** A device that answered `GET /api/info` during a search. */
+export const FoundDevice = z.object({
+  ip_address: z.string(),
+  port: z.number().int(),
+  serial_number: z.string(),
+  /** as the device names its kind; one of the platform's types when it is one */
+  device_type: z.string(),
+  device_name: z.string(),
+  firmware_version: z.string(),
+  /** a device with this serial number is registered already (in this installation) */
+  registered: z.boolean(),
+  /** that device's id, when it is in the caller's project */
+  device_id: z.number().int().nullable(),
+});
+export type FoundDevice = z.infer<typeof FoundDevice>;
+
+export const DeviceSearchStates = ['running', 'done', 'interrupted'] as const;
+
+/** A search as it stands: how far it got and what it found so far. */
+export const DeviceSearch = z.object({
+  request_id: z.string(),
+  start_ip: z.string(),
+  end_ip: z.string(),
+  port: z.number().int(),
+  state: z.enum(DeviceSearchStates),
+  total: z.number().int(),
+  probed: z.number().int(),
+  /** addresses that accepted a connection but did not answer within the probe's time */
+  timed_out: z.number().int(),
+  found: z.array(FoundDevice),
+  created_at: Timestamp,
+  finished_at: Timestamp.nullable(),
+});
+export type DeviceSearch = z.infer<typeof DeviceSearch>;
+
+const searchGate = { anyPermission: ['devices.create' as const] };
+
+/**
+ * Starts a network search: `GET http://{ip}:{port}/api/info` over `start_ip`…`end_ip` (IPv4, at most
+ * `DeviceSearchLimits.maxAddresses`), in the background. Progress and each device found come on the
+ * caller's `private-users.{id}` topic as `DeviceSearchEvent`s keyed by `request_id`; `device.search_result`
+ * gives the search as it stands. The same `request_id` again answers the search it named.
+ */
+export const deviceSearch = defineCommand({
+  id: 'device.search',
+  http: { method: 'POST', path: '/devices/search' },
+  args: z
+    .object({
+      start_ip: Ipv4,
+      end_ip: Ipv4,
+      /** made by the server when left out */
+      request_id: SearchRequestId.optional(),
+      /** the port of the devices' HTTP API (80 by default) */
+      port: z.coerce.number().int().min(1).max(65_535).default(80),
+    })
+    .strict(),
+  result: DeviceSearch,
+  gates: searchGate,
+});
+
+/** A search the caller started, as it stands (a console that reconnects catches up with it). */
+export const deviceSearchResult = defineCommand({
+  id: 'device.search_result',
+  http: { method: 'GET', path: '/devices/search/:request_id' },
+  args: z.object({ request_id: SearchRequestId }).strict(),
+  result: DeviceSearch,
+  gates: searchGate,
+});
+
+/** One found device to add: what the search reported, and the name it gets (the device's own by default). */
+export const FoundDeviceItem = z
+  .object({
+    serial_number: SerialNumber,
+    /** the platform's kind: a device reporting another kind cannot be added as it is */
+    device_type: DeviceType,
+    ip_address: IpAddress,
+    port: Port.default(80),
+    name: z.string().trim().min(1).max(255).optional(),
+  })
+  .strict();
+
+/**
+ * Adds found devices (spec: "PUT found devices {items}") into a group, all or none: a serial number already
+ * registered (or given twice) is `serial_number_in_use` naming it, and nothing is added.
+ */
+export const deviceAddFound = defineCommand({
+  id: 'device.add_found',
+  http: { method: 'PUT', path: '/devices/found' },
+  args: z
+    .object({
+      domain_id: z.number().int().min(1).max(2_147_483_647),
+      items: z.array(FoundDeviceItem).min(1).max(1024),
+    })
+    .strict(),
+  result: z.object({
+    data: z.array(z.object({ id: z.number().int(), name: z.string(), serial_number: z.string() })),
+  }),
+  gates: { anyPermission: ['devices.create' as const] },
 });

@@ -15,6 +15,8 @@ export const seedDemo = defineCommand({
     users: z.number().int(),
     roles: z.number().int(),
     markers: z.number().int(),
+    /** simulated devices registered in building 1 (`npm start` runs them) */
+    devices: z.number().int(),
   }),
   gates,
   timeoutMs: Timeouts.import,

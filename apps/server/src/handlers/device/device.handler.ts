@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { deviceTopics, DeviceTiming } from '@lintel/core';
-import type { DeviceCredentials, DeviceTask } from '@lintel/commands';
+import { getCommand, type DeviceCredentials, type DeviceTask } from '@lintel/commands';
 import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
 import {
@@ -11,7 +11,7 @@ import {
   visibleSql,
   type FamilyCtx,
 } from '../../engine/family';
-import type { HandlerContext, SomeHandlers } from '../../http/handler';
+import { signedIn, type HandlerContext, type SomeHandlers } from '../../http/handler';
 import { markOffline, markOnline } from '../../devices/status';
 import { DEVICE_GATEWAY_PATH } from '../../devices/gateway';
 import { createTask, retryTask, stopTask, type DeviceTaskKind } from '../../devices/tasks';
@@ -203,6 +203,68 @@ export const deviceHandlers = {
   'device.reinit': (ctx, args) => newTask(ctx, args.id, 'reinit', 'view'),
   'device.task_retry': (ctx, args) => changeTask(ctx, args.id, retryTask),
   'device.task_stop': (ctx, args) => changeTask(ctx, args.id, stopTask),
+
+  // ----- network search -----
+
+  'device.search': async (ctx, args) => {
+    const caller = signedIn(ctx);
+    return ctx.app.devices.searches.start({ userId: caller.userId, projectId: caller.projectId }, args);
+  },
+
+  'device.search_result': async (ctx, args) =>
+    ctx.app.devices.searches.result(signedIn(ctx).userId, args.request_id),
+
+  'device.add_found': async (ctx, args) => {
+    const c = await familyCtx(ctx);
+    // the same serial twice in one request: refused before anything is written
+    const seen = new Set<string>();
+    for (const item of args.items) {
+      if (seen.has(item.serial_number))
+        throw new AppError('serial_number_in_use', { serial_number: item.serial_number });
+      seen.add(item.serial_number);
+    }
+    const create = getCommand('device.create').args;
+    const data = await c.app.db.transaction().execute(async (trx) => {
+      // one registered already (in any project: serial numbers are the installation's): nothing is added
+      const taken = await sql<{ serial_number: string }>`select serial_number from devices
+        where serial_number in (${sql.join(args.items.map((i) => i.serial_number))})
+        order by serial_number`.execute(trx);
+      if (taken.rows.length)
+        throw new AppError('serial_number_in_use', {
+          serial_number: taken.rows[0]!.serial_number,
+          serial_numbers: taken.rows.map((r) => r.serial_number),
+        });
+      const out: Array<{ id: number; name: string; serial_number: string }> = [];
+      for (const item of args.items) {
+        const name = item.name ?? `${item.device_type} ${item.serial_number}`;
+        const id = await deviceStore.create(
+          trx,
+          create.parse({
+            name,
+            type: item.device_type,
+            serial_number: item.serial_number,
+            ip_address: item.ip_address,
+            port: item.port,
+            protocol: 'http',
+            domain_id: args.domain_id,
+          }) as never,
+          c,
+        );
+        await audit(trx, {
+          projectId: c.caller.projectId,
+          userId: c.caller.userId,
+          action: 'create',
+          entity: 'device',
+          entityId: id,
+          ip: c.ip,
+          data: { found: { ip_address: item.ip_address, port: item.port } },
+        });
+        out.push({ id, name, serial_number: item.serial_number });
+      }
+      return out;
+    });
+    return { data };
+  },
 
   // ----- what devices push (the `device` principal) -----
 

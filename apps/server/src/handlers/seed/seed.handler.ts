@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { addDemoDevices, writeDemoDevicesFile } from '../../devices/demo';
 import type { DB } from '../../db/schema';
 import { audit } from '../../audit/audit';
 import { BuiltInRoles } from '../../bootstrap';
@@ -145,7 +146,7 @@ export const seedHandlers = {
       .where('project_id', '=', projectId)
       .where('logic_address', '=', DEMO_ADDRESS)
       .executeTakeFirst();
-    if (existing) return { created: false, groups: 0, users: 0, roles: 0, markers: 0 };
+    if (existing) return { created: false, groups: 0, users: 0, roles: 0, markers: 0, devices: 0 };
     const counts = await ctx.app.db.transaction().execute(async (trx) => {
       const root = await rootGroup(trx, projectId);
       const types = {
@@ -216,12 +217,15 @@ export const seedHandlers = {
         ).id;
       const complex = await addGroup('Riverside Residence', root.id, types.complex, DEMO_ADDRESS);
       let groups = 1;
+      let devices = 0;
       let n = 0;
       const people: Array<{ login: string; name: string; role: number; domain: number; marker?: number }> =
         [];
       for (let b = 1; b <= 4; b++) {
         const building = await addGroup(`Building ${b}`, complex, types.building, `${b}`);
         groups++;
+        // building 1 has devices: simulated ones, which `npm start` runs (devices/demo.ts)
+        if (b === 1) devices = await addDemoDevices(trx, projectId, building, caller.userId);
         people.push({
           login: `concierge.b${b}`,
           name: personName(b * 7, b * 3),
@@ -314,8 +318,11 @@ export const seedHandlers = {
         ip: ctx.caller.ip,
         data: { groups, users: people.length },
       });
-      return { groups, users: people.length, roles: 3, markers: markers.length };
+      return { groups, users: people.length, roles: 3, markers: markers.length, devices };
     });
+    await writeDemoDevicesFile(ctx.app).catch((err: unknown) =>
+      ctx.app.log.warn({ err }, 'the demo devices file could not be written'),
+    );
     return { created: true, ...counts };
   },
 

@@ -1,0 +1,310 @@
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { useAtomValue } from 'jotai';
+import { DeviceTypes, type DeviceSearch, type FoundDevice } from '@lintel/commands';
+import { RealtimeTopics, WsReply, type WsServerMessage } from '@lintel/core';
+import { runCommand } from '../../api/client';
+import { describeError } from '../../api/errors';
+import { usePageTitle } from '../../layout/page-title';
+import { EntityPicker } from '../../pickers/entity-picker';
+import { profileAtom } from '../../session/session';
+import { realtime } from '../../session/realtime';
+
+const newRequestId = () =>
+  typeof crypto.randomUUID === 'function'
+    ? crypto.randomUUID()
+    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+
+/** A device reporting a kind the platform does not know cannot be added as it is. */
+const knownType = (f: FoundDevice) => (DeviceTypes as readonly string[]).includes(f.device_type);
+
+const inputClass = 'rounded border border-slate-300 px-2 py-1 text-sm';
+
+/**
+ * /devices/search (spec part 1 §2.1; part 2 §7 "POST network search", "PUT found devices"): an address range
+ * (and the devices' port) searched on Enter, its progress live, the devices found listed as they come with a
+ * checkbox each (Space), and the chosen ones added into a group. The search's request id is in the address,
+ * so a reload or a reconnect reads it again and catches up (`device.search_result`).
+ */
+export function DeviceSearchPage() {
+  const { t } = useTranslation();
+  usePageTitle(t('device_search.title'));
+  const profile = useAtomValue(profileAtom);
+  const [params, setParams] = useSearchParams();
+  const requestId = params.get('request') ?? '';
+  const [startIp, setStartIp] = useState('');
+  const [endIp, setEndIp] = useState('');
+  const [port, setPort] = useState('80');
+  const [search, setSearch] = useState<DeviceSearch | null>(null);
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  const [groupId, setGroupId] = useState<number | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [added, setAdded] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const current = useRef(requestId);
+  current.current = requestId;
+
+  const refetch = useCallback(async (id: string) => {
+    try {
+      const r = await runCommand('device.search_result', { request_id: id });
+      if (current.current === id) setSearch(r);
+    } catch (e) {
+      setError(describeError(e).message);
+    }
+  }, []);
+
+  // the search named in the address: read it (a reload, a link), then follow it live
+  useEffect(() => {
+    if (!requestId) return;
+    void refetch(requestId);
+  }, [requestId, refetch]);
+
+  useEffect(() => {
+    if (profile?.id === undefined) return;
+    const off = realtime.subscribe(RealtimeTopics.user(profile.id), (m: WsServerMessage) => {
+      const id = current.current;
+      if (!id) return;
+      if (m.data.type === WsReply.resync) return void refetch(id);
+      if (m.data.type !== 'DeviceSearchEvent' || m.data.requestId !== id) return;
+      const d = m.data as unknown as {
+        phase: string;
+        probed: number;
+        total: number;
+        timedOut: number;
+        device?: FoundDevice;
+      };
+      setSearch((s) => {
+        if (!s || s.request_id !== id) return s;
+        const found =
+          d.device && !s.found.some((f) => f.serial_number === d.device!.serial_number)
+            ? [...s.found, d.device]
+            : s.found;
+        return { ...s, probed: Math.max(s.probed, d.probed), timed_out: d.timedOut, found };
+      });
+      // the end: the whole result, as stored
+      if (d.phase === 'done' || d.phase === 'interrupted') void refetch(id);
+    });
+    return off;
+  }, [profile?.id, refetch]);
+
+  const start = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    setFieldErrors({});
+    setAdded(null);
+    setChosen(new Set());
+    const id = newRequestId();
+    try {
+      current.current = id;
+      const r = await runCommand('device.search', {
+        start_ip: startIp.trim(),
+        end_ip: endIp.trim(),
+        port: Number(port) || 80,
+        request_id: id,
+      });
+      setSearch(r);
+      setParams({ request: id }, { replace: true });
+    } catch (err) {
+      current.current = requestId;
+      const failure = describeError(err, 'device.search');
+      setError(failure.message);
+      setFieldErrors(failure.fields ?? {});
+    }
+  };
+
+  const toggle = (serial: string) =>
+    setChosen((c) => {
+      const next = new Set(c);
+      if (next.has(serial)) next.delete(serial);
+      else next.add(serial);
+      return next;
+    });
+
+  const addChosen = async () => {
+    if (!search || !groupId) return;
+    setBusy(true);
+    setError(null);
+    setAdded(null);
+    try {
+      const items = search.found.filter((f) => chosen.has(f.serial_number));
+      const r = await runCommand('device.add_found', {
+        domain_id: groupId,
+        items: items.map((f) => ({
+          serial_number: f.serial_number,
+          device_type: f.device_type as 'panel',
+          ip_address: f.ip_address,
+          port: f.port,
+          ...(f.device_name ? { name: f.device_name } : {}),
+        })),
+      });
+      const ids = new Map(r.data.map((d) => [d.serial_number, d.id]));
+      setSearch({
+        ...search,
+        found: search.found.map((f) =>
+          ids.has(f.serial_number) ? { ...f, registered: true, device_id: ids.get(f.serial_number)! } : f,
+        ),
+      });
+      setChosen(new Set());
+      setAdded(t('device_search.added', { count: r.data.length }));
+    } catch (err) {
+      setError(describeError(err, 'device.add_found').message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const running = search?.state === 'running';
+  const percent = search && search.total ? Math.round((search.probed / search.total) * 100) : 0;
+
+  return (
+    <div className="space-y-4">
+      <form onSubmit={(e) => void start(e)} className="flex flex-wrap items-end gap-3" noValidate>
+        {(
+          [
+            ['start_ip', startIp, setStartIp, '192.168.1.1'],
+            ['end_ip', endIp, setEndIp, '192.168.1.254'],
+          ] as const
+        ).map(([name, value, set, hint], i) => (
+          <label key={name} className="flex flex-col text-sm">
+            {t(`device_search.${name}`)}
+            <input
+              name={name}
+              value={value}
+              onChange={(e) => set(e.currentTarget.value)}
+              placeholder={hint}
+              inputMode="decimal"
+              autoFocus={i === 0}
+              required
+              aria-invalid={fieldErrors[name] ? true : undefined}
+              className={inputClass}
+            />
+            {fieldErrors[name] && <span className="text-xs text-red-700">{fieldErrors[name]}</span>}
+          </label>
+        ))}
+        <label className="flex flex-col text-sm">
+          {t('device_search.port')}
+          <input
+            name="port"
+            value={port}
+            onChange={(e) => setPort(e.currentTarget.value)}
+            inputMode="numeric"
+            className={`${inputClass} w-24`}
+          />
+          {fieldErrors.port && <span className="text-xs text-red-700">{fieldErrors.port}</span>}
+        </label>
+        <button
+          type="submit"
+          disabled={running}
+          className="rounded bg-slate-800 px-3 py-1 text-sm text-white disabled:opacity-50"
+        >
+          {t('device_search.start')}
+        </button>
+        <span className="text-xs text-slate-500">{t('device_search.hint')}</span>
+      </form>
+      {error && <p role="alert">{error}</p>}
+      {search && (
+        <section className="space-y-3" aria-label={t('device_search.results')}>
+          <div className="flex items-center gap-3 text-sm">
+            <progress
+              value={search.probed}
+              max={search.total || 1}
+              aria-label={t('device_search.progress_label')}
+              className="h-2 w-64"
+            />
+            <span data-testid="search-progress">
+              {t('device_search.progress', {
+                probed: search.probed,
+                total: search.total,
+                found: search.found.length,
+                percent,
+              })}
+            </span>
+            <span data-testid="search-state">{t(`device_search.states.${search.state}`)}</span>
+            {search.timed_out > 0 && (
+              <span className="text-slate-500">
+                {t('device_search.timed_out', { count: search.timed_out })}
+              </span>
+            )}
+          </div>
+          <div className="overflow-x-auto rounded-md border border-slate-200">
+            <table className="w-full text-left text-sm">
+              <thead className="bg-slate-50 text-slate-600">
+                <tr>
+                  {(
+                    ['choose', 'ip_address', 'serial_number', 'device_type', 'device_name', 'status'] as const
+                  ).map((c) => (
+                    <th key={c} scope="col" className="px-2 py-1.5 font-semibold whitespace-nowrap">
+                      {t(`device_search.columns.${c}`)}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {search.found.map((f) => (
+                  <tr key={f.serial_number} className="border-t border-slate-100">
+                    <td className="px-2 py-1">
+                      <input
+                        type="checkbox"
+                        checked={chosen.has(f.serial_number)}
+                        disabled={f.registered || !knownType(f)}
+                        onChange={() => toggle(f.serial_number)}
+                        aria-label={t('device_search.choose', { serial: f.serial_number })}
+                      />
+                    </td>
+                    <td className="px-2 py-1 whitespace-nowrap">
+                      {f.ip_address}:{f.port}
+                    </td>
+                    <td className="px-2 py-1">{f.serial_number}</td>
+                    <td className="px-2 py-1">{f.device_type}</td>
+                    <td className="px-2 py-1">{f.device_name}</td>
+                    <td className="px-2 py-1">
+                      {f.registered
+                        ? t('device_search.registered')
+                        : knownType(f)
+                          ? t('device_search.new')
+                          : t('device_search.unknown_type')}
+                    </td>
+                  </tr>
+                ))}
+                {!search.found.length && (
+                  <tr>
+                    <td colSpan={6} className="px-2 py-2 text-slate-500">
+                      {running ? t('device_search.searching') : t('device_search.none')}
+                    </td>
+                  </tr>
+                )}
+              </tbody>
+            </table>
+          </div>
+          <div className="flex flex-wrap items-end gap-3">
+            <div className="w-72">
+              <EntityPicker
+                family="group"
+                value={groupId}
+                onChange={(v) => setGroupId(typeof v === 'number' ? v : null)}
+                label={t('device_search.group')}
+                name="domain_id"
+                required
+              />
+            </div>
+            <button
+              type="button"
+              onClick={() => void addChosen()}
+              disabled={busy || !chosen.size || !groupId}
+              className="rounded bg-slate-800 px-3 py-1 text-sm text-white disabled:opacity-50"
+            >
+              {t('device_search.add', { count: chosen.size })}
+            </button>
+            {added && (
+              <span role="status" data-testid="search-added">
+                {added}
+              </span>
+            )}
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}
