@@ -44,7 +44,8 @@ beforeAll(async () => {
         shared: false,
         requestTimeoutMs: 1000,
         sweepMs: 0,
-        searchProbeTimeoutMs: 400,
+        // long enough for a device on a loaded machine to answer; the silent address takes all of it
+        searchProbeTimeoutMs: 2000,
       },
     },
   });

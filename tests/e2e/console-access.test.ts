@@ -2,27 +2,17 @@
  * Gates in the console (issue 4, spec part 1 §2.3): a user whose role lacks a permission sees neither the
  * menu item nor the palette command, and opening the page's address directly shows the catalogue error.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { registry } from '@lintel/commands';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { admin, rootGroup, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, freshPage, launchChromium, webDist } from '../support/web';
+import { expectText, freshPage, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 describe('what a limited role sees', () => {
   it('hides menu items and commands it may not use, and answers their addresses with the catalogue error', async () => {

@@ -3,27 +3,17 @@
  * palette without touching the mouse; a failed form stays open with its fields marked; the palette lists the
  * whole registry (its speed is measured in bench/table-scroll); rows are found by name; `?` lists the keys in force.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { getCommand, registry } from '@lintel/commands';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { admin, uid } from '../support/fixtures';
 import { keyboardSignIn, pickWithKeyboard, runFromPalette } from '../support/console';
-import { ensureBuilt, expectText, launchChromium, onPage, WAIT, webDist } from '../support/web';
+import { expectText, onPage, WAIT, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 /** The steps on a page where the administrator signed in with the keyboard. */
 const asAdmin = (name: string, steps: (page: Page) => Promise<void>) =>

@@ -3,32 +3,14 @@
  * opening the users page raise no violation in Chromium — and the policy is in force: an injected inline
  * script does not run.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server';
-import {
-  ensureBuilt,
-  launchChromium,
-  onPage,
-  signInWithForm,
-  waitForPath,
-  webDist,
-  WAIT,
-} from '../support/web';
+import { type TestServer } from '../support/server';
+import { onPage, signInWithForm, waitForPath, WAIT, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 declare global {
   interface Window {

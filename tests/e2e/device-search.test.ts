@@ -31,7 +31,7 @@ beforeAll(async () => {
         shared: false,
         requestTimeoutMs: 1000,
         sweepMs: 0,
-        searchProbeTimeoutMs: 400,
+        searchProbeTimeoutMs: 2000,
       },
     },
   });

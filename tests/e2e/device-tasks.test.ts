@@ -2,27 +2,17 @@
  * /devices/tasks in Chromium: a restart of an offline device is listed as waiting, with its device; Stop
  * stops it, Restart queues it again; the state filter narrows the list.
  */
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, freshPage, launchChromium, webDist } from '../support/web';
+import { expectText, freshPage, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 describe('/devices/tasks', () => {
   it('lists a waiting task, stops it and queues it again', async () => {

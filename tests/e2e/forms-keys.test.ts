@@ -3,27 +3,17 @@
  * row (item 3), the `?` sheet groups keys by scope and shows them as typed, a form's button says what it does
  * and a field over its limit says so (item 10), the header's palette button is whole at 1440 × 900 (item 11).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { getCommand } from '@lintel/commands';
 import { keyboardSignIn } from '../support/console';
 import { admin, uid } from '../support/fixtures';
-import { ensureBuilt, expectText, launchChromium, onPage, WAIT, webDist } from '../support/web';
+import { expectText, onPage, WAIT, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 describe('the console at 1440 × 900', () => {
   it.each(['en-US', 'ru-RU'])(

@@ -3,27 +3,17 @@
  * from the form; a value under what the group already uses is refused with the catalogue's message, the
  * field marked and the form kept open; a value it holds is saved.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { admin, group, rootGroup, uid, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, launchChromium, onPage, waitForPath, webDist } from '../support/web';
+import { expectText, onPage, waitForPath, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 describe("the group form's licence part", () => {
   it('refuses a maximum under the used count with the catalogue message, and saves one it holds', async () => {

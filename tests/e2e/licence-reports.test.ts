@@ -2,26 +2,16 @@
  * /reports/licenses in Chromium (issue 15 item 7): bars of usage per seeded group and the timeline of their
  * licence periods; the filters applied from the keyboard narrow the bars.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { admin, group, rootGroup, uid, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, launchChromium, onPage, webDist } from '../support/web';
+import { onPage, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 describe('/reports/licenses', () => {
   it('draws a bar per group and a timeline of the licence periods; a filter typed and sent by Enter narrows them', async () => {

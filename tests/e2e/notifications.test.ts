@@ -4,28 +4,18 @@
  * lists the latest 5 with a link to all above 5, and what it showed is marked read 1 s after it opened, so
  * the count goes down. Time here is the browser's own: every check polls what the page shows.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
 import { notify } from '@lintel/server';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { admin, rootGroup, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, freshPage, launchChromium, webDist } from '../support/web';
+import { expectText, freshPage, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 describe('the bell', () => {
   it('shows new notifications without a reload, and the count goes down once it has been opened', async () => {

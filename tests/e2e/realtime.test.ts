@@ -3,27 +3,17 @@
  * changes, or the user is given another role, the profile is read again and the menu and the palette follow
  * at once, without a reload of the page.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import { admin, rootGroup, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, freshPage, launchChromium, webDist } from '../support/web';
+import { freshPage, consoleWorld } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 const menu = async (page: Page) =>
   (await page.getByTestId('side-menu').locator('a').allTextContents()).map((s) => s.trim());

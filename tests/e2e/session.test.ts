@@ -3,32 +3,20 @@
  * language switch saved to the profile, sign-out, and a catalogue error on a wrong password. Drives
  * Debian's Chromium through playwright-core against a real server serving the built console.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startTestServer, type TestServer } from '../support/server';
+import { type TestServer } from '../support/server';
 import {
-  ensureBuilt,
   expectText,
   freshPage as openPage,
-  launchChromium,
   signInWithForm as signIn,
   waitForPath,
-  webDist,
+  consoleWorld,
 } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  ensureBuilt();
-  server = await startTestServer({ webDir: webDist });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+consoleWorld({}, (w) => ({ server, browser } = w));
 
 const freshPage = () => openPage(browser);
 

@@ -5,8 +5,9 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from './server';
 
 export const repo = path.resolve(import.meta.dirname, '../..');
 export const webDir = path.join(repo, 'apps/web');
@@ -140,4 +141,26 @@ export async function onPage(
   } finally {
     await context.close();
   }
+}
+
+/**
+ * The world of a file of browser tests: a server serving the built console (with `opts` for its config) and
+ * one Chromium, started before the file's tests and closed after them; `use` receives both once started.
+ */
+export function consoleWorld(
+  opts: Omit<Parameters<typeof startTestServer>[0] & object, 'webDir'>,
+  use: (world: { server: TestServer; browser: Browser }) => void,
+): void {
+  let world: { server: TestServer; browser: Browser } | null = null;
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startTestServer({ webDir: webDist, ...opts });
+    world = { server, browser: await launchChromium() };
+    use(world);
+  }, 180_000);
+  afterAll(async () => {
+    await world?.browser.close();
+    await server?.close();
+  });
 }
