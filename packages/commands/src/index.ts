@@ -11,6 +11,7 @@ import * as seed from './seed/seed.commands';
 import * as licence from './licence/licence.commands';
 import * as reports from './reports/reports.commands';
 import * as deviceExtras from './device/device.extras';
+import * as deviceEvent from './device-event/device-event.resource';
 import * as notification from './notification/notification.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
@@ -48,6 +49,7 @@ export * from './licence/licence.commands';
 export * from './reports/reports.commands';
 export * from './device/device.resource';
 export * from './device/device.extras';
+export * from './device-event/device-event.resource';
 export * from './notification/notification.commands';
 
 /** Every generic family, in menu order. */
@@ -79,6 +81,7 @@ const modules = [
   licence,
   reports,
   deviceExtras,
+  deviceEvent,
   notification,
   ...resources.map((r) => r.commands),
 ] as const;

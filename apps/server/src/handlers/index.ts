@@ -14,6 +14,7 @@ import { userImportHandlers } from './user-import/user-import.handler';
 import { seedHandlers } from './seed/seed.handler';
 import { licenceHandlers } from './licence/licence.handler';
 import { deviceHandlers } from './device/device.handler';
+import { deviceEventHandlers } from './device-event/device-event.handler';
 import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
@@ -36,6 +37,7 @@ export const handlers = {
   ...seedHandlers,
   ...licenceHandlers,
   ...deviceHandlers,
+  ...deviceEventHandlers,
   ...sipNumberHandlers,
   ...reportsHandlers,
   ...notificationHandlers,
