@@ -1,1 +1,8 @@
-export { SimulatedDevice, type SimDeviceOptions, type SimDeviceType } from './device';
+export {
+  SimulatedDevice,
+  type PresentResult,
+  type SimDeviceOptions,
+  type SimDeviceType,
+  type SimIdentifier,
+  type SimLogEntry,
+} from './device';
