@@ -113,8 +113,8 @@ describe('presenting a card at a simulated device', () => {
       expect(state.pending_logs).toBe(0);
 
       // not at the second lock, and an unknown card nowhere
-      expect(await sim.present('123', 2)).toMatchObject({ granted: false, acknowledged: true });
-      expect(await sim.present('999', 1)).toMatchObject({ granted: false, acknowledged: true });
+      expect(await sim.presentCard('123', 2)).toMatchObject({ granted: false, acknowledged: true });
+      expect(await sim.presentCard('999', 1)).toMatchObject({ granted: false, acknowledged: true });
       expect(sim.locks[1].opens).toBe(1);
       expect(sim.locks[2].opens).toBe(0);
       const events = await eventsOf(id);
@@ -144,7 +144,7 @@ describe('presenting a card at a simulated device', () => {
       return publish(topic, ...rest);
     };
     try {
-      const r = await sim.present('7', 2);
+      const r = await sim.presentCard('7', 2);
       expect(r).toMatchObject({ granted: true, acknowledged: false });
       expect(sim.pendingLogs).toHaveLength(1);
       await until(async () => (await eventsOf(id)).length === 1);

@@ -221,7 +221,7 @@ export class SimulatedDevice {
    * event and pushes it to the platform. Resolves once the platform acknowledged it or the push failed (the
    * event then stays in `pendingLogs` and goes again).
    */
-  async present(
+  async presentCard(
     number: string,
     lock: 1 | 2 = 1,
     type: SimIdentifier['identifier_type'] = 'card',
@@ -522,7 +522,7 @@ export class SimulatedDevice {
             !IDENTIFIER_TYPES.includes(type)
           )
             return send(400, { message: 'number (text or digits), lock 1 or 2, type of an identifier' });
-          return void this.present(number, lock, type as SimIdentifier['identifier_type']).then(
+          return void this.presentCard(number, lock, type as SimIdentifier['identifier_type']).then(
             (r) => send(200, r),
             (e: Error) => send(502, { message: e.message }),
           );
