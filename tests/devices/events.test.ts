@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand, type DeviceEvent } from '@lintel/commands';
 import { deviceTopics, type ApiClient } from '@lintel/core';
+import { ManualClock, deviceEventStore, retentionKind } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, group, raw, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
@@ -316,6 +317,45 @@ describe('device events over HTTP', () => {
     await sa.until(() => sa.messages.filter(isEvent(inA.id)).length === 2);
     expect(sa.messages.filter(isEvent(inB.id))).toEqual([]);
     for (const s of [sa, sb, sp]) s.ws.close();
+  });
+});
+
+describe('the retention of device events', () => {
+  const clock = new ManualClock(Date.parse('2026-06-15T12:00:00Z'));
+  let ts: TestServer;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    ts = await startTestServer({ config: { clock, retentionDays: { device_event: 30 } } });
+    api = await admin(ts);
+  });
+  afterAll(async () => {
+    await ts?.close();
+  });
+
+  it('the daily job keeps the configured days by the server clock', async () => {
+    const d = await makeDevice(api, await rootGroup(api), 'http', false);
+    const n = uid();
+    // the device's clock says when; a time ahead of the platform's is stored as the platform's
+    await pushHttp(ts, d, {
+      events: [
+        card(`${n}-old`, '1', { time: '2026-05-01T00:00:00Z' }),
+        card(`${n}-new`, '2', { time: '2026-06-10T00:00:00Z' }),
+        card(`${n}-ahead`, '3', { time: '2027-01-01T00:00:00Z' }),
+      ],
+    });
+    const mine = { filters: [{ field: 'device', rule: 'equals', value: String(d.id) }] } as const;
+    const all = await list(api, mine);
+    expect(all.data.map((e) => [e.event_id, e.created_at])).toEqual([
+      [`${n}-ahead`, '2026-06-15T12:00:00.000Z'],
+      [`${n}-new`, '2026-06-10T00:00:00.000Z'],
+      [`${n}-old`, '2026-05-01T00:00:00.000Z'],
+    ]);
+    const { jobs, db } = ts.server.context;
+    const kind = retentionKind(deviceEventStore);
+    await jobs.enqueue(db, kind, {}, { idempotencyKey: `${kind}:test` });
+    await jobs.drain();
+    expect((await list(api, mine)).data.map((e) => e.event_id)).toEqual([`${n}-ahead`, `${n}-new`]);
   });
 });
 
