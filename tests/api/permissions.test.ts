@@ -197,6 +197,20 @@ const foundItem = () => ({
   ip_address: '127.0.0.252',
   port: 80,
 });
+/** An event the device pushed (`POST /device-gateway/logs` with its own credentials); the filter of its events. */
+const eventOn = async (id: number) => {
+  const c = await getCommand('device.credentials').run({ api }, { id });
+  const res = await fetch(`${ts.url}/api/v0/device-gateway/logs`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`${c.login}:${c.password}`).toString('base64')}`,
+    },
+    body: JSON.stringify({ events: [{ event_id: uid(), kind: 'door_opened', reason: 'button' }] }),
+  });
+  expect(res.status).toBe(200);
+  return { filters: [{ field: 'device', rule: 'equals', value: String(id) }] };
+};
 /** the tester of the case running now (imports belong to whoever started them) */
 let currentTester: ApiClient | null = null;
 const importOf = async (client: ApiClient) =>
@@ -624,6 +638,12 @@ const listCases: Record<string, Case> = {
     out: () => ({ domain_id: w.B, items: [foundItem()] }),
   },
 
+  'device_event.list': {
+    perms: ['devices.view_descendant', 'devices.view_events'],
+    ok: () => eventOn(w.deviceA1),
+    out: () => eventOn(w.deviceB),
+  },
+
   'audit_event.list': {
     perms: ['audit.view'],
     ok: () => ({}),
@@ -705,6 +725,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/gateway.test.ts refuses sessions and wrong credentials",
   'device_gateway.status':
     "a device's own call (its broker topics), never a person's: tests/devices/gateway.test.ts holds it to its own serial",
+  'device_gateway.logs':
+    "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/events.test.ts refuses sessions and wrong credentials",
 };
 const familyCommands = [...registry.values()].filter((c) => !OPT_OUT[c.id as CommandId]);
 /** Commands any signed-in user may call: they act on the caller's own session and profile. */

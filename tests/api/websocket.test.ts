@@ -91,7 +91,7 @@ describe('subscribing', () => {
         data: { topic: `private-users.${other.id}` },
       },
     });
-    for (const topic of ['private-devices', 'private-users.', 'private-users.1.2', 'private-app-changes.x'])
+    for (const topic of ['private-elevators', 'private-users.', 'private-users.1.2', 'private-app-changes.x'])
       expect(await s.subscribe(topic)).toMatchObject({
         topic,
         data: { type: 'error', error_code: 'item_not_found', data: { topic } },

@@ -30,10 +30,54 @@ export interface SimDeviceOptions {
   firmwareVersion?: string;
   /** how long a lock stays open after a remote opening, by the device's own timer (5 s by default) */
   lockOpenMs?: number;
+  /** how long it waits for the platform to answer a push before it keeps the logs for later (5 s) */
+  pushTimeoutMs?: number;
 }
 
 /** The device's locks (1: first, 2: second): open now, and how many times they were opened (for tests). */
 export type SimLocks = Record<1 | 2, { open: boolean; opened: number }>;
+
+/** An identifier the device holds (../shared/DEVICES.md `/api/v1/access/identifier/item`). */
+export interface SimIdentifier {
+  uid: string;
+  identifier_owner?: { name?: string; type?: 'owner' | 'guest' };
+  identifier_type: 'card' | 'ukey' | 'inputCode' | 'face_id' | 'qr' | 'license_plate';
+  identifier_number: string;
+  /** which locks it opens */
+  lock: 'first' | 'second' | 'all';
+  valid?: {
+    time?: { is_permanent?: boolean; from?: string; to?: string };
+    passes?: { is_permanent?: boolean; max_passes?: number };
+  };
+  /** passes used so far */
+  passes_used?: number;
+}
+
+/** One event of the device's log, as it pushes it (`POST /logs`). */
+export interface SimLogEntry {
+  event_id: string;
+  time: string;
+  kind: 'identifier_used' | 'identifier_refused' | 'door_opened' | 'call' | 'alarm';
+  identifier_type?: string;
+  identifier_number?: string;
+  lock?: number;
+  result?: string;
+  reason?: string;
+  number?: string;
+  image?: string;
+}
+
+/** What presenting an identifier did. */
+export interface PresentResult {
+  granted: boolean;
+  lock: number;
+  event_id: string;
+  /** the platform answered the push that carried the event (it is stored) */
+  acknowledged: boolean;
+}
+
+const IDENTIFIER_TYPES = ['card', 'ukey', 'inputCode', 'face_id', 'qr', 'license_plate'];
+const LOCK_CHOICES = ['first', 'second', 'all'];
 
 /** A request in the HTTP model, as the platform sends it over MQTT. */
 interface PlatformRequest {
@@ -72,9 +116,19 @@ export class SimulatedDevice {
    * `mute` — applies them but its replies are lost (dies before answering).
    */
   fault: 'none' | 'silent' | 'mute' = 'none';
-  /** its locks: opened remotely (`lock/open/remote/accepted/{lock}`), closed again by its own timer */
+  /** its locks: opened remotely (`lock/open/remote/accepted/{lock}`) or by an identifier presented, closed
+   * again by its own timer */
   readonly locks: SimLocks = { 1: { open: false, opened: 0 }, 2: { open: false, opened: 0 } };
   private readonly lockTimers = new Map<number, NodeJS.Timeout>();
+  /** the identifiers synced to it, by uid: the device decides from these alone, platform or not */
+  readonly identifiers = new Map<string, SimIdentifier>();
+  /** the log events not yet acknowledged by the platform, oldest first: sent again until they are */
+  readonly pendingLogs: SimLogEntry[] = [];
+  /** the events the platform acknowledged */
+  logsAcknowledged = 0;
+  private logSeq = 0;
+  private readonly pushWaiters = new Map<string, (reply: { status: number; body: unknown }) => void>();
+  private pushing: Promise<boolean> | null = null;
 
   constructor(readonly opts: SimDeviceOptions) {}
 
@@ -121,9 +175,12 @@ export class SimulatedDevice {
         reconnectPeriod: 1000,
         will: { topic: t.status, payload: Buffer.from('offline'), qos: 1, retain: true },
       });
-      this.client.on('message', (topic, payload) => void this.onRequest(topic, payload));
+      this.client.on('message', (topic, payload) => {
+        if (topic === t.push_reply) this.onPushReply(payload);
+        else void this.onRequest(topic, payload);
+      });
       this.client.on('connect', () => void this.announce());
-      await this.client.subscribeAsync(t.request, { qos: 1 });
+      await this.client.subscribeAsync([t.request, t.push_reply], { qos: 1 });
       await this.announce();
     }
     const every = this.opts.heartbeatMs ?? DeviceTiming.heartbeatS * 1000;
@@ -164,6 +221,155 @@ export class SimulatedDevice {
       if (!res.ok) throw new Error(`heartbeat refused: ${res.status}`);
     }
     this.heartbeats++;
+    // logs whose push went unanswered go again with the heartbeat
+    if (this.pendingLogs.length) void this.flushLogs().catch(() => undefined);
+  }
+
+  // ----- identifiers, locks and the log --------------------------------------------------------------
+
+  /** Adds or replaces an identifier, as the platform's sync does (`POST /api/v1/access/identifier/item`). */
+  addIdentifier(item: Omit<SimIdentifier, 'uid'> & { uid?: string }): string {
+    const uid = item.uid ?? randomUUID();
+    this.identifiers.set(uid, { ...item, uid });
+    return uid;
+  }
+
+  /**
+   * Presents an identifier at a lock ("present card 123 at lock 1"): the device decides from the identifiers
+   * synced to it — known, for that lock, within its time and passes — opens the lock or refuses, logs the
+   * event and pushes it to the platform. Resolves once the platform acknowledged it or the push failed (the
+   * event then stays in `pendingLogs` and goes again).
+   */
+  async presentCard(
+    number: string,
+    lock: 1 | 2 = 1,
+    type: SimIdentifier['identifier_type'] = 'card',
+  ): Promise<PresentResult> {
+    const now = Date.now();
+    const found = [...this.identifiers.values()].find(
+      (i) => i.identifier_type === type && i.identifier_number === number,
+    );
+    let reason: string | undefined;
+    if (!found) reason = 'unknown';
+    else if (found.lock !== 'all' && found.lock !== (lock === 1 ? 'first' : 'second')) reason = 'other';
+    else {
+      const time = found.valid?.time;
+      const passes = found.valid?.passes;
+      if (
+        time &&
+        !time.is_permanent &&
+        ((time.from && Date.parse(time.from) > now) || (time.to && Date.parse(time.to) < now))
+      )
+        reason = 'expired';
+      else if (passes && !passes.is_permanent && (found.passes_used ?? 0) >= (passes.max_passes ?? 0))
+        reason = 'passes';
+    }
+    const granted = reason === undefined;
+    if (granted && found) {
+      found.passes_used = (found.passes_used ?? 0) + 1;
+      this.openLock(lock);
+    }
+    const entry: SimLogEntry = {
+      event_id: `${this.opts.serial}-${++this.logSeq}-${now.toString(36)}`,
+      time: new Date(now).toISOString(),
+      kind: granted ? 'identifier_used' : 'identifier_refused',
+      identifier_type: type,
+      identifier_number: number,
+      lock,
+      result: granted ? 'granted' : 'denied',
+      ...(reason ? { reason } : {}),
+    };
+    this.pendingLogs.push(entry);
+    const acknowledged = await this.flushLogs().catch(() => false);
+    return {
+      granted,
+      lock,
+      event_id: entry.event_id,
+      acknowledged: acknowledged && !this.pendingLogs.includes(entry),
+    };
+  }
+
+  /**
+   * Pushes the pending log events (up to 100 a push) until none is left or a push goes unanswered; true when
+   * all were acknowledged. One push at a time.
+   */
+  async flushLogs(): Promise<boolean> {
+    while (this.pushing) await this.pushing;
+    if (!this.pendingLogs.length) return true;
+    this.pushing = (async () => {
+      while (this.pendingLogs.length) {
+        const batch = this.pendingLogs.slice(0, 100);
+        const reply = await this.push('/logs', { events: batch });
+        // a refusal (4xx) would be refused again: dropped; anything else goes again later
+        if (!reply || reply.status >= 500) return false;
+        const sent = new Set(batch.map((e) => e.event_id));
+        for (let i = this.pendingLogs.length - 1; i >= 0; i--)
+          if (sent.has(this.pendingLogs[i]!.event_id)) this.pendingLogs.splice(i, 1);
+        if (reply.status < 300) this.logsAcknowledged += batch.length;
+      }
+      return true;
+    })().finally(() => (this.pushing = null));
+    return this.pushing;
+  }
+
+  /** A push to the platform, and its answer (null: none in time, or no connection). */
+  private async push(uri: string, body: unknown): Promise<{ status: number; body: unknown } | null> {
+    const m = this.opts.management;
+    // a device not pointed at a platform keeps its logs
+    if (!m) return null;
+    if (m.protocol === 'mqtt') {
+      const client = this.client;
+      if (!client?.connected) return null;
+      const request_id = randomUUID();
+      const answered = new Promise<{ status: number; body: unknown } | null>((resolve) => {
+        const timer = setTimeout(() => {
+          this.pushWaiters.delete(request_id);
+          resolve(null);
+        }, this.opts.pushTimeoutMs ?? 5000);
+        timer.unref();
+        this.pushWaiters.set(request_id, (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        });
+      });
+      await client.publishAsync(
+        deviceTopics(this.opts.serial).push,
+        JSON.stringify({ request_id, method: 'POST', uri, body }),
+        { qos: 1 },
+      );
+      return answered;
+    }
+    try {
+      const res = await fetch(`${m.url.replace(/\/+$/, '')}${uri}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Basic ${Buffer.from(`${m.login}:${m.password}`).toString('base64')}`,
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.opts.pushTimeoutMs ?? 5000),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
+    } catch {
+      return null;
+    }
+  }
+
+  private onPushReply(payload: Buffer): void {
+    try {
+      const r = JSON.parse(payload.toString('utf8')) as {
+        request_id?: unknown;
+        status?: unknown;
+        body?: unknown;
+      };
+      const waiter = typeof r.request_id === 'string' ? this.pushWaiters.get(r.request_id) : undefined;
+      if (!waiter) return;
+      this.pushWaiters.delete(r.request_id as string);
+      waiter({ status: Number(r.status ?? 200), body: r.body ?? null });
+    } catch {
+      // not an answer of ours
+    }
   }
 
   private async onRequest(topic: string, payload: Buffer): Promise<void> {
@@ -220,6 +426,8 @@ export class SimulatedDevice {
         status: 200,
         body: { items: ([1, 2] as const).map((lock) => ({ lock, open: this.locks[lock].open })) },
       };
+    const identifiers = this.identifierApi(method, uri, body);
+    if (identifiers) return identifiers;
     if (method === 'POST' && uri === '/api/v1/system/reboot/run') {
       this.applied.restart++;
       return { status: 200, body: { rebooting: true } };
@@ -243,6 +451,63 @@ export class SimulatedDevice {
     return { status: 200, body: { lock, opened: true } };
   }
 
+  /**
+   * The identifiers' API of ../shared/DEVICES.md: `GET /api/v1/access/identifier/items?page&limit`, `POST`
+   * (or `PUT`) `/api/v1/access/identifier/item` → `{uid}`, `GET|PUT|DELETE …/item/{uid}`. Null: not its path.
+   */
+  private identifierApi(
+    method: string,
+    uri: string,
+    body: unknown,
+  ): { status: number; body: unknown } | null {
+    const url = new URL(uri, 'http://device');
+    if (method === 'GET' && url.pathname === '/api/v1/access/identifier/items') {
+      const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+      const limit = Math.min(500, Math.max(1, Number(url.searchParams.get('limit') ?? 100) || 100));
+      const all = [...this.identifiers.values()];
+      return {
+        status: 200,
+        body: { items: all.slice((page - 1) * limit, page * limit), total: all.length, page, limit },
+      };
+    }
+    const m = /^\/api\/v1\/access\/identifier\/item(?:\/([A-Za-z0-9_-]{1,64}))?$/.exec(url.pathname);
+    if (!m) return null;
+    const uid = m[1];
+    if (uid && method === 'GET') {
+      const found = this.identifiers.get(uid);
+      return found ? { status: 200, body: found } : { status: 404, body: { message: 'not found' } };
+    }
+    if (uid && method === 'DELETE') {
+      this.identifiers.delete(uid);
+      return { status: 200, body: { uid } };
+    }
+    if (method === 'POST' || method === 'PUT') {
+      const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+      const type = b.identifier_type;
+      const number = b.identifier_number;
+      const lock = b.lock ?? 'all';
+      if (
+        typeof type !== 'string' ||
+        !IDENTIFIER_TYPES.includes(type) ||
+        typeof number !== 'string' ||
+        !number ||
+        number.length > 100 ||
+        typeof lock !== 'string' ||
+        !LOCK_CHOICES.includes(lock)
+      )
+        return { status: 400, body: { message: 'identifier_type, identifier_number and lock are required' } };
+      const id = this.addIdentifier({
+        ...(b as Partial<SimIdentifier>),
+        uid: uid ?? (typeof b.uid === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(b.uid) ? b.uid : undefined),
+        identifier_type: type as SimIdentifier['identifier_type'],
+        identifier_number: number,
+        lock: lock as SimIdentifier['lock'],
+      });
+      return { status: 200, body: { uid: id } };
+    }
+    return { status: 405, body: { message: 'method not allowed' } };
+  }
+
   private listen(): Promise<void> {
     const server = http.createServer((req, res) => {
       const send = (status: number, body: unknown) => {
@@ -264,6 +529,9 @@ export class SimulatedDevice {
           requests: this.requests.length,
           applied: this.applied,
           locks: this.locks,
+          identifiers: this.identifiers.size,
+          pending_logs: this.pendingLogs.length,
+          logs_acknowledged: this.logsAcknowledged,
         });
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -273,6 +541,25 @@ export class SimulatedDevice {
           body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
         } catch {
           return send(400, { message: 'not JSON' });
+        }
+        // "present card 123 at lock 1": {number, lock?, type?}
+        if (req.method === 'POST' && url.pathname === '/control/present') {
+          const b = (body ?? {}) as { number?: unknown; lock?: unknown; type?: unknown };
+          const number = typeof b.number === 'number' ? String(b.number) : b.number;
+          const lock = b.lock === undefined ? 1 : b.lock;
+          const type = b.type ?? 'card';
+          if (
+            typeof number !== 'string' ||
+            !number ||
+            (lock !== 1 && lock !== 2) ||
+            typeof type !== 'string' ||
+            !IDENTIFIER_TYPES.includes(type)
+          )
+            return send(400, { message: 'number (text or digits), lock 1 or 2, type of an identifier' });
+          return void this.presentCard(number, lock, type as SimIdentifier['identifier_type']).then(
+            (r) => send(200, r),
+            (e: Error) => send(502, { message: e.message }),
+          );
         }
         const id = req.headers['x-request-id'];
         // the faults of tests: a request dropped unanswered, or applied and its reply lost

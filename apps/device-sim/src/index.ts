@@ -1,2 +1,9 @@
-export { SimulatedDevice, type SimDeviceOptions, type SimDeviceType } from './device';
 export { runDemo } from './demo';
+export {
+  SimulatedDevice,
+  type PresentResult,
+  type SimDeviceOptions,
+  type SimDeviceType,
+  type SimIdentifier,
+  type SimLogEntry,
+} from './device';

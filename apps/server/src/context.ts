@@ -44,6 +44,11 @@ export interface AuthInfo {
   projectId: number;
   roleId: number;
   permissions: ReadonlySet<string>;
+  /**
+   * The caller's groups (own) and those with every group below them (subtree), read by the websocket for
+   * the sockets subscribed to a topic whose events are scoped by group (`scope` audiences); absent elsewhere.
+   */
+  groups?: { own: ReadonlySet<number>; subtree: ReadonlySet<number> };
 }
 
 export interface CallerInfo {

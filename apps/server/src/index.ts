@@ -10,6 +10,7 @@ export { registerFixtureFamily } from './testing';
 export { journalRows, pruneJournal, runJournal, type JournalStore } from './engine/journal';
 export { retentionKind } from './jobs/journal-retention';
 export { auditEventStore } from './handlers/audit-event/audit-event.handler';
+export { deviceEventStore } from './handlers/device-event/device-event.handler';
 export { defaultWebsocketSettings, type WebsocketSettings } from './realtime/websocket';
 export { ProfileChangedEvent } from './events/define';
 export { keysetReader, EXPORT_APPLICATION } from './engine/export';

@@ -31,6 +31,7 @@ import { GenerateDialogHost } from './features/groups/generate-dialog';
 import { ProfilePage } from './features/profile/profile-page';
 import { DeviceTasksPage } from './features/device-tasks/device-tasks-page';
 import { DeviceSearchPage } from './features/device-search/device-search-page';
+import { DeviceEventsPage } from './features/device-events/device-events-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
@@ -70,6 +71,7 @@ const screens: Record<string, ReactNode> = {
   'groups.edit': <GroupEditPage />,
   'audit-events': <AuditEventsPage />,
   licenses: <LicencesPage />,
+  'devices.events': <DeviceEventsPage />,
   'devices.tasks': <DeviceTasksPage />,
   'devices.edit': <DeviceEditPage />,
   'devices.search': <DeviceSearchPage />,

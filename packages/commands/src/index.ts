@@ -12,6 +12,7 @@ import * as licence from './licence/licence.commands';
 import * as reports from './reports/reports.commands';
 import * as deviceExtras from './device/device.extras';
 import * as deviceRemote from './device/device.remote';
+import * as deviceEvent from './device-event/device-event.resource';
 import * as notification from './notification/notification.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
@@ -50,6 +51,7 @@ export * from './reports/reports.commands';
 export * from './device/device.resource';
 export * from './device/device.extras';
 export * from './device/device.remote';
+export * from './device-event/device-event.resource';
 export * from './notification/notification.commands';
 
 /** Every generic family, in menu order. */
@@ -82,6 +84,7 @@ const modules = [
   reports,
   deviceExtras,
   deviceRemote,
+  deviceEvent,
   notification,
   ...resources.map((r) => r.commands),
 ] as const;

@@ -2,7 +2,7 @@
  * The devices' MQTT topics (../shared/DEVICES.md), one set per serial number. The platform, the simulator
  * and the broker's access rules all name them from here.
  */
-export const DeviceTopicKinds = ['request', 'response', 'push', 'status'] as const;
+export const DeviceTopicKinds = ['request', 'response', 'push', 'push_reply', 'status'] as const;
 export type DeviceTopicKind = (typeof DeviceTopicKinds)[number];
 
 const prefixes: Record<DeviceTopicKind, string> = {
@@ -12,6 +12,11 @@ const prefixes: Record<DeviceTopicKind, string> = {
   response: 'device/response/v0/',
   /** device to platform: what the device pushes (heartbeats, logs, events), in the same request model */
   push: 'server/request/v0/',
+  /**
+   * platform to device: the answer to a push `{request_id, status, body}`, sent once what it carried is
+   * stored (a device keeps its logs until their push is answered; ours: docs/decisions.md "Device events")
+   */
+  push_reply: 'server/response/v0/',
   /** the device's `online` / `offline` (its last will) */
   status: 'device/status/v0/',
 };
@@ -21,6 +26,7 @@ export function deviceTopics(serial: string): Record<DeviceTopicKind, string> {
     request: prefixes.request + serial,
     response: prefixes.response + serial,
     push: prefixes.push + serial,
+    push_reply: prefixes.push_reply + serial,
     status: prefixes.status + serial,
   };
 }
@@ -45,5 +51,6 @@ export const DeviceTopicAccess: Record<DeviceTopicKind, 'read' | 'write' | 'read
   request: 'read',
   response: 'write',
   push: 'write',
+  push_reply: 'read',
   status: 'readwrite',
 };

@@ -11,6 +11,8 @@ export const WS_PATH = 'ws';
 /** The topics of the spec. Later families add theirs on the server (apps/server/src/realtime/topics.ts). */
 export const RealtimeTopics = {
   appChanges: 'private-app-changes',
+  /** the devices' live changes: status, tasks, events (each event says its group: scoped per reader) */
+  devices: 'private-devices',
   user: (profileId: number) => `private-users.${profileId}`,
 } as const;
 

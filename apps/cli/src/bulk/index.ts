@@ -6,7 +6,7 @@ import type { FamilyOptions } from '../families/tree';
 import { t } from '../i18n';
 import { offer, setHint } from '../meta';
 import { commandTitle } from '../families/labels';
-import { families } from '../families/words';
+import { families, kebab } from '../families/words';
 import { exportFamily, type ExportOptions } from './export';
 import { DEFAULT_BATCH, importUsers, type ImportOptions } from './import';
 
@@ -56,60 +56,73 @@ export function addUserBulk(program: Commander, ctx: CliContext, opts: FamilyOpt
  * list's filter (`--where`), search and sort (and a journal's `--from`/`--to`), streamed into a file.
  */
 export function addExports(program: Commander, ctx: CliContext, opts: FamilyOptions): void {
-  for (const family of families(registry)) {
+  const all = families(registry);
+  for (const family of all) {
     const cmd = registry.get(`${family.noun}.export`);
-    const group = program.commands.find((c) => c.name() === family.word);
-    if (!cmd || !isStreamCommand(cmd) || !group) continue;
-    const users = family.noun === 'user';
-    const shape = (cmd.args as unknown as { shape?: Record<string, unknown> }).shape ?? {};
-    const sortable = family.resource?.sortable ?? [];
-    const sortChoices = [...sortable, ...sortable.map((s) => `-${s}`)];
-    const sub = group
-      .command('export')
-      .description(
-        (users
-          ? t('bulk.export.description')
-          : t('bulk.export.description_rows', { title: commandTitle(cmd) })) +
-          mark(opts, cmd.id as CommandId),
-      )
-      .option(`--where <${t('placeholders.filter')}>`, t('list.where'))
-      .option(`--search <${t('placeholders.text')}>`, t('bulk.export.search'));
-    const sort = new Option(`--sort <${t('placeholders.choice')}>`, t('bulk.export.sort'));
-    sub.addOption(sortChoices.length ? setHint(sort, { values: sortChoices }) : sort);
-    if ('from' in shape) {
-      sub.option(`--from <${t('placeholders.text')}>`, t('bulk.export.from'));
-      sub.option(`--to <${t('placeholders.text')}>`, t('bulk.export.to'));
+    const top = program.commands.find((c) => c.name() === family.word);
+    if (!cmd || !isStreamCommand(cmd) || !top) continue;
+    // a family nested under another (`lintel devices events`, families/tree.ts) exports there too
+    const parent = all.find((f) => family.noun.startsWith(`${f.noun}_`));
+    const nested = parent
+      ? program.commands
+          .find((c) => c.name() === parent.word)
+          ?.commands.find((c) => c.name() === family.word.slice(kebab(parent.noun).length + 1))
+      : undefined;
+    for (const group of nested ? [top, nested] : [top]) {
+      const users = family.noun === 'user';
+      const shape = (cmd.args as unknown as { shape?: Record<string, unknown> }).shape ?? {};
+      const sortable = family.resource?.sortable ?? [];
+      const sortChoices = [...sortable, ...sortable.map((s) => `-${s}`)];
+      const sub = group
+        .command('export')
+        .description(
+          (users
+            ? t('bulk.export.description')
+            : t('bulk.export.description_rows', { title: commandTitle(cmd) })) +
+            mark(opts, cmd.id as CommandId),
+        )
+        .option(`--where <${t('placeholders.filter')}>`, t('list.where'))
+        .option(`--search <${t('placeholders.text')}>`, t('bulk.export.search'));
+      const sort = new Option(`--sort <${t('placeholders.choice')}>`, t('bulk.export.sort'));
+      sub.addOption(sortChoices.length ? setHint(sort, { values: sortChoices }) : sort);
+      if ('from' in shape) {
+        sub.option(`--from <${t('placeholders.text')}>`, t('bulk.export.from'));
+        sub.option(`--to <${t('placeholders.text')}>`, t('bulk.export.to'));
+      }
+      sub
+        .addOption(
+          new Option(`--format <${t('placeholders.choice')}>`, t('bulk.export.format')).choices(FORMATS),
+        )
+        .addOption(
+          setHint(new Option(`-o, --output <${t('placeholders.file')}>`, t('bulk.export.output')), {
+            files: true,
+          }),
+        );
+      if (users)
+        sub.addOption(
+          new Option(`--refs <${t('placeholders.choice')}>`, t('bulk.export.refs'))
+            .choices(REFS)
+            .default('id'),
+        );
+      sub
+        .option('--json', t('bulk.export.json'))
+        .action((o: ExportOptions) => exportFamily(ctx, opts.session, family, cmd, o));
+      if (group !== top) continue;
+      offer(sub, {
+        gate: cmd.id as CommandId,
+        titleKey: users ? 'cli:bulk.export.description' : `commands:${cmd.id}.label`,
+        asks: [],
+        options: [
+          { label: t('bulk.export.output_label'), flag: '--output', note: t('placeholders.file') },
+          { label: t('list.where_label'), flag: '--where', note: t('list.where_note') },
+          { label: t('bulk.export.search_label'), flag: '--search', note: t('placeholders.text') },
+          ...(sortChoices.length
+            ? [{ label: t('bulk.export.sort_label'), flag: '--sort', choices: sortChoices }]
+            : []),
+          { label: t('bulk.export.format_label'), flag: '--format', choices: FORMATS },
+          ...(users ? [{ label: t('bulk.export.refs_label'), flag: '--refs', choices: REFS }] : []),
+        ],
+      });
     }
-    sub
-      .addOption(
-        new Option(`--format <${t('placeholders.choice')}>`, t('bulk.export.format')).choices(FORMATS),
-      )
-      .addOption(
-        setHint(new Option(`-o, --output <${t('placeholders.file')}>`, t('bulk.export.output')), {
-          files: true,
-        }),
-      );
-    if (users)
-      sub.addOption(
-        new Option(`--refs <${t('placeholders.choice')}>`, t('bulk.export.refs')).choices(REFS).default('id'),
-      );
-    sub
-      .option('--json', t('bulk.export.json'))
-      .action((o: ExportOptions) => exportFamily(ctx, opts.session, family, cmd, o));
-    offer(sub, {
-      gate: cmd.id as CommandId,
-      titleKey: users ? 'cli:bulk.export.description' : `commands:${cmd.id}.label`,
-      asks: [],
-      options: [
-        { label: t('bulk.export.output_label'), flag: '--output', note: t('placeholders.file') },
-        { label: t('list.where_label'), flag: '--where', note: t('list.where_note') },
-        { label: t('bulk.export.search_label'), flag: '--search', note: t('placeholders.text') },
-        ...(sortChoices.length
-          ? [{ label: t('bulk.export.sort_label'), flag: '--sort', choices: sortChoices }]
-          : []),
-        { label: t('bulk.export.format_label'), flag: '--format', choices: FORMATS },
-        ...(users ? [{ label: t('bulk.export.refs_label'), flag: '--refs', choices: REFS }] : []),
-      ],
-    });
   }
 }

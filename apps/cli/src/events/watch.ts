@@ -17,6 +17,8 @@ import { hasText, t, tr } from '../i18n';
 export interface WatchOptions {
   topic?: string[];
   json?: boolean;
+  /** only events of these types (a family's own watch: `lintel devices events watch`) */
+  types?: readonly string[];
 }
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
@@ -82,6 +84,7 @@ export async function watchEvents(ctx: CliContext, opts: WatchOptions): Promise<
       return;
     }
     if (m.id === undefined) return; // unsubscribed, published: the protocol's own
+    if (opts.types && !opts.types.includes(m.data.type)) return;
     ctx.stdout.write(opts.json ? `${JSON.stringify(m)}\n` : `${eventLine(m)}\n`);
   };
   for (const topic of topics) client.subscribe(topic, print);
@@ -120,4 +123,21 @@ export function addEvents(program: Command, ctx: CliContext): void {
     .option('--topic <topic>', t('events.topic_option'), collect)
     .option('--json', t('events.json_option'))
     .action((opts: WatchOptions) => watchEvents(ctx, opts));
+  // the device events, live: `lintel devices events watch` (and `lintel device-events watch`)
+  const groups = [
+    program.commands.find((c) => c.name() === 'device-events'),
+    program.commands.find((c) => c.name() === 'devices')?.commands.find((c) => c.name() === 'events'),
+  ];
+  for (const group of groups)
+    group
+      ?.command('watch')
+      .description(t('events.device_events_watch'))
+      .option('--json', t('events.json_option'))
+      .action((opts: WatchOptions) =>
+        watchEvents(ctx, {
+          json: opts.json,
+          topic: [RealtimeTopics.devices],
+          types: ['DeviceEventCreatedEvent'],
+        }),
+      );
 }

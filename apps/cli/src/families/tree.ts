@@ -11,7 +11,7 @@ import { commandTitle, familyDescription, fieldLabel } from './labels';
 import { rowsOf } from './render';
 import { runVerb, type VerbPlan } from './run';
 import type { RunSession } from './session';
-import { families, type Family, type Verb } from './words';
+import { families, kebab, type Family, type Verb } from './words';
 
 export interface FamilyOptions {
   session: RunSession;
@@ -139,7 +139,15 @@ function gateMark(gate: GateResult): string {
   return ` ${gate.reason === 'permission' ? t('gates.no_permission') : t('gates.no_licence')}`;
 }
 
-function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb, opts: FamilyOptions): void {
+function addVerb(
+  parent: Commander,
+  ctx: CliContext,
+  family: Family,
+  verb: Verb,
+  opts: FamilyOptions,
+  /** a second place of the same verb (`lintel devices events list`): the palette offers it once */
+  again = false,
+): void {
   const cmd = verb.command;
   const isList = cmd.args === ListQuery || cmd.args === JournalQuery;
   const { flags, positionals } = deriveFlags(cmd.args, {
@@ -149,13 +157,14 @@ function addVerb(parent: Commander, ctx: CliContext, family: Family, verb: Verb,
   const rows = rowsOf(cmd.result);
   const gate: GateResult = opts.profile ? evaluateGates(cmd, opts.profile) : { can: true };
   const sub = parent.command(verb.word).description(commandTitle(cmd) + gateMark(gate));
-  offer(sub, {
-    gate: cmd.id as CommandId,
-    titleKey: `commands:${cmd.id}.label`,
-    ...(isList
-      ? { asks: [], options: listOptions(family, flags) }
-      : asksOf(cmd.id, family.noun, positionals, flags)),
-  });
+  if (!again)
+    offer(sub, {
+      gate: cmd.id as CommandId,
+      titleKey: `commands:${cmd.id}.label`,
+      ...(isList
+        ? { asks: [], options: listOptions(family, flags) }
+        : asksOf(cmd.id, family.noun, positionals, flags)),
+    });
 
   for (const p of positionals) {
     const arg = new Argument(p.required ? `<${p.name}>` : `[${p.name}]`, fieldLabel(family.noun, p.path));
@@ -231,6 +240,23 @@ export function addFamilies(program: Commander, ctx: CliContext, opts: FamilyOpt
     );
     if (family.alias) group.alias(family.alias);
     for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts);
+  }
+  // a family whose noun is another's followed by a word (`device_event` after `device`) is also found under
+  // it: `lintel devices events list` is `lintel device-events list`
+  const all = families(registry);
+  for (const family of all) {
+    const parent = all.find((f) => family.noun.startsWith(`${f.noun}_`) && f.noun !== family.noun);
+    if (!parent) continue;
+    const host = program.commands.find((c) => c.name() === parent.word);
+    const word = family.word.slice(kebab(parent.noun).length + 1);
+    if (!host || !word || host.commands.some((c) => c.name() === word)) continue;
+    const group = host.command(word).description(
+      familyDescription(
+        family.word,
+        family.verbs.map((v) => v.word),
+      ),
+    );
+    for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts, true);
   }
 }
 

@@ -261,28 +261,48 @@ export class DeviceGateway {
       return;
     }
     const method = typeof message.method === 'string' ? message.method.toUpperCase() : 'POST';
-    await this.run(`${method} ${message.uri}`, message.body ?? {}, principal, t.serial);
+    const reply = await this.run(`${method} ${message.uri}`, message.body ?? {}, principal, t.serial);
+    // the answer, once what the push carried is stored: a device keeps its logs until then
+    const requestId = message.request_id;
+    if ((typeof requestId === 'string' || typeof requestId === 'number') && this.client?.connected)
+      await this.client
+        .publishAsync(
+          deviceTopics(t.serial).push_reply,
+          JSON.stringify({ request_id: requestId, status: reply.status, body: reply.body }),
+          { qos: 1 },
+        )
+        .catch((err: Error) =>
+          this.app.log.warn({ serial: t.serial, err: err.message }, 'mqtt: a push could not be answered'),
+        );
   }
 
+  /** A push through `dispatch`: its reply in the HTTP model (a refusal: its status and catalogue body). */
   private async run(
     route: string,
     body: unknown,
     principal: ReturnType<typeof devicePrincipal>,
     serial: string,
-  ): Promise<void> {
+  ): Promise<DeviceReply> {
     const cmd = this.commands.get(route);
     if (!cmd) {
       this.app.log.warn({ serial, route }, 'mqtt: a device pushed to an unknown uri');
-      return;
+      return { status: 404, body: new AppError('item_not_found', { uri: route }).body };
     }
     try {
-      await dispatch(this.app, cmd, body, principal);
+      return { status: 200, body: await dispatch(this.app, cmd, body, principal) };
     } catch (err) {
-      const e = err as AppError;
+      const e = err instanceof AppError ? err : new AppError('internal_error');
       this.app.log.warn(
-        { serial, route, err: e.key ?? e.message, data: e.data },
+        {
+          serial,
+          route,
+          err: e.key,
+          data: e.data,
+          ...(err instanceof AppError ? {} : { cause: (err as Error).message }),
+        },
         'mqtt: a device push was refused',
       );
+      return { status: e.status, body: e.body };
     }
   }
 

@@ -6,10 +6,29 @@ import type { AuthInfo } from '../context';
  * Who may receive an event, checked for each subscriber as the event is sent (and replayed):
  * - `project`: everyone signed in to the event's project (`projectId` of the payload);
  * - `permission`: those of the event's project who hold the permission;
- * - `user`: the one user `userId` of the payload.
+ * - `user`: the one user `userId` of the payload;
+ * - `scope`: those of the event's project who hold one of `require` (when given) and whose scope of one of
+ *   `reach`'s permissions takes in the group `domainId` of the payload: `all`, `descendants` (the caller's
+ *   groups and those below them) or `domain` (the caller's own groups) — a family's view scope, as its
+ *   list applies it (the devices' events, status and tasks).
  * A payload without the field its audience names reaches nobody.
  */
-export type Audience = { kind: 'project' } | { kind: 'permission'; permission: string } | { kind: 'user' };
+export type Audience =
+  | { kind: 'project' }
+  | { kind: 'permission'; permission: string }
+  | { kind: 'user' }
+  | {
+      kind: 'scope';
+      require?: readonly string[];
+      reach: Readonly<Record<string, 'all' | 'descendants' | 'domain'>>;
+    };
+
+/** The view scope of devices (part 2 §6), for the audiences of the devices' events. */
+export const DeviceViewReach = {
+  'devices.view_all': 'all',
+  'devices.view_descendant': 'descendants',
+  'devices.view': 'domain',
+} as const;
 
 /** An event declared once: where it goes, its name, the shape of its payload, and who may receive it. */
 export interface EventDef<P extends ZodType = ZodType, T extends string = string> {
@@ -39,6 +58,18 @@ export function mayReceive(auth: AuthInfo, audience: unknown, data: Record<strin
       return data.projectId === auth.projectId && !!a.permission && auth.permissions.has(a.permission);
     case 'user':
       return data.userId === auth.userId;
+    case 'scope': {
+      if (data.projectId !== auth.projectId || !a.reach) return false;
+      if (a.require && !a.require.some((p) => auth.permissions.has(p))) return false;
+      const group = typeof data.domainId === 'number' ? data.domainId : null;
+      return Object.entries(a.reach).some(
+        ([permission, scope]) =>
+          auth.permissions.has(permission) &&
+          (scope === 'all' ||
+            (group !== null &&
+              !!(scope === 'descendants' ? auth.groups?.subtree : auth.groups?.own)?.has(group))),
+      );
+    }
     default:
       return false;
   }
@@ -75,7 +106,7 @@ export const ClientMessageEvent = defineEvent({
  * that show devices: the websocket gives it to those whose device view scope reaches `domainId`.
  */
 export const DeviceStatusChangedEvent = defineEvent({
-  topic: 'private-devices',
+  topic: RealtimeTopics.devices,
   type: 'DeviceStatusChangedEvent',
   payload: z.object({
     deviceId: z.number().int(),
@@ -87,7 +118,7 @@ export const DeviceStatusChangedEvent = defineEvent({
     cause: z.enum(['heartbeat', 'status', 'missed_heartbeats']),
     at: z.string(),
   }),
-  audience: { kind: 'project' },
+  audience: { kind: 'scope', reach: DeviceViewReach },
 });
 
 /**
@@ -95,7 +126,7 @@ export const DeviceStatusChangedEvent = defineEvent({
  * /devices/tasks and the device's tasks tab follow it live; the bell will tell of failures.
  */
 export const DeviceTaskChangedEvent = defineEvent({
-  topic: 'private-devices',
+  topic: RealtimeTopics.devices,
   type: 'DeviceTaskChangedEvent',
   payload: z.object({
     taskId: z.number().int(),
@@ -109,7 +140,31 @@ export const DeviceTaskChangedEvent = defineEvent({
     attempts: z.number().int(),
     at: z.string(),
   }),
-  audience: { kind: 'project' },
+  audience: { kind: 'scope', reach: DeviceViewReach },
+});
+
+/**
+ * A device pushed an event and it is stored (handlers/device-event): /devices/events and the home's latest
+ * events read the journal again. Those with `devices.view_events` whose device scope takes in the device's
+ * group receive it (their own groups with that permission alone, as the list).
+ */
+export const DeviceEventCreatedEvent = defineEvent({
+  topic: RealtimeTopics.devices,
+  type: 'DeviceEventCreatedEvent',
+  payload: z.object({
+    eventId: z.number().int(),
+    deviceId: z.number().int(),
+    projectId: z.number().int(),
+    domainId: z.number().int().nullable(),
+    kind: z.string(),
+    result: z.string().nullable(),
+    at: z.string(),
+  }),
+  audience: {
+    kind: 'scope',
+    require: ['devices.view_events'],
+    reach: { ...DeviceViewReach, 'devices.view_events': 'domain' },
+  },
 });
 
 /**
@@ -156,6 +211,7 @@ export const eventDefs = {
   ClientMessageEvent,
   DeviceStatusChangedEvent,
   DeviceTaskChangedEvent,
+  DeviceEventCreatedEvent,
   NotificationCreatedEvent,
   DeviceSearchEvent,
 } as const;

@@ -15,6 +15,7 @@ import { seedHandlers } from './seed/seed.handler';
 import { licenceHandlers } from './licence/licence.handler';
 import { deviceHandlers } from './device/device.handler';
 import { deviceRemoteHandlers } from './device/device.remote';
+import { deviceEventHandlers } from './device-event/device-event.handler';
 import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
@@ -38,6 +39,7 @@ export const handlers = {
   ...licenceHandlers,
   ...deviceHandlers,
   ...deviceRemoteHandlers,
+  ...deviceEventHandlers,
   ...sipNumberHandlers,
   ...reportsHandlers,
   ...notificationHandlers,

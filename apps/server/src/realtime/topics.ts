@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { RealtimeTopics } from '@lintel/core';
 import type { AuthInfo } from '../context';
 import { ClientMessageEvent, type EventDef } from '../events/define';
 
@@ -19,6 +20,11 @@ export interface TopicDef {
   pattern: string;
   read(auth: AuthInfo, params: Record<string, string>): boolean;
   publish?(auth: AuthInfo, params: Record<string, string>, text: string): Publication | null;
+  /**
+   * Its events are scoped by group (`scope` audiences): the websocket reads the subscriber's groups
+   * (`AuthInfo.groups`) when it subscribes and again with its role.
+   */
+  groups?: boolean;
 }
 
 export function defineTopic(def: TopicDef): TopicDef {
@@ -41,8 +47,28 @@ export const AppChangesTopic = defineTopic({
   read: () => true,
 });
 
+/** Who may follow devices live: any device permission; each event then says whose scope it is for. */
+const DeviceReaders = [
+  'devices.view',
+  'devices.view_descendant',
+  'devices.view_all',
+  'devices.view_events',
+  'devices.view_tasks',
+  'devices.tasks',
+];
+
+/**
+ * The devices' live changes (status, tasks, events); server-only. Each event names the device's group and
+ * reaches the subscribers whose device scope takes it in (events/define.ts `DeviceViewReach`).
+ */
+export const DevicesTopic = defineTopic({
+  pattern: RealtimeTopics.devices,
+  read: (auth) => DeviceReaders.some((p) => auth.permissions.has(p)),
+  groups: true,
+});
+
 /** Every topic of the websocket. A family adds its own here (see docs/project-layout.md). */
-export const topicDefs: readonly TopicDef[] = [UserTopic, AppChangesTopic];
+export const topicDefs: readonly TopicDef[] = [UserTopic, AppChangesTopic, DevicesTopic];
 
 const compiled = new Map<TopicDef, { re: RegExp; names: string[] }>();
 function compile(def: TopicDef) {

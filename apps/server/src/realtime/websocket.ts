@@ -16,6 +16,7 @@ import {
 } from '@lintel/core';
 import type { AuthInfo, ServerContext } from '../context';
 import { authenticateToken, sessionsAuth } from '../auth/sessions';
+import { Caller } from '../engine/caller';
 import { AppError, parseInput } from '../errors';
 import { eventDefs, mayReceive, type EventDef } from '../events/define';
 import type { RealtimeMessage } from './bus';
@@ -204,7 +205,12 @@ export class RealtimeSockets {
         this.close(c, WsClose.unauthenticated, WsCloseReason.invalidToken);
         continue;
       }
-      c.auth = auth;
+      // the groups as they were until read again (a group added or moved reaches the socket here)
+      c.auth = { ...auth, groups: c.auth.groups };
+      if ([...c.subs.values()].some((sub) => sub.def.groups))
+        await this.readGroups(c).catch((err: Error) =>
+          this.app.log.warn({ err: err.message }, 'websocket caller groups could not be read again'),
+        );
       for (const [topic, sub] of c.subs)
         if (!sub.def.read(auth, sub.params)) {
           this.removeSub(c, topic);
@@ -349,8 +355,16 @@ export class RealtimeSockets {
     return resolved;
   }
 
+  /** The caller's groups, for the events scoped by group (`AuthInfo.groups`). */
+  private async readGroups(c: Conn): Promise<void> {
+    const caller = new Caller(this.app.db, c.auth);
+    const [own, subtree] = await Promise.all([caller.domains(), caller.subtree()]);
+    c.auth = { ...c.auth, groups: { own: new Set(own), subtree: new Set(subtree) } };
+  }
+
   private async subscribe(c: Conn, topic: string, since: number | undefined): Promise<void> {
     const { def, params } = this.resolve(c, topic);
+    if (def.groups && !c.auth.groups) await this.readGroups(c);
     let sub = c.subs.get(topic);
     if (!sub) {
       if (c.subs.size >= this.settings.maxSubscriptions)

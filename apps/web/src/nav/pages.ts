@@ -72,6 +72,15 @@ export const Pages: readonly PageDef[] = [
   },
   ...families.filter((p) => p.section !== 'settings'),
   {
+    id: 'devices.events',
+    path: '/devices/events',
+    titleKey: 'device_events.title',
+    icon: 'list',
+    section: 'devices',
+    gates: gatesOf('device_event.list'),
+    menu: true,
+  },
+  {
     id: 'devices.tasks',
     path: '/devices/tasks',
     titleKey: 'device_tasks.title',

@@ -148,6 +148,21 @@ describe('PageLoader', () => {
     expect(s.calls.at(-1)!.page).toBe(201);
   });
 
+  it('asks again on a reload when the list was empty (rows that arrived since show)', async () => {
+    const s = fakeServer();
+    const loader = new PageLoader({ fetchPage: s.fetchPage, pumpIntervalMs: 0 });
+    loader.setFetcher(s.fetchPage);
+    s.calls[0]!.resolve(0);
+    await vi.runAllTimersAsync();
+    const before = s.calls.length;
+    loader.reload();
+    expect(s.calls.length).toBe(before + 1);
+    expect(s.calls.at(-1)!.page).toBe(1);
+    s.calls.at(-1)!.resolve(1);
+    await vi.runAllTimersAsync();
+    expect(loader.rowAt(0)).toEqual({ id: 1 });
+  });
+
   it('keeps rows on screen during a reload, and reports a failure until retry', async () => {
     const s = fakeServer();
     const loader = new PageLoader({ fetchPage: s.fetchPage, pumpIntervalMs: 0 });

@@ -216,6 +216,8 @@ export class PageLoader<Row> {
     this.abortAll();
     for (const page of this.pages.values()) page.stale = true;
     this.exactKnown = false;
+    // an empty list has no page under the view: ask for the first again (a live table that starts empty)
+    if (this.total !== null && this.total <= 0) this.total = null;
     this.failed.clear();
     this.error = null;
     this.emit();

@@ -40,6 +40,8 @@ export const DeviceCredentials = z.object({
       request: z.string(),
       response: z.string(),
       push: z.string(),
+      /** where the platform answers a push once it stored what the push carried (device events) */
+      push_reply: z.string(),
       status: z.string(),
     }),
   }),

@@ -15,6 +15,7 @@ import { linkClass } from '../../layout/auth-layout';
 import { usePageTitle } from '../../layout/page-title';
 import { profileAtom, useProjects, useSession } from '../../session/session';
 import { auditWord } from '../audit-events/audit-events-page';
+import { eventWord, useLiveDeviceEvents } from '../device-events/device-events-page';
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -452,7 +453,7 @@ const statusFilter = (status: 'online' | 'offline'): Filter[] => [
  * Devices online and offline, and tasks that failed (spec part 1 §2.1 /home; issue 16 item 11): each a link
  * into the devices table filtered by status, or the task list showing the failed ones.
  */
-function DevicesCard({ tasks }: { tasks: boolean }) {
+function DevicesCard({ tasks, events }: { tasks: boolean; events: boolean }) {
   const { t } = useTranslation();
   const count = (status: 'online' | 'offline') => () =>
     runCommand('device.list', { limit: 1, filters: statusFilter(status) }).then((r) => r.meta.total);
@@ -487,7 +488,54 @@ function DevicesCard({ tasks }: { tasks: boolean }) {
           />
         )}
       </div>
+      {events && <LatestDeviceEvents />}
     </Card>
+  );
+}
+
+/** The latest device events, live (a new one on `private-devices` reads them again); each opens /devices/events. */
+function LatestDeviceEvents() {
+  const { t } = useTranslation();
+  const tick = useLiveDeviceEvents();
+  const events = useReply(
+    () => runCommand('device_event.list', { limit: 5 }).then((r) => r.data),
+    `device_event.list:${tick}`,
+  );
+  return (
+    <div className="border-t border-slate-100" data-testid="home-device-events">
+      <h3 className="px-3 pt-2 text-xs font-semibold text-slate-600">{t('home.device_events')}</h3>
+      {events === null || events === 'failed' || events.length === 0 ? (
+        <CardState
+          state={events === null ? 'loading' : events === 'failed' ? 'failed' : 'empty'}
+          empty={t('home.device_events_none')}
+        />
+      ) : (
+        <ul className="py-1">
+          {events.map((e) => {
+            const what = [
+              eventWord('device_events.kinds', e.kind),
+              e.identifier_number ?? e.number ?? '',
+              eventWord('device_events.results', e.result),
+            ]
+              .filter(Boolean)
+              .join(' · ');
+            return (
+              <EventLine
+                key={e.id}
+                href={tableHref('/devices/events', [
+                  { field: 'device', rule: 'equals', value: String(e.device?.id ?? '') },
+                ])}
+                title={t('home.device_events_of')}
+                mainText={what}
+                main={what}
+                sub={e.device?.name ?? e.serial_number}
+                at={e.created_at}
+              />
+            );
+          })}
+        </ul>
+      )}
+    </div>
   );
 }
 
@@ -510,6 +558,7 @@ export function HomePage() {
   const licence = can(gatesOf('licence.list')).can;
   const devices = can(gatesOf('device.list')).can;
   const deviceTasks = can(gatesOf('device.tasks')).can;
+  const deviceEvents = can(gatesOf('device_event.list')).can;
   if (!profile || !session) return null;
 
   const many = (projects?.sessions.length ?? 0) > 1;
@@ -534,7 +583,7 @@ export function HomePage() {
           {audit && <SignInsCard />}
           {audit && <ActivityCard />}
           {licence && <LicenceCard />}
-          {devices && <DevicesCard tasks={deviceTasks} />}
+          {devices && <DevicesCard tasks={deviceTasks} events={deviceEvents} />}
         </div>
       )}
       <div className="grid items-start gap-4 lg:grid-cols-2">
