@@ -1,10 +1,11 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useState } from 'react';
 import { useAtomValue } from 'jotai';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { profileAtom, signOut, useProjects, useSession } from '../session/session';
 import { focusRing } from '../ui/button';
 import { Icon, Spinner } from '../ui/icon';
+import { useMenuButton } from './menu-button';
 
 export function initials(name: string): string {
   const parts = name.trim().split(/\s+/).filter(Boolean);
@@ -20,49 +21,12 @@ export function UserMenu() {
   const profile = useAtomValue(profileAtom);
   const session = useSession();
   const projects = useProjects();
-  const [open, setOpen] = useState(false);
   const [leaving, setLeaving] = useState(false);
-  const rootRef = useRef<HTMLDivElement>(null);
-  const buttonRef = useRef<HTMLButtonElement>(null);
-  const menuRef = useRef<HTMLDivElement>(null);
-  const menuId = useId();
+  const { open, setOpen, rootRef, menuRef, menuId, onMenuKey, buttonProps } = useMenuButton();
 
   const name = profile?.name ?? session?.login ?? '';
   const login = profile?.login ?? session?.login ?? '';
   const canSwitch = (projects?.sessions.length ?? 0) > 1;
-
-  const items = () => [
-    ...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]:not([disabled])') ?? []),
-  ];
-
-  useEffect(() => {
-    if (!open) return;
-    items()[0]?.focus();
-    const onPointer = (e: PointerEvent) => {
-      if (!rootRef.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', onPointer);
-    return () => document.removeEventListener('pointerdown', onPointer);
-  }, [open]);
-
-  function close(focusButton = true) {
-    setOpen(false);
-    if (focusButton) buttonRef.current?.focus();
-  }
-
-  function onMenuKey(e: KeyboardEvent) {
-    const list = items();
-    const at = list.indexOf(document.activeElement as HTMLElement);
-    const go = (i: number) => list[(i + list.length) % list.length]?.focus();
-    if (e.key === 'ArrowDown') go(at + 1);
-    else if (e.key === 'ArrowUp') go(at - 1);
-    else if (e.key === 'Home') go(0);
-    else if (e.key === 'End') go(list.length - 1);
-    else if (e.key === 'Escape') close();
-    else if (e.key === 'Tab') close(false);
-    else return;
-    if (e.key !== 'Tab') e.preventDefault();
-  }
 
   async function logout() {
     setLeaving(true);
@@ -75,20 +39,9 @@ export function UserMenu() {
   return (
     <div ref={rootRef} className="relative">
       <button
-        ref={buttonRef}
-        type="button"
+        {...buttonProps(() => setOpen((o) => !o))}
         data-testid="user-menu"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        aria-controls={open ? menuId : undefined}
         aria-label={t('user_menu.label', { name })}
-        onClick={() => setOpen((o) => !o)}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown' && !open) {
-            e.preventDefault();
-            setOpen(true);
-          }
-        }}
         className={`flex h-8 items-center gap-2 rounded-md pr-1.5 pl-1 text-sm text-slate-700 hover:bg-slate-100 ${focusRing}`}
       >
         <span

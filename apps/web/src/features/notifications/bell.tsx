@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { Notifications, type NotificationRecord } from '@lintel/core';
@@ -7,6 +7,7 @@ import { Icon, type IconName } from '../../ui/icon';
 import { unreadFeed, useUnread } from './live';
 import { notificationText } from './text';
 import { formatDate } from '../../resources/format';
+import { useMenuButton } from '../../layout/menu-button';
 
 const knownIcons = new Set<string>(['alarm', 'bell', 'chat', 'phone', 'device', 'key']);
 export const iconOf = (icon: string): IconName => (knownIcons.has(icon) ? (icon as IconName) : 'bell');
@@ -19,11 +20,10 @@ export function NotificationBell() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const unread = useUnread();
-  const [open, setOpen] = useState(false);
-  const rootRef = useRef<HTMLDivElement>(null);
-  const buttonRef = useRef<HTMLButtonElement>(null);
-  const menuRef = useRef<HTMLDivElement>(null);
-  const menuId = useId();
+  // the feed stops the marking of what the bell showed when it closes before its second is up
+  const { open, setOpen, close, rootRef, menuRef, menuId, onMenuKey, buttonProps } = useMenuButton({
+    onClosed: () => unreadFeed.closed(),
+  });
   // what the bell shows while open: the latest 5 unread when it opened (they stay in view as they are read)
   const [shown, setShown] = useState<{ data: NotificationRecord[]; total: number }>({ data: [], total: 0 });
   const latest = open ? shown.data : unread.data.slice(0, Notifications.menuLatest);
@@ -37,59 +37,16 @@ export function NotificationBell() {
     unreadFeed.opened(now.map((n) => n.id));
   }
 
-  useEffect(() => {
-    if (!open) return;
-    menuRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
-    const onPointer = (e: PointerEvent) => {
-      if (!rootRef.current?.contains(e.target as Node)) setOpen(false);
-    };
-    document.addEventListener('pointerdown', onPointer);
-    return () => {
-      document.removeEventListener('pointerdown', onPointer);
-      unreadFeed.closed();
-    };
-  }, [open]);
-
-  function close(focusButton = true) {
-    setOpen(false);
-    if (focusButton) buttonRef.current?.focus();
-  }
-
-  function onMenuKey(e: KeyboardEvent) {
-    const list = [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])];
-    const at = list.indexOf(document.activeElement as HTMLElement);
-    const go = (i: number) => list[(i + list.length) % list.length]?.focus();
-    if (e.key === 'ArrowDown') go(at + 1);
-    else if (e.key === 'ArrowUp') go(at - 1);
-    else if (e.key === 'Home') go(0);
-    else if (e.key === 'End') go(list.length - 1);
-    else if (e.key === 'Escape') close();
-    else if (e.key === 'Tab') close(false);
-    else return;
-    if (e.key !== 'Tab') e.preventDefault();
-  }
-
   const itemClass = `flex w-full items-start gap-2 rounded px-2 py-1.5 text-left text-sm text-slate-700 hover:bg-slate-100 focus:bg-slate-100 ${focusRing}`;
 
   return (
     <div ref={rootRef} className="relative">
       <button
-        ref={buttonRef}
-        type="button"
+        {...buttonProps(toggle)}
         data-testid="notification-bell"
-        aria-haspopup="menu"
-        aria-expanded={open}
-        aria-controls={open ? menuId : undefined}
         aria-label={
           unread.total ? t('notifications.bell', { count: unread.total }) : t('notifications.bell_none')
         }
-        onClick={toggle}
-        onKeyDown={(e) => {
-          if (e.key === 'ArrowDown' && !open) {
-            e.preventDefault();
-            toggle();
-          }
-        }}
         className={`relative flex size-8 items-center justify-center rounded-md text-slate-600 hover:bg-slate-100 ${focusRing}`}
       >
         <Icon name="bell" className="size-4" />
