@@ -222,6 +222,22 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
     expect(refusedLogin(await heartbeat(as(d.serial, d.password), d.serial))).toBe(true);
   });
 
+  it('`devices broker-sync` makes an account lost on the broker and deletes one no device has', async () => {
+    const d = await device();
+    await drain();
+    const dynsec = ts.server.context.devices.dynsec!;
+    // an administrator deleted the device's account by hand; a device deleted while its account stayed
+    await dynsec.must([{ command: 'deleteClient', username: d.serial }]);
+    const ghost = `DS-${uid()}`;
+    await dynsec.syncDevice(ghost, 'ghost-password');
+    expect(refusedLogin(await heartbeat(as(d.serial, d.password), d.serial))).toBe(true);
+    expect((await heartbeat(as(ghost, 'ghost-password'), ghost)).code).toBe(0);
+    expect(await getCommand('device.broker_sync').run({ api }, {})).toEqual({ queued: true });
+    expect(await drain()).toBe(1);
+    expect((await heartbeat(as(d.serial, d.password), d.serial)).code).toBe(0);
+    expect(refusedLogin(await heartbeat(as(ghost, 'ghost-password'), ghost))).toBe(true);
+  });
+
   it('accounts made while the broker was down are made when it is back', async () => {
     await killBroker();
     const d = await device();

@@ -17,7 +17,7 @@ import { DEVICE_GATEWAY_PATH } from '../../devices/gateway';
 import { createTask, retryTask, stopTask, type DeviceTaskKind } from '../../devices/tasks';
 import type { Caller } from '../../engine/caller';
 import { deviceStore, issuePassword } from './device.store';
-import { queueBrokerAccount } from '../../devices/dynsec';
+import { queueBrokerAccount, queueBrokerReconcile } from '../../devices/dynsec';
 
 interface StoredDevice {
   id: number;
@@ -167,6 +167,21 @@ export const deviceHandlers = {
     });
     ctx.app.devices.forget(device.serial_number);
     return credentialsOf(ctx, device);
+  },
+
+  'device.broker_sync': async (ctx) => {
+    const c = await familyCtx(ctx);
+    const job = await queueBrokerReconcile(c.app);
+    if (job !== null)
+      await audit(c.app.db, {
+        projectId: c.caller.projectId,
+        userId: c.caller.userId,
+        action: 'broker_sync',
+        entity: 'device',
+        ip: c.ip,
+        data: { job },
+      });
+    return { queued: job !== null };
   },
 
   'device.info': async (ctx, args) => {
