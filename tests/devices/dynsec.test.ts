@@ -244,7 +244,9 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
     // the account's job finds no broker: it is retried later (by the server's clock, which does not move here)
     expect(await drain()).toBe(1);
     const jobs = await sql<{ state: string; attempts: number }>`select state, attempts from jobs
-      where kind = 'device.broker_account' and payload->>'serial' = ${d.serial}`.execute(ts.server.context.db);
+      where kind = 'device.broker_account' and payload->>'serial' = ${d.serial}`.execute(
+      ts.server.context.db,
+    );
     expect(jobs.rows).toEqual([{ state: 'waiting', attempts: 1 }]);
     await startBroker();
     // the platform's control connection comes back by itself and queues a reconciliation, which makes it

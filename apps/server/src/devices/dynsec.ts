@@ -62,7 +62,9 @@ export function deviceAcls(serial: string): DynsecAcl[] {
 
 /** The platform's rights: requests to every device, and what every device sends (plain or shared). */
 export function platformAcls(): DynsecAcl[] {
-  const out: DynsecAcl[] = [{ acltype: 'publishClientSend', topic: deviceTopicFilter('request'), allow: true }];
+  const out: DynsecAcl[] = [
+    { acltype: 'publishClientSend', topic: deviceTopicFilter('request'), allow: true },
+  ];
   for (const kind of ['push', 'status', 'response'] as const) {
     out.push({ acltype: 'subscribePattern', topic: deviceTopicFilter(kind), allow: true });
     out.push({ acltype: 'subscribePattern', topic: `$share/+/${deviceTopicFilter(kind)}`, allow: true });
@@ -115,7 +117,9 @@ export class DynsecClient {
     });
     this.client = client;
     client.on('message', (_topic, payload) => this.onMessage(payload));
-    client.on('error', (err) => this.opts.log.warn({ err: err.message }, 'dynsec: the broker connection failed'));
+    client.on('error', (err) =>
+      this.opts.log.warn({ err: err.message }, 'dynsec: the broker connection failed'),
+    );
     client.on('connect', () => {
       void client
         .subscribeAsync(`${DYNSEC_TOPIC}/response`, { qos: 1 })
@@ -191,8 +195,7 @@ export class DynsecClient {
     tolerated: (r: DynsecResponse) => boolean = () => false,
   ): Promise<DynsecResponse[]> {
     const out = await this.run(commands);
-    for (const r of out)
-      if (r.error && !tolerated(r)) throw new Error(`dynsec: ${r.command}: ${r.error}`);
+    for (const r of out) if (r.error && !tolerated(r)) throw new Error(`dynsec: ${r.command}: ${r.error}`);
     return out;
   }
 
@@ -278,7 +281,10 @@ export class DynsecClient {
   /** The accounts of devices the broker has (username → has its role). */
   async deviceAccounts(): Promise<Set<string>> {
     const [r] = await this.must([{ command: 'listClients', verbose: true, count: -1 }]);
-    const clients = (r?.data?.clients ?? []) as Array<{ username: string; roles?: Array<{ rolename: string }> }>;
+    const clients = (r?.data?.clients ?? []) as Array<{
+      username: string;
+      roles?: Array<{ rolename: string }>;
+    }>;
     return new Set(
       clients
         .filter((c) => (c.roles ?? []).some((x) => x.rolename === deviceRole(c.username)))

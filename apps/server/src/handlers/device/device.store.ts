@@ -105,8 +105,7 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
     )
       await createTask(ctx.app, trx, id, 'settings', ctx.caller.userId);
     // a new password or serial number: the device's broker connections under the old ones end
-    const serialChanged =
-      values.serial_number !== undefined && values.serial_number !== before.serial_number;
+    const serialChanged = values.serial_number !== undefined && values.serial_number !== before.serial_number;
     if ((typeof values.password === 'string' && values.password !== DUMMY_PASSWORD) || serialChanged) {
       ctx.app.devices.forget(before.serial_number);
       // the external broker's accounts follow: the old serial's goes, the new one's is made or updated
