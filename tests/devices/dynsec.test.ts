@@ -20,6 +20,7 @@ import { ManualClock } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
 import { mosquittoPub, until, type BrokerAddress } from './mqtt-clients';
+import { buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
 
 const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
 const PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
@@ -79,6 +80,8 @@ async function killBroker() {
 }
 
 beforeAll(async () => {
+  const built = buildCli();
+  expect(built.status, built.stderr).toBe(0);
   port = await freePort();
   // the plugin's config with its admin, as the README tells an administrator; writable by the broker, which
   // started as root runs as the `mosquitto` user
@@ -110,6 +113,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await ts?.close();
+  removeConfigDirs();
   broker?.kill('SIGKILL');
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -222,7 +226,7 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
     expect(refusedLogin(await heartbeat(as(d.serial, d.password), d.serial))).toBe(true);
   });
 
-  it('`devices broker-sync` makes an account lost on the broker and deletes one no device has', async () => {
+  it('`lintel devices broker-sync` makes an account lost on the broker and deletes one no device has', async () => {
     const d = await device();
     await drain();
     const dynsec = ts.server.context.devices.dynsec!;
@@ -232,7 +236,15 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
     await dynsec.syncDevice(ghost, 'ghost-password');
     expect(refusedLogin(await heartbeat(as(d.serial, d.password), d.serial))).toBe(true);
     expect((await heartbeat(as(ghost, 'ghost-password'), ghost)).code).toBe(0);
-    expect(await getCommand('device.broker_sync').run({ api }, {})).toEqual({ queued: true });
+    const cli = freshConfigDir();
+    const login = await lintel(['login', '--server', ts.url, '--login', ts.adminLogin, '--password-stdin'], {
+      configDir: cli,
+      input: `${ts.adminPassword}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const sync = await lintel(['devices', 'broker-sync', '--json'], { configDir: cli });
+    expect(sync.code, sync.stderr).toBe(0);
+    expect(JSON.parse(sync.stdout)).toEqual({ queued: true });
     expect(await drain()).toBe(1);
     expect((await heartbeat(as(d.serial, d.password), d.serial)).code).toBe(0);
     expect(refusedLogin(await heartbeat(as(ghost, 'ghost-password'), ghost))).toBe(true);
