@@ -250,6 +250,18 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
     expect(refusedLogin(await heartbeat(as(ghost, 'ghost-password'), ghost))).toBe(true);
   });
 
+  it('the platform’s account with an outdated password (the admin’s changed): set again at start', async () => {
+    const gateway = ts.server.context.devices;
+    await gateway.dynsec!.resetPlatformPassword('an-admin-password-of-before');
+    await gateway.stop();
+    await gateway.start();
+    expect(gateway.connected).toBe(true);
+    const d = await device();
+    await drain();
+    expect((await heartbeat(as(d.serial, d.password), d.serial)).code).toBe(0);
+    await until(async () => (await statusOf(d.id)) === 'online');
+  });
+
   it('accounts made while the broker was down are made when it is back', async () => {
     await killBroker();
     const d = await device();
