@@ -536,6 +536,8 @@ const NOT_FUZZED: { reason: string; matches: (cmd: Command) => boolean }[] = [
         // tests/devices/search.test.ts sends them malformed, reversed and oversized ranges and bad items
         'device.search',
         'device.add_found',
+        // no arguments at all (NoArgs: anything else is a 400, as for every command)
+        'device.broker_sync',
         // an id, nothing, and one boolean: tests/api/notifications.test.ts sends them bad and others' ids
         'notification.read',
         'notification.read_all',

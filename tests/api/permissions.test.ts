@@ -588,6 +588,10 @@ const listCases: Record<string, Case> = {
     ok: async () => ({ id: await freshDevice() }),
     out: () => ({ id: w.deviceB }),
   },
+  'device.broker_sync': {
+    perms: ['devices.edit'],
+    ok: () => ({}),
+  },
   'device.info': {
     perms: ['devices.view_descendant'],
     ok: () => ({ id: w.deviceA1 }),

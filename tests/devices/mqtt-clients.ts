@@ -25,7 +25,8 @@ export function mosquittoPub(
   broker: BrokerAddress,
   topic: string,
   message: string,
-  opts: { qos?: 0 | 1; retain?: boolean; clientId?: string } = {},
+  /** `v5`: MQTT 5, whose PUBACK says when the broker refused the publish (stderr: "Not authorized") */
+  opts: { qos?: 0 | 1; retain?: boolean; clientId?: string; v5?: boolean } = {},
 ): Promise<{ code: number; stderr: string }> {
   const args = [
     ...authArgs(broker),
@@ -37,6 +38,7 @@ export function mosquittoPub(
     String(opts.qos ?? 1),
     ...(opts.retain ? ['-r'] : []),
     ...(opts.clientId ? ['-i', opts.clientId] : []),
+    ...(opts.v5 ? ['-V', 'mqttv5'] : []),
   ];
   return new Promise((resolve, reject) => {
     const p = spawn('mosquitto_pub', args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -102,6 +102,17 @@ export interface MqttConfig {
   sweepMs: number;
   /** how many times a device task is sent before it is `error` (LINTEL_DEVICE_TASK_ATTEMPTS, default 5) */
   taskAttempts?: number;
+  /**
+   * an external Mosquitto with its dynamic-security plugin: Lintel keeps the devices' broker accounts and their
+   * topic rights through the plugin's control API (MQTT_DYNSEC; devices/dynsec.ts)
+   */
+  dynsec?: boolean;
+  /**
+   * the external broker's user name and password (MQTT_USERNAME, MQTT_PASSWORD; else those of MQTT_URL); with
+   * MQTT_DYNSEC, the plugin's admin account
+   */
+  username?: string;
+  password?: string;
 }
 
 export interface LicenceConfig {
@@ -193,6 +204,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       searchProbeTimeoutMs: int(env.LINTEL_DEVICE_SEARCH_TIMEOUT_MS, DeviceSearchLimits.probeTimeoutMs),
       sweepMs: int(env.LINTEL_DEVICE_SWEEP_MS, 5_000),
       taskAttempts: int(env.LINTEL_DEVICE_TASK_ATTEMPTS, 5),
+      dynsec: bool(env.MQTT_DYNSEC, false),
+      username: env.MQTT_USERNAME || undefined,
+      password: env.MQTT_PASSWORD || undefined,
     },
     ...overrides,
   };

@@ -8,6 +8,7 @@ import { AppError } from '../errors';
 import { dispatch } from '../pipeline/dispatch';
 import { deviceBySerial, devicePrincipal } from '../pipeline/principal';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
+import { DynsecClient, platformPassword, queueBrokerReconcile } from './dynsec';
 import { writeDemoDevicesFile } from './demo';
 import { DeviceSearches } from './search';
 import { sweepOffline } from './status';
@@ -78,6 +79,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
  */
 export class DeviceGateway {
   private broker: EmbeddedBroker | null = null;
+  /** the dynamic-security plugin's control API, when Lintel keeps the external broker's accounts (MQTT_DYNSEC) */
+  dynsec: DynsecClient | null = null;
   private client: MqttClient | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private sweeping: Promise<number> | null = null;
@@ -124,8 +127,36 @@ export class DeviceGateway {
     const cfg = this.app.config.mqtt;
     let url: string;
     let auth: { username?: string; password?: string } = {};
-    if (cfg.url) url = cfg.url;
-    else {
+    let adminPassword = '';
+    if (cfg.url) {
+      const u = new URL(cfg.url);
+      const username = cfg.username ?? (u.username ? decodeURIComponent(u.username) : undefined);
+      const password = cfg.password ?? (u.password ? decodeURIComponent(u.password) : undefined);
+      u.username = '';
+      u.password = '';
+      url = u.toString();
+      auth = { username, password };
+      if (cfg.dynsec) {
+        if (!username || !password)
+          throw new Error('MQTT_DYNSEC needs the plugin admin account: MQTT_USERNAME and MQTT_PASSWORD');
+        // the admin account only drives the plugin; the platform signs in as its own account
+        this.dynsec = new DynsecClient({
+          url,
+          username,
+          password,
+          log: this.app.log,
+          timeoutMs: cfg.requestTimeoutMs,
+          onReconnect: () =>
+            void queueBrokerReconcile(this.app).catch((err: Error) =>
+              this.app.log.error({ err: err.message }, 'dynsec: queueing a reconciliation failed'),
+            ),
+        });
+        await this.dynsec.start();
+        await this.dynsec.ensurePlatform(password);
+        adminPassword = password;
+        auth = { username: PLATFORM_USER, password: platformPassword(password) };
+      }
+    } else {
       this.broker = new EmbeddedBroker({
         port: cfg.port,
         host: cfg.host,
@@ -142,13 +173,23 @@ export class DeviceGateway {
       `${shared}${deviceTopicFilter('status')}`,
       deviceTopicFilter('response'),
     ];
-    const client = await mqtt.connectAsync(url, {
+    const options = {
       ...auth,
       clientId: `lintel-${randomUUID()}`,
       clean: true,
       reconnectPeriod: 2000,
       connectTimeout: 10_000,
-    });
+    };
+    let client: MqttClient;
+    try {
+      client = await mqtt.connectAsync(url, options);
+    } catch (err) {
+      // the platform's account predates a change of the admin's password: its own is set again
+      const code = (err as { code?: unknown }).code;
+      if (!this.dynsec || (code !== 4 && code !== 5 && code !== 134 && code !== 135)) throw err;
+      await this.dynsec.resetPlatformPassword(adminPassword);
+      client = await mqtt.connectAsync(url, options);
+    }
     this.client = client;
     client.on('message', (topic, payload) => {
       this.onMessage(topic, payload).catch((err: Error) =>
@@ -170,6 +211,8 @@ export class DeviceGateway {
     });
     await this.subscribe(client);
     this.started = true;
+    // accounts made while this instance was away (or the broker was) are compared at every start
+    await queueBrokerReconcile(this.app);
     // the demo's simulated devices learn where the broker is and their passwords (`npm start` runs them)
     await writeDemoDevicesFile(this.app).catch((err: unknown) =>
       this.app.log.warn({ err }, 'the demo devices file could not be written'),
@@ -222,6 +265,8 @@ export class DeviceGateway {
     await client?.endAsync().catch(() => undefined);
     await this.broker?.stop();
     this.broker = null;
+    await this.dynsec?.stop();
+    this.dynsec = null;
   }
 
   /** Marks offline the devices that missed three heartbeats, by the server's clock; how many it turned. */

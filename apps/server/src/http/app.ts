@@ -36,6 +36,7 @@ import { journals } from '../handlers/journals';
 import { dispatch } from '../pipeline/dispatch';
 import { authenticateBearer, authenticateDevice, type Principal } from '../pipeline/principal';
 import { defineDeviceTaskJob } from '../devices/tasks';
+import { defineBrokerAccountJobs } from '../devices/dynsec';
 import { DeviceGateway } from '../devices/gateway';
 import { Lifecycle, type ServerModule } from '../modules/lifecycle';
 import { multipartArgs } from '../storage/uploads';
@@ -191,6 +192,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
   const sockets = new RealtimeSockets(context, config.websocket);
   context.sockets = sockets;
   defineDeviceTaskJob(context);
+  defineBrokerAccountJobs(context);
   jobs.define('events.prune', { run: async () => void (await outbox.prune()) });
   const retention = defineRetentionJobs({
     db: database.db,

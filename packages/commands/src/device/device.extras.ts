@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ListQuery } from '@lintel/core';
-import { defineCommand } from '../command';
+import { defineCommand, NoArgs } from '../command';
 import { IdParam } from '../resource';
 import { Timestamp } from '../refs';
 import { DeviceType, IpAddress, Port, SerialNumber } from './device.resource';
@@ -72,6 +72,19 @@ export const deviceInfo = defineCommand({
   args: IdParam,
   result: DeviceInfo,
   gates: { anyPermission: ['devices.view', 'devices.view_descendant', 'devices.view_all'] },
+});
+
+/**
+ * Brings the external broker's device accounts in step with the devices now (MQTT_DYNSEC: Mosquitto's
+ * dynamic-security plugin): the missing made, those of devices gone deleted, by a durable job. `queued` is
+ * false when Lintel keeps no broker accounts (the embedded broker checks the devices itself).
+ */
+export const deviceBrokerSync = defineCommand({
+  id: 'device.broker_sync',
+  http: { method: 'POST', path: '/devices/broker-sync' },
+  args: NoArgs,
+  result: z.object({ queued: z.boolean() }),
+  gates: { anyPermission: ['devices.edit'] },
 });
 
 // ----- the device's side: what devices send to the platform (../shared/DEVICES.md) ---------------------

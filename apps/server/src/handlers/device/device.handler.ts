@@ -17,6 +17,7 @@ import { DEVICE_GATEWAY_PATH } from '../../devices/gateway';
 import { createTask, retryTask, stopTask, type DeviceTaskKind } from '../../devices/tasks';
 import type { Caller } from '../../engine/caller';
 import { deviceStore, issuePassword } from './device.store';
+import { queueBrokerAccount, queueBrokerReconcile } from '../../devices/dynsec';
 
 interface StoredDevice {
   id: number;
@@ -151,6 +152,8 @@ export const deviceHandlers = {
         await sql<StoredDevice>`update devices set password = ${password}, updated_at = ${c.app.clock.now()}
         where id = ${args.id}
         returning id, serial_number, password, protocol, status, ip_address, port`.execute(trx);
+      // the external broker's account takes the new password (MQTT_DYNSEC)
+      await queueBrokerAccount(c.app, trx, r.rows[0]!.serial_number);
       await audit(trx, {
         projectId: c.caller.projectId,
         userId: c.caller.userId,
@@ -164,6 +167,21 @@ export const deviceHandlers = {
     });
     ctx.app.devices.forget(device.serial_number);
     return credentialsOf(ctx, device);
+  },
+
+  'device.broker_sync': async (ctx) => {
+    const c = await familyCtx(ctx);
+    const job = await queueBrokerReconcile(c.app);
+    if (job !== null)
+      await audit(c.app.db, {
+        projectId: c.caller.projectId,
+        userId: c.caller.userId,
+        action: 'broker_sync',
+        entity: 'device',
+        ip: c.ip,
+        data: { job },
+      });
+    return { queued: job !== null };
   },
 
   'device.info': async (ctx, args) => {

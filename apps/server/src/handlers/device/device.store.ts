@@ -6,6 +6,7 @@ import { AppError } from '../../errors';
 import type { FamilyStore } from '../../engine/family';
 import { tableStore } from '../../engine/table-store';
 import { createTask } from '../../devices/tasks';
+import { queueBrokerAccount } from '../../devices/dynsec';
 
 const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -80,7 +81,12 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
   async create(trx, args, ctx) {
     const values: Values = { ...args, password: args.password ?? issuePassword() };
     if (values.password === DUMMY_PASSWORD) values.password = issuePassword();
-    return base.create(trx, values as never, ctx).catch((e: unknown) => serialInUse(e, args.serial_number));
+    const id = await base
+      .create(trx, values as never, ctx)
+      .catch((e: unknown) => serialInUse(e, args.serial_number));
+    // its account on an external broker (MQTT_DYNSEC), made once this commits
+    await queueBrokerAccount(ctx.app, trx, args.serial_number);
+    return id;
   },
 
   async update(trx, id, args, ctx, before) {
@@ -99,11 +105,13 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
     )
       await createTask(ctx.app, trx, id, 'settings', ctx.caller.userId);
     // a new password or serial number: the device's broker connections under the old ones end
-    if (
-      (typeof values.password === 'string' && values.password !== DUMMY_PASSWORD) ||
-      (values.serial_number !== undefined && values.serial_number !== before.serial_number)
-    )
+    const serialChanged = values.serial_number !== undefined && values.serial_number !== before.serial_number;
+    if ((typeof values.password === 'string' && values.password !== DUMMY_PASSWORD) || serialChanged) {
       ctx.app.devices.forget(before.serial_number);
+      // the external broker's accounts follow: the old serial's goes, the new one's is made or updated
+      await queueBrokerAccount(ctx.app, trx, before.serial_number);
+      if (serialChanged) await queueBrokerAccount(ctx.app, trx, String(values.serial_number));
+    }
   },
 
   async remove(trx, id, ctx, options) {
@@ -111,7 +119,10 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
       serial_number: string;
     }>`select serial_number from devices where id = ${id}`.execute(trx);
     const kept = await base.remove(trx, id, ctx, options);
-    if (!kept && r.rows[0]) ctx.app.devices.forget(r.rows[0].serial_number);
+    if (!kept && r.rows[0]) {
+      ctx.app.devices.forget(r.rows[0].serial_number);
+      await queueBrokerAccount(ctx.app, trx, r.rows[0].serial_number);
+    }
     return kept;
   },
 };

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { addDemoDevices, writeDemoDevicesFile } from '../../devices/demo';
+import { queueBrokerReconcile } from '../../devices/dynsec';
 import type { DB } from '../../db/schema';
 import { audit } from '../../audit/audit';
 import { BuiltInRoles } from '../../bootstrap';
@@ -225,7 +226,11 @@ export const seedHandlers = {
         const building = await addGroup(`Building ${b}`, complex, types.building, `${b}`);
         groups++;
         // building 1 has devices: simulated ones, which `npm start` runs (devices/demo.ts)
-        if (b === 1) devices = await addDemoDevices(trx, projectId, building, caller.userId);
+        if (b === 1) {
+          devices = await addDemoDevices(trx, projectId, building, caller.userId);
+          // their accounts on an external broker (MQTT_DYNSEC)
+          if (devices) await queueBrokerReconcile(ctx.app, trx);
+        }
         people.push({
           login: `concierge.b${b}`,
           name: personName(b * 7, b * 3),
