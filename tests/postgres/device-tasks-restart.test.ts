@@ -1,7 +1,9 @@
 /**
- * Device tasks outlive the server (and its embedded broker): tasks made on one server — one queued for an
- * online device, one waiting for an offline one — are completed by a new server on the same PostgreSQL
- * database once the devices reach it, each applied once. Runs in the PostgreSQL pass (DATABASE_URL set).
+ * Device tasks and events outlive the server (and its embedded broker): tasks made on one server — one
+ * queued for an online device, one waiting for an offline one — are completed by a new server on the same
+ * PostgreSQL database once the devices reach it, each applied once; a card presented while the server is
+ * down opens the door all the same (the device decides from what was synced to it), and its event reaches
+ * the new server: no event lost, none stored twice. Runs in the PostgreSQL pass (DATABASE_URL set).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
@@ -55,6 +57,10 @@ describe('device tasks across a server restart', () => {
     await simOn.start();
     await until(async () => (await status(on.id)) === 'online');
 
+    simOn.addIdentifier({ identifier_type: 'card', identifier_number: '4242', lock: 'all' });
+    const before = await simOn.presentCard('4242', 1);
+    expect(before).toMatchObject({ granted: true, acknowledged: true });
+
     const queued = (await getCommand('device.restart').run({ api }, { id: on.id })).task;
     const waiting = (await getCommand('device.apply_settings').run({ api }, { id: off.id })).task;
     expect([queued.state, waiting.state]).toEqual(['queued', 'waiting']);
@@ -62,6 +68,12 @@ describe('device tasks across a server restart', () => {
     await a.close();
     await simOn.kill();
     expect(simOn.applied.restart).toBe(0);
+    // the platform is down: the door opens all the same, and the device keeps the event
+    const during = await simOn.presentCard('4242', 1);
+    expect(during).toMatchObject({ granted: true, acknowledged: false });
+    expect(simOn.locks[1].opened).toBe(2);
+    expect(simOn.pendingLogs).toHaveLength(1);
+    const kept = { ...simOn.pendingLogs[0]! };
 
     const b = await startTestServer({ database: database.url, config });
     servers.push(b);
@@ -88,5 +100,21 @@ describe('device tasks across a server restart', () => {
     ]);
     expect(simOn.applied.restart).toBe(1);
     expect(simOff.applied.settings).toBe(1);
+
+    // the kept event goes with the next heartbeat; sent once more, it is still stored once
+    await simOn.heartbeat();
+    const events = async () =>
+      (
+        await getCommand('device_event.list').run(
+          { api },
+          { filters: [{ field: 'device', rule: 'equals', value: String(on.id) }] },
+        )
+      ).data.map((e) => e.event_id);
+    await until(async () => (await events()).length === 2);
+    // acknowledged once stored
+    await until(async () => simOn.pendingLogs.length === 0);
+    simOn.pendingLogs.push(kept);
+    expect(await simOn.flushLogs()).toBe(true);
+    expect((await events()).sort()).toEqual([before.event_id, during.event_id].sort());
   });
 });
