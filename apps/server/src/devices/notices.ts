@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { deviceStatusRecipients, notify } from '../notifications/notify';
+import { DeviceEventCreatedEvent, type Audience } from '../events/define';
 
 /**
  * Tells the users the device's group chain lists in `device_status_notify` for this kind of notice (offline,
@@ -43,4 +44,114 @@ export async function notifyAboutDevice(
       group: { id: device.group_id, name: device.group_name },
     },
   });
+}
+
+/**
+ * The users of project `projectId` an event with this `scope` audience reaches for a row of group `domainId`
+ * (events/define.ts `mayReceive`, in SQL over every user): holding one of `require`, and one of `reach`'s
+ * permissions whose scope — all, the user's groups and those below them, the user's own groups — takes in
+ * the group. A row without a group is reached only by `all`.
+ */
+export async function usersReaching(
+  q: Transaction<DB> | Kysely<DB>,
+  projectId: number,
+  domainId: number | null,
+  audience: {
+    require?: readonly string[];
+    reach: Readonly<Record<string, 'all' | 'descendants' | 'domain'>>;
+  },
+): Promise<number[]> {
+  const holds = (p: string) => sql<boolean>`r.permissions @> ${JSON.stringify([p])}::jsonb`;
+  const reach = Object.entries(audience.reach).map(([p, scope]) => {
+    if (scope === 'all') return holds(p);
+    if (domainId === null) return sql<boolean>`false`;
+    // the user's own groups, or (descendants) a group of his above the row's: the row is in his subtree
+    return scope === 'domain'
+      ? sql<boolean>`(${holds(p)} and exists (select 1 from user_domains s
+          where s.user_id = u.id and s.domain_id = ${domainId}))`
+      : sql<boolean>`(${holds(p)} and exists (select 1 from user_domains s
+          where s.user_id = u.id and s.domain_id in (select id from up)))`;
+  });
+  const required = audience.require?.length
+    ? sql<boolean>`(${sql.join(audience.require.map(holds), sql` or `)})`
+    : sql<boolean>`true`;
+  const r = await sql<{ id: number }>`
+    with recursive up(id) as (
+      select ${domainId ?? 0}::int
+      union
+      select d.parent_id from domains d join up on d.id = up.id where d.parent_id is not null
+    )
+    select u.id from users u join roles r on r.id = u.role_id
+    where u.project_id = ${projectId} and ${required}
+      and (${reach.length ? sql.join(reach, sql` or `) : sql<boolean>`false`})
+    order by u.id`.execute(q);
+  return r.rows.map((x) => x.id);
+}
+
+/** A stored device event, as much of it as its notification says. */
+export interface StoredIdentifierEvent {
+  kind: string;
+  result: string | null;
+  reason: string | null;
+  identifier_type: string | null;
+  identifier_number: string | null;
+  lock: number | null;
+}
+
+/**
+ * The ACS notification a stored device event makes, if any: an identifier used and granted is
+ * `identifier_used`; one refused because it is revoked is `revoked_identifier_used`; anything else none.
+ */
+export function identifierNoticeOf(
+  e: StoredIdentifierEvent,
+): 'identifier_used' | 'revoked_identifier_used' | null {
+  if (e.kind === 'identifier_used' && (e.result === null || e.result === 'granted')) return 'identifier_used';
+  if (e.kind === 'identifier_refused' && e.reason === 'revoked') return 'revoked_identifier_used';
+  return null;
+}
+
+/**
+ * Tells of identifiers used at a device (its events just stored, in the caller's transaction): the users who
+ * may read the device's events (the audience of DeviceEventCreatedEvent, the journal's scope) and whose
+ * settings say `acs: true` (notify() leaves the others out).
+ */
+export async function notifyAboutIdentifiers(
+  app: Pick<ServerContext, 'outbox' | 'clock'>,
+  trx: Transaction<DB> | Kysely<DB>,
+  device: { id: number; project_id: number; domain_id: number | null },
+  events: readonly StoredIdentifierEvent[],
+): Promise<void> {
+  const notices = events.flatMap((e) => {
+    const type = identifierNoticeOf(e);
+    return type ? [{ type, e }] : [];
+  });
+  if (!notices.length) return;
+  const recipients = await usersReaching(
+    trx,
+    device.project_id,
+    device.domain_id,
+    DeviceEventCreatedEvent.audience as Exclude<Audience, { kind: 'project' | 'permission' | 'user' }>,
+  );
+  if (!recipients.length) return;
+  const d = (
+    await sql<{ name: string; serial_number: string; group_id: number | null; group_name: string | null }>`
+      select v.name, v.serial_number, d.id as group_id, d.name as group_name
+      from devices v left join domains d on d.id = v.domain_id where v.id = ${device.id}`.execute(trx)
+  ).rows[0];
+  if (!d) return;
+  for (const { type, e } of notices)
+    await notify(app, trx, {
+      projectId: device.project_id,
+      recipients,
+      type,
+      data: {
+        name: d.name,
+        ...(e.identifier_type ? { identifier_type: e.identifier_type } : {}),
+        ...(e.identifier_number ? { identifier_number: e.identifier_number } : {}),
+        ...(e.lock !== null ? { lock: Number(e.lock) } : {}),
+        ...(e.reason ? { reason: e.reason } : {}),
+        device: { id: device.id, name: d.name, serial_number: d.serial_number },
+        ...(d.group_id !== null ? { group: { id: d.group_id, name: d.group_name ?? '' } } : {}),
+      },
+    });
 }

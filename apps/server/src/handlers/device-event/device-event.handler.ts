@@ -18,6 +18,7 @@ import { scopePredicate, scopesFor, type ScopeRule } from '../../engine/scope';
 import { DeviceEventCreatedEvent } from '../../events/define';
 import type { HandlerContext, SomeHandlers } from '../../http/handler';
 import { deviceStore } from '../device/device.store';
+import { notifyAboutIdentifiers } from '../../devices/notices';
 
 interface EventRow {
   id: number;
@@ -187,12 +188,18 @@ export const deviceEventHandlers = {
         created_at: Date;
         kind: string;
         result: string | null;
+        reason: string | null;
+        identifier_type: string | null;
+        identifier_number: string | null;
+        lock: number | null;
       }>`
         insert into device_events (project_id, device_id, serial_number, domain_id, created_at, received_at, kind,
           identifier_type, identifier_number, lock, result, reason, number, image, event_id)
         values ${sql.join(rows)}
         on conflict on constraint device_events_device_event do nothing
-        returning id, event_id, created_at, kind, result`.execute(trx);
+        returning id, event_id, created_at, kind, result, reason, identifier_type, identifier_number, lock`.execute(
+        trx,
+      );
       // the pictures of the events stored now (a repeated event keeps the one it has)
       const fresh = new Set(r.rows.map((row) => row.event_id));
       const dir = path.join(app.config.storageDir, 'logs');
@@ -216,6 +223,8 @@ export const deviceEventHandlers = {
           result: row.result,
           at: new Date(row.created_at).toISOString(),
         });
+      // identifiers used: the ACS notifications, for the events stored now only (a repeat tells no one again)
+      await notifyAboutIdentifiers(app, trx, { ...device, project_id: p.projectId }, r.rows);
       return r.rows.length;
     });
     return {

@@ -2,16 +2,18 @@ import { useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { DeviceTaskStates, type DeviceTask } from '@lintel/commands';
-import { ApiError } from '@lintel/core';
+import { ApiError, RealtimeTopics, type WsServerMessage } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
 import { usePageTitle } from '../../layout/page-title';
+import { realtime } from '../../session/realtime';
 
 type State = (typeof DeviceTaskStates)[number];
 
 /**
  * /devices/tasks: every change sent to the devices the user sees, newest first, by state; a failed or stopped
- * task can be queued again, one not yet acknowledged stopped (`device.task_retry`, `device.task_stop`).
+ * task can be queued again, one not yet acknowledged stopped (`device.task_retry`, `device.task_stop`). Live:
+ * read again on every task change the websocket brings.
  */
 export function DeviceTasksPage() {
   const { t } = useTranslation();
@@ -45,6 +47,14 @@ export function DeviceTasksPage() {
     }
   }, [state]);
   useEffect(() => void load(), [load]);
+  // live: a task's state changed (`private-devices`), or the connection came back and may have missed some
+  useEffect(
+    () =>
+      realtime.subscribe(RealtimeTopics.devices, (m: WsServerMessage) => {
+        if (m.data.type === 'DeviceTaskChangedEvent' || m.data.type === 'resync') void load();
+      }),
+    [load],
+  );
 
   const act = async (id: number, verb: 'device.task_retry' | 'device.task_stop') => {
     await runCommand(verb, { id }).catch((e: unknown) => setError(describeError(e).message));
