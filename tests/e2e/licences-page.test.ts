@@ -292,7 +292,8 @@ describe('the licences page', () => {
     } finally {
       await second.context.close();
     }
-  });
+    // two sign-ins in Chromium: on a loaded 2-core machine more than the default 30 s (seen once)
+  }, 90_000);
 
   it('refuses a file signed by another key and says why, next to the drop zone', async () => {
     const { context, page } = await freshPage(browser);
