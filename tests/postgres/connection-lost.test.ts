@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import net from 'node:net';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { freshDatabase, startTestServer, type TestServer } from '../support/server';
@@ -94,17 +95,39 @@ it('replaces a pooled connection that the network dropped silently, on its first
   const relayed = new URL(target);
   relayed.host = `127.0.0.1:${relay.port}`;
   const other = await startTestServer({ database: relayed.toString() });
+  let closed = false;
   try {
     const client = await admin(other);
     await Promise.all([1, 2, 3, 4, 5].map(() => getCommand('user.list').run({ api: client }, {})));
+    // a statement in flight when the network forgets its connection never hears its answer: it must not
+    // keep the server from closing (a job's poll was caught so once, and the close waited for ever)
+    const stranded = sql`select pg_sleep(0.5) as stranded`
+      .execute(other.server.context.db)
+      .catch((e: Error) => e);
+    const watcher = new pg.Client({ connectionString: database.url });
+    await watcher.connect();
+    await expect
+      .poll(
+        async () =>
+          (
+            await watcher.query(
+              `select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep(0.5) as stranded%'`,
+            )
+          ).rows[0].n,
+      )
+      .toBe(1);
+    await watcher.end();
     relay.forget();
     // every pooled connection is now dead, and nothing told the server: reads are still answered
     for (let i = 0; i < 3; i++) {
       const users = await getCommand('user.list').run({ api: client }, {});
       expect(users.meta.total).toBeGreaterThan(0);
     }
-  } finally {
     await other.close();
+    closed = true;
+    expect(await stranded).toBeInstanceOf(Error);
+  } finally {
+    if (!closed) await other.close();
     await relay.close();
     await database.drop();
   }

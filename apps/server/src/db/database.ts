@@ -165,10 +165,20 @@ const REPEATABLE = /^\s*(\/\* prepared \*\/\s*)?(select|begin|start transaction)
  * release it is destroyed rather than returned — the next request gets a new connection, never the dead one.
  */
 function healingPool(pool: pg.Pool): pg.Pool {
+  /** the connections checked out now, each with a way to end it whatever it is doing */
+  const out = new Set<() => void>();
   const connect = async () => {
     let client = await pool.connect();
     let used = false;
     let lost: Error | undefined;
+    let released = false;
+    const kill = () => {
+      if (released) return;
+      released = true;
+      out.delete(kill);
+      client.release(new Error('the database is closing'));
+    };
+    out.add(kill);
     return {
       query: async (text: unknown, values?: unknown[]) => {
         if (lost) throw lost;
@@ -192,11 +202,33 @@ function healingPool(pool: pg.Pool): pg.Pool {
           }
         }
       },
-      release: () => client.release(lost),
+      release: () => {
+        if (released) return;
+        released = true;
+        out.delete(kill);
+        client.release(lost);
+      },
     };
   };
-  return { connect, end: () => pool.end() } as unknown as pg.Pool;
+  /**
+   * Closing waits for the connections in use to come back, but not for ever: a statement whose connection the
+   * network dropped silently never hears its answer, and would hold the close (and the process) for good.
+   * After `CLOSE_GRACE_MS` the ones still out are ended, and their statements fail.
+   */
+  const end = async () => {
+    const ended = pool.end();
+    const timer = setTimeout(() => [...out].forEach((kill) => kill()), CLOSE_GRACE_MS);
+    try {
+      await ended;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { connect, end } as unknown as pg.Pool;
 }
+
+/** how long closing the database waits for connections in use before it ends them */
+const CLOSE_GRACE_MS = 5_000;
 
 /** The checked-in migrations folder: beside src/ in the repository, beside dist/ when bundled. */
 export function migrationsDir(): string {
