@@ -116,8 +116,9 @@ function DeviceTasksTab({ deviceId }: { deviceId: number }) {
 
 /**
  * /devices/:id/edit: the generated `device.update` form split over the tabs of spec part 1 (general, network,
- * backups, tasks queue, heartbeat), and for the existing device the actions "init device" (`device.init_apply`:
- * an init task and an entities task) and "remote control" (a session, then the remote-control tab, which gets only the session's id).
+ * backups, tasks queue, heartbeat), and for the existing device the actions "init device"
+ * (`device.init_apply`: an init task and an entities task) and "remote control" (a session, then the
+ * remote-control tab, which gets only the session's id).
  */
 export function DeviceEditPage() {
   const { t } = useTranslation();
