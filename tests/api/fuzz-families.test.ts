@@ -533,6 +533,12 @@ const NOT_FUZZED: { reason: string; matches: (cmd: Command) => boolean }[] = [
         'device.reinit',
         'device.task_retry',
         'device.task_stop',
+        // an id (bad ids: bad-input.test.ts's rule for ids); tests/devices/commands.test.ts sends a protocol
+        // that is not one, unknown devices and pool serials
+        'device.set_protocol',
+        'device.init_apply',
+        'device.sync_entities',
+        'device.from_pool',
         // tests/devices/search.test.ts sends them malformed, reversed and oversized ranges and bad items
         'device.search',
         'device.add_found',

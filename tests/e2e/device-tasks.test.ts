@@ -41,4 +41,26 @@ describe('/devices/tasks', () => {
       await context.close();
     }
   }, 120_000);
+
+  it('"Init device" on the edit page queues the init and the entities tasks', async () => {
+    const api = await admin(server);
+    const serial = `WEB-${uid()}`;
+    const { data } = await getCommand('device.create').run(
+      { api },
+      { name: `Door ${serial}`, type: 'panel', serial_number: serial, domain_id: await rootGroup(api) },
+    );
+    const { context, page } = await freshPage(browser);
+    try {
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+      await page.goto(`${server.url}/devices/${data.id}/edit`);
+      await page.getByTestId('device-init').click();
+      await expectText(page.locator('body'), /configuration is queued/);
+      await page.goto(`${server.url}/devices/tasks`);
+      const rows = page.locator('tbody tr', { hasText: `Door ${serial}` });
+      await expectText(rows.nth(0), /Identifiers and schedules\s*Waiting/);
+      await expectText(rows.nth(1), /Initialise\s*Waiting/);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -105,7 +105,7 @@ export class SimulatedDevice {
   /** the settings the platform sent it (`PUT /api/v1/settings`) */
   settings: Record<string, unknown> | null = null;
   /** how many times it applied each change (a request id applies once, however often it comes) */
-  readonly applied = { settings: 0, restart: 0, reinit: 0 };
+  readonly applied = { settings: 0, restart: 0, reinit: 0, entities: 0 };
   /**
    * The replies of the request ids it applied, kept as a device keeps them across restarts (its flash): a
    * request id that comes again is answered with its first reply and not applied twice.
@@ -116,6 +116,13 @@ export class SimulatedDevice {
    * `mute` — applies them but its replies are lost (dies before answering).
    */
   fault: 'none' | 'silent' | 'mute' = 'none';
+  /**
+   * A test's fault for entities: the keys (an identifier's uid, a schedule's id) the device refuses when
+   * the platform syncs them (`PUT /api/v1/access/sync`), answering a per-item error for each.
+   */
+  readonly refuse = new Set<string>();
+  /** the schedules synced to it, by id */
+  readonly schedules = new Map<string, Record<string, unknown>>();
   /** its locks: opened remotely (`lock/open/remote/accepted/{lock}`) or by an identifier presented, closed
    * again by its own timer */
   readonly locks: SimLocks = { 1: { open: false, opened: 0 }, 2: { open: false, opened: 0 } };
@@ -426,6 +433,7 @@ export class SimulatedDevice {
         status: 200,
         body: { items: ([1, 2] as const).map((lock) => ({ lock, open: this.locks[lock].open })) },
       };
+    if (method === 'PUT' && uri === '/api/v1/access/sync') return this.sync(body);
     const identifiers = this.identifierApi(method, uri, body);
     if (identifiers) return identifiers;
     if (method === 'POST' && uri === '/api/v1/system/reboot/run') {
@@ -433,6 +441,41 @@ export class SimulatedDevice {
       return { status: 200, body: { rebooting: true } };
     }
     return { status: 404, body: { message: 'not found' } };
+  }
+
+  /**
+   * The platform's entities task: every identifier and schedule it must hold (`replace`: it drops the rest).
+   * Each item is `{key, …}`; an item it cannot take is answered in `errors` with its key and reason, and the
+   * rest are applied (a 200: the task is done, the refused items are the platform's sync errors).
+   */
+  private sync(body: unknown): { status: number; body: unknown } {
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return { status: 400, body: { message: 'entities must be an object' } };
+    const b = body as { identifiers?: unknown; schedules?: unknown; replace?: unknown };
+    const errors = { identifiers: [] as unknown[], schedules: [] as unknown[] };
+    if (b.replace === true) {
+      this.identifiers.clear();
+      this.schedules.clear();
+    }
+    for (const field of ['identifiers', 'schedules'] as const) {
+      const list = Array.isArray(b[field]) ? (b[field] as Array<Record<string, unknown>>) : [];
+      for (const item of list) {
+        const key = typeof item?.key === 'string' ? item.key : '';
+        if (!key || this.refuse.has(key)) {
+          errors[field].push({ key, error: key ? 'refused by the device' : 'no key' });
+          continue;
+        }
+        if (field === 'schedules') this.schedules.set(key, item);
+        else
+          this.identifiers.set(key, {
+            ...(item as unknown as SimIdentifier),
+            uid: key,
+            lock: (item.lock as SimIdentifier['lock'] | undefined) ?? 'all',
+          });
+      }
+    }
+    this.applied.entities++;
+    return { status: 200, body: { applied: true, errors } };
   }
 
   /** Opens a lock (1 or 2) for `lockOpenMs`, as the relay of a panel does; another opening restarts it. */

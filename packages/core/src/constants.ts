@@ -65,7 +65,7 @@ export const Defaults = {
   notifyMode: 'everyday',
   scheduleWindow: { from: 32_400, to: 64_800 },
   devicePort: 80,
-  deviceProtocols: ['http', 'mqtt'],
+  deviceProtocols: ['http', 'mqtt', 'none'],
   timeZoneHours: 2,
   identifierFormat: 'dec',
   locale: 'en',

@@ -371,6 +371,8 @@ export class DeviceGateway {
    */
   async request(device: DeviceAddress, req: DeviceRequest): Promise<DeviceReply> {
     const timeoutMs = this.app.config.mqtt.requestTimeoutMs;
+    if (device.protocol === 'none')
+      throw new AppError('device_protocol_none', { serial: device.serial_number });
     if (device.protocol === 'mqtt') {
       if (device.status !== 'online') throw new AppError('device_offline', { serial: device.serial_number });
       const client = this.client;

@@ -7,19 +7,36 @@ import { DeviceTaskChangedEvent } from '../events/define';
 import type { JobRow } from '../jobs/queue';
 import type { DeviceRequest } from './gateway';
 import { notifyAboutDevice } from './notices';
+import { entitiesBody, recordSyncErrors } from './entities';
 
 /** The job kind that sends one device task through the gateway. */
 export const DEVICE_TASK_JOB = 'device.task';
 
-export type DeviceTaskKind = 'settings' | 'restart' | 'reinit';
+export type DeviceTaskKind = 'settings' | 'restart' | 'reinit' | 'init' | 'entities';
 export type DeviceTaskState = 'new' | 'queued' | 'started' | 'stopped' | 'error' | 'completed' | 'waiting';
 
 /** The request id a task's every send carries: the device applies a request id once (idempotent). */
 export const taskRequestId = (taskId: number): string => `task-${taskId}`;
 
-/** What each kind sends, over the protocol of ../shared/DEVICES.md (docs/decisions.md "Device tasks"). */
-export function taskRequest(kind: DeviceTaskKind, settings: unknown): DeviceRequest {
+/**
+ * What each kind sends, over the protocol of ../shared/DEVICES.md (docs/decisions.md "Device tasks" and
+ * "Device commands, the rest"): `init` is reinit with the management section; `entities` the lists of
+ * `entities.ts`.
+ */
+export function taskRequest(
+  kind: DeviceTaskKind,
+  settings: unknown,
+  extra: { management?: unknown; entities?: unknown } = {},
+): DeviceRequest {
   switch (kind) {
+    case 'init':
+      return {
+        method: 'PUT',
+        uri: '/api/v1/settings',
+        body: { ...(settings as object), management: extra.management, replace: true },
+      };
+    case 'entities':
+      return { method: 'PUT', uri: '/api/v1/access/sync', body: extra.entities };
     case 'settings':
       return { method: 'PUT', uri: '/api/v1/settings', body: settings };
     case 'reinit':
@@ -117,16 +134,32 @@ export async function createTask(
   const d = await sql<{
     project_id: number;
     domain_id: number;
+    protocol: string;
+    management: unknown;
     device_settings: unknown;
-  }>`select project_id, domain_id, device_settings from devices where id = ${deviceId}`.execute(trx);
+  }>`select project_id, domain_id, protocol, management, device_settings from devices
+    where id = ${deviceId}`.execute(trx);
   const device = d.rows[0];
   if (!device) throw new AppError('item_not_found');
+  // the platform does not talk to it: nothing can be sent
+  if (device.protocol === 'none') throw new AppError('device_protocol_none');
   const settings = DeviceSettings.parse(device.device_settings ?? {});
+  const request = taskRequest(kind, settings, {
+    management: device.management,
+    entities:
+      kind === 'entities'
+        ? await entitiesBody(app, trx, {
+            id: deviceId,
+            project_id: device.project_id,
+            domain_id: device.domain_id,
+          })
+        : undefined,
+  });
   const now = app.clock.now();
   const r = await sql<{ id: number }>`insert into device_tasks
       (project_id, device_id, domain_id, kind, request, state, created_by, created_at, updated_at)
     values (${device.project_id}, ${deviceId}, ${device.domain_id}, ${kind},
-      ${JSON.stringify(taskRequest(kind, settings))}::jsonb, 'new', ${createdBy}, ${now}, ${now})
+      ${JSON.stringify(request)}::jsonb, 'new', ${createdBy}, ${now}, ${now})
     returning id`.execute(trx);
   const id = Number(r.rows[0]!.id);
   await app.outbox.emit(trx, DeviceTaskChangedEvent, {
@@ -146,10 +179,30 @@ export async function createTask(
 
 /** A finished, failed or stopped task is queued again (the "restart queue" of the spec). */
 export async function retryTask(app: ServerContext, trx: Transaction<DB>, taskId: number): Promise<void> {
+  const p = await sql<{
+    protocol: string;
+  }>`select d.protocol from device_tasks t join devices d on d.id = t.device_id
+    where t.id = ${taskId}`.execute(trx);
+  if (p.rows[0]?.protocol === 'none') throw new AppError('device_protocol_none');
   const r = await setState(app, trx, sql<boolean>`id = ${taskId} and state in ('error', 'stopped')`, 'new', {
     error: null,
   });
   if (r[0]) await advance(app, trx, r[0].device_id);
+}
+
+/**
+ * The device's protocol became none: its open tasks are stopped (with `device_protocol_none`), as nothing
+ * can reach it; how many.
+ */
+export async function stopAllOf(app: ServerContext, trx: Transaction<DB>, deviceId: number): Promise<number> {
+  const r = await setState(
+    app,
+    trx,
+    sql<boolean>`device_id = ${deviceId} and state in ('new', 'queued', 'started', 'waiting')`,
+    'stopped',
+    { error: 'device_protocol_none' },
+  );
+  return r.length;
 }
 
 /** A task not yet acknowledged is stopped: it is not sent again; the device's next task goes on. */
@@ -239,7 +292,10 @@ async function runTask(app: ServerContext, job: JobRow): Promise<void> {
             error: null,
           },
         );
-        if (done.length) await advance(app, trx, task.device_id);
+        if (!done.length) return;
+        // the entities it refused, one by one (what it took is no longer an error)
+        if (task.kind === 'entities') await recordSyncErrors(app, trx, task, reply.body);
+        await advance(app, trx, task.device_id);
       });
       return;
     }

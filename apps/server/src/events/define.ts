@@ -133,7 +133,7 @@ export const DeviceTaskChangedEvent = defineEvent({
     deviceId: z.number().int(),
     projectId: z.number().int(),
     domainId: z.number().int(),
-    kind: z.enum(['settings', 'restart', 'reinit']),
+    kind: z.enum(['settings', 'restart', 'reinit', 'init', 'entities']),
     state: z.enum(['new', 'queued', 'started', 'stopped', 'error', 'completed', 'waiting']),
     /** the catalogue code of the last failure */
     error: z.string().nullable(),

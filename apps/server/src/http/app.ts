@@ -35,6 +35,7 @@ import { defineRetentionJobs } from '../jobs/journal-retention';
 import { journals } from '../handlers/journals';
 import { dispatch } from '../pipeline/dispatch';
 import { authenticateBearer, authenticateDevice, type Principal } from '../pipeline/principal';
+import { notePoolContact } from '../devices/pool';
 import { defineDeviceTaskJob } from '../devices/tasks';
 import { defineBrokerAccountJobs } from '../devices/dynsec';
 import { DeviceGateway } from '../devices/gateway';
@@ -274,8 +275,12 @@ export async function createServer(config: Config): Promise<LintelServer> {
             : cmd.access === 'device'
               ? await authenticateDevice(context, req.headers.authorization)
               : { kind: 'anonymous' };
-        if (cmd.access !== 'public' && principal.kind === 'anonymous')
+        if (cmd.access !== 'public' && principal.kind === 'anonymous') {
+          // a device the platform does not know, calling in: noted in the pool for an installer to adopt
+          if (cmd.id === 'device_gateway.heartbeat')
+            await notePoolContact(context, req.headers.authorization, req.ip, req.body);
           return reply.status(401).send(unauthenticatedBody());
+        }
         const body = req.isMultipart() ? await multipartBody(req, cmd) : req.body;
         if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
           throw new AppError('invalid_data_sent');

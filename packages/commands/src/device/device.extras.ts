@@ -3,7 +3,7 @@ import { ListQuery } from '@lintel/core';
 import { defineCommand, NoArgs } from '../command';
 import { IdParam } from '../resource';
 import { Timestamp } from '../refs';
-import { DeviceType, IpAddress, Port, SerialNumber } from './device.resource';
+import { DeviceProtocol, DeviceStatus, DeviceType, IpAddress, Port, SerialNumber } from './device.resource';
 
 /** The device's own description, as `GET /api/info` of the device answers it (../shared/DEVICES.md). */
 export const DeviceInfo = z
@@ -27,7 +27,7 @@ export const DeviceInfo = z
  * whoever may edit the device.
  */
 export const DeviceCredentials = z.object({
-  protocol: z.enum(['http', 'mqtt']),
+  protocol: DeviceProtocol,
   login: z.string(),
   password: z.string(),
   /** the platform's HTTP address a device on http pushes to (`POST {url}/heartbeat`) */
@@ -128,7 +128,8 @@ export const DeviceTaskStates = [
   'waiting',
 ] as const;
 export const DeviceTaskState = z.enum(DeviceTaskStates);
-export const DeviceTaskKind = z.enum(['settings', 'restart', 'reinit']);
+export const DeviceTaskKinds = ['settings', 'restart', 'reinit', 'init', 'entities'] as const;
+export const DeviceTaskKind = z.enum(DeviceTaskKinds);
 
 /**
  * A change that must reach a device. `new`: behind an earlier task of its device; `queued`: about to be sent
@@ -326,4 +327,130 @@ export const deviceAddFound = defineCommand({
     data: z.array(z.object({ id: z.number().int(), name: z.string(), serial_number: z.string() })),
   }),
   gates: { anyPermission: ['devices.create' as const] },
+});
+
+// ----- the rest of spec part 2 §7's device calls (docs/decisions.md "Device commands, the rest") -----
+
+/** One device in a picker or a script: no paging, no settings. */
+export const RawDevice = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  serial_number: z.string(),
+  type: DeviceType,
+  status: DeviceStatus,
+  protocol: DeviceProtocol,
+  domain_id: z.number().int(),
+});
+export type RawDevice = z.infer<typeof RawDevice>;
+
+/** At most this many devices in one raw list (a larger installation narrows it by `search` or `type`). */
+export const RAW_LIST_LIMIT = 5000;
+
+/**
+ * The spec's "raw list": the devices the caller sees (view scope), by name, light — for pickers and scripts.
+ * `search` matches the name or serial number (case-insensitive); no count, at most `RAW_LIST_LIMIT`.
+ */
+export const deviceRawList = defineCommand({
+  id: 'device.raw_list',
+  http: { method: 'GET', path: '/devices/raw' },
+  args: z
+    .object({
+      search: z.string().trim().max(255).optional(),
+      type: DeviceType.optional(),
+      limit: z.coerce.number().int().min(1).max(RAW_LIST_LIMIT).default(RAW_LIST_LIMIT),
+    })
+    .strict(),
+  result: z.object({ data: z.array(RawDevice) }),
+  gates: { anyPermission: ['devices.view', 'devices.view_descendant', 'devices.view_all'] },
+});
+
+/**
+ * Sets how the platform talks to the device. `none`: not at all — its open tasks are stopped (with
+ * `device_protocol_none`), and init, restart, apply settings, entities and task retry are refused.
+ */
+export const deviceSetProtocol = defineCommand({
+  id: 'device.set_protocol',
+  http: { method: 'PUT', path: '/devices/:id/protocol' },
+  args: z
+    .object({ id: z.coerce.number().int().min(1).max(2_147_483_647), protocol: DeviceProtocol })
+    .strict(),
+  result: z.object({ id: z.number().int(), protocol: DeviceProtocol, stopped_tasks: z.number().int() }),
+  gates: { anyPermission: ['devices.edit'] },
+});
+
+/**
+ * The edit page's "init device" (the spec's "init apply"): the device is sent its whole configuration,
+ * replacing what it held — an `init` task (its settings and management, `replace: true`) and behind it an
+ * `entities` task (every identifier and schedule it must hold).
+ */
+export const deviceInitApply = defineCommand({
+  id: 'device.init_apply',
+  http: { method: 'POST', path: '/devices/:id/init' },
+  args: IdParam,
+  result: z.object({ tasks: z.array(DeviceTask) }),
+  gates: { anyPermission: ['devices.edit'] },
+});
+
+/** Sends the device every entity it must hold (identifiers, schedules) — an `entities` task. */
+export const deviceSyncEntities = defineCommand({
+  id: 'device.sync_entities',
+  http: { method: 'POST', path: '/devices/:id/entities/sync' },
+  args: IdParam,
+  result: TaskReply,
+  gates: deviceTaskGate,
+});
+
+/** An entity the device refused at its last synchronisation. */
+export const DeviceSyncError = z.object({
+  key: z.string(),
+  error: z.string(),
+  task_id: z.number().int().nullable(),
+  at: Timestamp,
+});
+
+/** The entities that failed to reach the device at its last entities task, by kind. */
+export const deviceSyncErrors = defineCommand({
+  id: 'device.sync_errors',
+  http: { method: 'GET', path: '/devices/:id/sync-errors' },
+  args: IdParam,
+  result: z.object({ identifiers: z.array(DeviceSyncError), schedules: z.array(DeviceSyncError) }),
+  gates: { anyPermission: ['devices.view', 'devices.view_descendant', 'devices.view_all'] },
+});
+
+/** A device that called the platform over HTTP with a serial number no device has: kept to be adopted. */
+export const PoolDevice = z.object({
+  serial_number: z.string(),
+  ip_address: z.string().nullable(),
+  firmware_version: z.string().nullable(),
+  contacts: z.number().int(),
+  first_seen_at: Timestamp,
+  last_seen_at: Timestamp,
+});
+
+/** At most this many unknown devices are kept (the pool does not grow past it: newcomers are not noted). */
+export const POOL_LIMIT = 500;
+
+/** The pool of unregistered devices, the most recently seen first. */
+export const devicePool = defineCommand({
+  id: 'device.pool',
+  http: { method: 'GET', path: '/devices/pool' },
+  args: NoArgs,
+  result: z.object({ data: z.array(PoolDevice) }),
+  gates: { anyPermission: ['devices.create'] },
+});
+
+/** Registers a device of the pool into a group (over HTTP, with a password issued as for any device). */
+export const deviceFromPool = defineCommand({
+  id: 'device.from_pool',
+  http: { method: 'POST', path: '/devices/from-pool' },
+  args: z
+    .object({
+      serial_number: SerialNumber,
+      domain_id: z.number().int().min(1).max(2_147_483_647),
+      name: z.string().trim().min(1).max(255),
+      type: DeviceType.default('panel'),
+    })
+    .strict(),
+  result: z.object({ id: z.number().int(), name: z.string(), serial_number: z.string() }),
+  gates: { anyPermission: ['devices.create'] },
 });

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import { deviceTopics, DeviceTiming } from '@lintel/core';
-import { getCommand, type DeviceCredentials, type DeviceTask } from '@lintel/commands';
+import {
+  getCommand,
+  IpAddress,
+  type DeviceCredentials,
+  type DeviceTask,
+  type RawDevice,
+} from '@lintel/commands';
 import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
 import {
@@ -14,7 +20,7 @@ import {
 import { signedIn, type HandlerContext, type SomeHandlers } from '../../http/handler';
 import { markOffline, markOnline } from '../../devices/status';
 import { DEVICE_GATEWAY_PATH } from '../../devices/gateway';
-import { createTask, retryTask, stopTask, type DeviceTaskKind } from '../../devices/tasks';
+import { createTask, retryTask, stopAllOf, stopTask, type DeviceTaskKind } from '../../devices/tasks';
 import type { Caller } from '../../engine/caller';
 import { deviceStore, issuePassword } from './device.store';
 import { queueBrokerAccount, queueBrokerReconcile } from '../../devices/dynsec';
@@ -23,7 +29,7 @@ interface StoredDevice {
   id: number;
   serial_number: string;
   password: string;
-  protocol: 'http' | 'mqtt';
+  protocol: 'http' | 'mqtt' | 'none';
   status: string;
   ip_address: string | null;
   port: number;
@@ -99,22 +105,41 @@ async function readTask(ctx: HandlerContext, caller: Caller, id: number): Promis
   return taskOf(r.rows[0]);
 }
 
-/** A new task for a device the caller may see (`edit`: may edit), made and queued in one transaction. */
-async function newTask(ctx: HandlerContext, deviceId: number, kind: DeviceTaskKind, action: 'view' | 'edit') {
+/** The device is one the caller sees (view scope), else not found. */
+async function assertSees(c: FamilyCtx, deviceId: number): Promise<void> {
+  const seen =
+    await sql`select t.id from ${deviceStore.from} where t.id = ${deviceId} and ${await visibleSql(deviceStore, c.caller, 'view')}`.execute(
+      c.app.db,
+    );
+  if (!seen.rows.length) throw new AppError('item_not_found');
+}
+
+/** New tasks for a device the caller may see (`edit`: may edit), made and queued in one transaction. */
+async function newTasks(
+  ctx: HandlerContext,
+  deviceId: number,
+  kinds: DeviceTaskKind[],
+  action: 'view' | 'edit',
+): Promise<DeviceTask[]> {
   const c = await familyCtx(ctx);
   if (action === 'edit') await assertMay(c.app.db, deviceStore, c.caller, deviceId, 'edit');
-  else {
-    const seen =
-      await sql`select t.id from ${deviceStore.from} where t.id = ${deviceId} and ${await visibleSql(deviceStore, c.caller, 'view')}`.execute(
-        c.app.db,
-      );
-    if (!seen.rows.length) throw new AppError('item_not_found');
-  }
-  const id = await c.app.db
-    .transaction()
-    .execute((trx) => createTask(c.app, trx, deviceId, kind, c.caller.userId));
-  return { task: await readTask(ctx, c.caller, id) };
+  else await assertSees(c, deviceId);
+  const ids = await c.app.db.transaction().execute(async (trx) => {
+    const out: number[] = [];
+    for (const kind of kinds) out.push(await createTask(c.app, trx, deviceId, kind, c.caller.userId));
+    return out;
+  });
+  return Promise.all(ids.map((id) => readTask(ctx, c.caller, id)));
 }
+
+const newTask = async (
+  ctx: HandlerContext,
+  deviceId: number,
+  kind: DeviceTaskKind,
+  action: 'view' | 'edit',
+) => ({
+  task: (await newTasks(ctx, deviceId, [kind], action))[0]!,
+});
 
 /** Stop or retry a task the caller sees. */
 async function changeTask(ctx: HandlerContext, id: number, change: typeof retryTask) {
@@ -221,6 +246,148 @@ export const deviceHandlers = {
   'device.reinit': (ctx, args) => newTask(ctx, args.id, 'reinit', 'view'),
   'device.task_retry': (ctx, args) => changeTask(ctx, args.id, retryTask),
   'device.task_stop': (ctx, args) => changeTask(ctx, args.id, stopTask),
+
+  // ----- the rest of spec part 2 §7 (docs/decisions.md "Device commands, the rest") -----
+
+  'device.raw_list': async (ctx, args) => {
+    const caller = callerOf(ctx);
+    const visible = await visibleSql(deviceStore, caller, 'view');
+    const search = args.search
+      ? `%${args.search.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+      : null;
+    const r = await sql<{
+      id: number;
+      name: string;
+      serial_number: string;
+      type: RawDevice['type'];
+      status: RawDevice['status'];
+      protocol: RawDevice['protocol'];
+      domain_id: number;
+    }>`select t.id, t.name, t.serial_number, t.type, t.status, t.protocol, t.domain_id
+      from ${deviceStore.from} where ${visible}
+        and (${args.type ?? null}::text is null or t.type = ${args.type ?? null})
+        and (${search}::text is null or lower(t.name) like ${search} or lower(t.serial_number) like ${search})
+      order by lower(t.name), t.id limit ${args.limit}`.execute(ctx.app.db);
+    return { data: r.rows.map((d) => ({ ...d, id: Number(d.id), domain_id: Number(d.domain_id) })) };
+  },
+
+  'device.set_protocol': async (ctx, args) => {
+    const c = await familyCtx(ctx);
+    const out = await c.app.db.transaction().execute(async (trx) => {
+      await assertMay(trx, deviceStore, c.caller, args.id, 'edit');
+      const before = await sql<{
+        protocol: string;
+        serial_number: string;
+      }>`select protocol, serial_number from devices where id = ${args.id} for update`.execute(trx);
+      const was = before.rows[0]!;
+      if (was.protocol === args.protocol) return { stopped: 0, serial: was.serial_number, changed: false };
+      await sql`update devices set protocol = ${args.protocol}, updated_at = ${c.app.clock.now()}
+        where id = ${args.id}`.execute(trx);
+      const stopped = args.protocol === 'none' ? await stopAllOf(c.app, trx, args.id) : 0;
+      await audit(trx, {
+        projectId: c.caller.projectId,
+        userId: c.caller.userId,
+        action: 'update',
+        entity: 'device',
+        entityId: args.id,
+        ip: c.ip,
+        data: { changes: { protocol: { from: was.protocol, to: args.protocol } }, stopped_tasks: stopped },
+      });
+      return { stopped, serial: was.serial_number, changed: true };
+    });
+    // its connections under the old protocol end (an mqtt device set to http or none is not let in again)
+    if (out.changed) ctx.app.devices.forget(out.serial);
+    return { id: args.id, protocol: args.protocol, stopped_tasks: out.stopped };
+  },
+
+  'device.init_apply': async (ctx, args) => ({
+    tasks: await newTasks(ctx, args.id, ['init', 'entities'], 'edit'),
+  }),
+
+  'device.sync_entities': (ctx, args) => newTask(ctx, args.id, 'entities', 'view'),
+
+  'device.sync_errors': async (ctx, args) => {
+    const c = await familyCtx(ctx);
+    await assertSees(c, args.id);
+    const r = await sql<{
+      entity: string;
+      item_key: string;
+      error: string;
+      task_id: number | null;
+      created_at: Date;
+    }>`select entity, item_key, error, task_id, created_at from device_sync_errors
+      where device_id = ${args.id} order by entity, item_key`.execute(ctx.app.db);
+    const of = (entity: string) =>
+      r.rows
+        .filter((e) => e.entity === entity)
+        .map((e) => ({
+          key: e.item_key,
+          error: e.error,
+          task_id: e.task_id === null ? null : Number(e.task_id),
+          at: new Date(e.created_at).toISOString(),
+        }));
+    return { identifiers: of('identifier'), schedules: of('schedule') };
+  },
+
+  'device.pool': async (ctx) => {
+    signedIn(ctx);
+    const r = await sql<{
+      serial_number: string;
+      ip_address: string | null;
+      firmware_version: string | null;
+      contacts: number;
+      first_seen_at: Date;
+      last_seen_at: Date;
+    }>`select p.serial_number, p.ip_address, p.firmware_version, p.contacts, p.first_seen_at, p.last_seen_at
+      from device_pool p where not exists (select 1 from devices d where d.serial_number = p.serial_number)
+      order by p.last_seen_at desc, p.serial_number`.execute(ctx.app.db);
+    return {
+      data: r.rows.map((p) => ({
+        ...p,
+        contacts: Number(p.contacts),
+        first_seen_at: new Date(p.first_seen_at).toISOString(),
+        last_seen_at: new Date(p.last_seen_at).toISOString(),
+      })),
+    };
+  },
+
+  'device.from_pool': async (ctx, args) => {
+    const c = await familyCtx(ctx);
+    const create = getCommand('device.create').args;
+    const id = await c.app.db.transaction().execute(async (trx) => {
+      const p = await sql<{
+        ip_address: string | null;
+      }>`select ip_address from device_pool where serial_number = ${args.serial_number} for update`.execute(
+        trx,
+      );
+      if (!p.rows[0]) throw new AppError('item_not_found');
+      const ip = p.rows[0].ip_address?.replace(/^::ffff:/, '') ?? null;
+      const id = await deviceStore.create(
+        trx,
+        create.parse({
+          name: args.name,
+          type: args.type,
+          serial_number: args.serial_number,
+          ip_address: ip && IpAddress.safeParse(ip).success ? ip : null,
+          protocol: 'http',
+          domain_id: args.domain_id,
+        }) as never,
+        c,
+      );
+      await sql`delete from device_pool where serial_number = ${args.serial_number}`.execute(trx);
+      await audit(trx, {
+        projectId: c.caller.projectId,
+        userId: c.caller.userId,
+        action: 'create',
+        entity: 'device',
+        entityId: id,
+        ip: c.ip,
+        data: { from_pool: { serial_number: args.serial_number } },
+      });
+      return id;
+    });
+    return { id, name: args.name, serial_number: args.serial_number };
+  },
 
   // ----- network search -----
 

@@ -5,7 +5,7 @@ import { DUMMY_PASSWORD } from '@lintel/core';
 import { AppError } from '../../errors';
 import type { FamilyStore } from '../../engine/family';
 import { tableStore } from '../../engine/table-store';
-import { createTask } from '../../devices/tasks';
+import { createTask, stopAllOf } from '../../devices/tasks';
 import { queueBrokerAccount } from '../../devices/dynsec';
 
 const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -97,13 +97,17 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
     await base
       .update(trx, id, values as never, ctx, before)
       .catch((e: unknown) => serialInUse(e, (args as Values).serial_number));
-    // changed settings must reach the device: a task, in this transaction
+    // changed settings must reach the device: a task, in this transaction (none: the platform does not
+    // talk to it; they go with the init once it has a protocol)
     if (
+      (values.protocol ?? before.protocol) !== 'none' &&
       isRecord(values.device_settings) &&
       JSON.stringify(DeviceSettings.parse(values.device_settings)) !==
         JSON.stringify(DeviceSettings.parse(isRecord(before.device_settings) ? before.device_settings : {}))
     )
       await createTask(ctx.app, trx, id, 'settings', ctx.caller.userId);
+    // set to none: nothing reaches it any more, its open tasks stop (as `device.set_protocol` does)
+    if (values.protocol === 'none' && before.protocol !== 'none') await stopAllOf(ctx.app, trx, id);
     // a new password or serial number: the device's broker connections under the old ones end
     const serialChanged = values.serial_number !== undefined && values.serial_number !== before.serial_number;
     if ((typeof values.password === 'string' && values.password !== DUMMY_PASSWORD) || serialChanged) {

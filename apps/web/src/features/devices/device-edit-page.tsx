@@ -116,8 +116,9 @@ function DeviceTasksTab({ deviceId }: { deviceId: number }) {
 
 /**
  * /devices/:id/edit: the generated `device.update` form split over the tabs of spec part 1 (general, network,
- * backups, tasks queue, heartbeat), and for the existing device the actions "init device" (`device.reinit`, a
- * task) and "remote control" (a session, then the remote-control tab, which gets only the session's id).
+ * backups, tasks queue, heartbeat), and for the existing device the actions "init device"
+ * (`device.init_apply`: an init task and an entities task) and "remote control" (a session, then the
+ * remote-control tab, which gets only the session's id).
  */
 export function DeviceEditPage() {
   const { t } = useTranslation();
@@ -137,7 +138,7 @@ export function DeviceEditPage() {
   if (!record) return <Loading />;
 
   const mayEdit = can(getCommand('device.update').gates).can;
-  const mayInit = can(getCommand('device.reinit').gates).can;
+  const mayInit = can(getCommand('device.init_apply').gates).can;
   const mayRemote = can(getCommand('device.remote_session').gates).can;
   const mayTasks = can(getCommand('device.tasks').gates).can;
   const tabs = TABS.filter((x) => x !== 'tasks' || mayTasks);
@@ -145,8 +146,8 @@ export function DeviceEditPage() {
   async function init() {
     setBusy('init');
     try {
-      const { task } = await execute('device.reinit', { id }, 'ui');
-      pushAlert('success', t('device_edit.init_done', { id: task.id }));
+      const { tasks } = await execute('device.init_apply', { id }, 'ui');
+      pushAlert('success', t('device_edit.init_done', { id: tasks[0]!.id }));
     } catch (err) {
       pushAlert('error', describeError(err).message);
     } finally {
