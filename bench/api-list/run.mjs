@@ -191,7 +191,8 @@ const loadAfter = os.loadavg();
 
 // the PostgreSQL reference of a case serves both storages: PGlite runs the same statement in process
 const refOf = (key) => postgres.cases.find((c) => c.key === key)?.ref ?? null;
-const fmtTotal = (m) => `${m.total.toLocaleString('en')}${m.total_is_estimate ? ' (estimate)' : ''}`;
+const fmtTotal = (m) =>
+  m ? `${m.total.toLocaleString('en')}${m.total_is_estimate ? ' (estimate)' : ''}` : 'no 200 within 60 s';
 const rows = [];
 for (const r of [pglite, postgres])
   for (const c of r.cases)
