@@ -7,7 +7,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyBaseLogger } from 'fastify';
-import { PGlitePool } from '../../apps/server/src/db/pglite-pool';
+import { EventEmitter } from 'node:events';
+import { PGlitePool, asDatabaseRequest } from '../../apps/server/src/db/pglite-pool';
 import { DatabaseUnavailable, databaseFaultReply } from '../../apps/server/src/db/faults';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, tokenOf } from '../support/fixtures';
@@ -143,4 +144,41 @@ describe('an error of the embedded engine itself', () => {
     },
     SLOW_MS,
   );
+});
+
+describe('the places of requests on the embedded database', () => {
+  it('gives back the place of a request whose client went away while it waited for one', async () => {
+    const pg = await PGlite.create();
+    const pool = new PGlitePool(pg, 5_000);
+    try {
+      type Conn = Awaited<ReturnType<PGlitePool['connect']>>;
+      /** one request as the server runs it: its reply ends when `raw` closes */
+      const request = () => {
+        const raw = new EventEmitter();
+        const got = new Promise<Conn>((resolve, reject) =>
+          asDatabaseRequest({ elapsedTime: 0, raw }, () => void pool.connect().then(resolve, reject)),
+        );
+        return { raw, got };
+      };
+      const finish = async (r: ReturnType<typeof request>) => {
+        (await r.got).release();
+        r.raw.emit('close');
+      };
+      // eight under way hold every place
+      const first = Array.from({ length: 8 }, request);
+      await first[0]!.got;
+      expect(pool.underWay).toBe(8);
+      // a ninth waits for a place, and its client goes away meanwhile
+      const late = request();
+      late.raw.emit('close');
+      // the first ends: its place passes to the ninth, gone already
+      await finish(first[0]!);
+      for (const r of first.slice(1)) await finish(r);
+      (await late.got).release();
+      // every place is free again
+      expect(pool.underWay).toBe(0);
+    } finally {
+      await pool.end();
+    }
+  });
 });

@@ -31,9 +31,17 @@ export function asDatabaseRequest(
   reply: { elapsedTime: number; raw: { once(event: 'close', fn: () => void): unknown } },
   next: () => void,
 ): void {
+  // a request may end (its client gone) before it asks: what is asked after that runs at once, or a place
+  // given to a request already gone would never come back (after eight, no request was ever admitted again)
+  let ended = false;
+  const onEnd: Array<() => void> = [];
+  reply.raw.once('close', () => {
+    ended = true;
+    for (const fn of onEnd.splice(0)) fn();
+  });
   const scope: RequestScope = {
     arrivedAt: performance.now() - reply.elapsedTime,
-    onEnd: (fn) => reply.raw.once('close', fn),
+    onEnd: (fn) => (ended ? fn() : void onEnd.push(fn)),
     started: false,
   };
   requestScope.run(scope, next);
@@ -186,6 +194,11 @@ export class PGlitePool {
         }
       },
     };
+  }
+
+  /** requests holding a place now (diagnostics, tests) */
+  get underWay(): number {
+    return this.admitted;
   }
 
   async end() {
