@@ -6,11 +6,6 @@
  * themselves, the platform queues what waited, the task completes on the device's acknowledgement, and the
  * device applied it exactly once.
  */
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand, type DeviceTask } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
@@ -18,60 +13,22 @@ import { ManualClock } from '@lintel/server';
 import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
-import { until } from './mqtt-clients';
-
-const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
-if (!MOSQUITTO) throw new Error('the mosquitto broker is needed (Debian: apt-get install mosquitto)');
+import { PrivateMosquitto, until } from './mqtt-clients';
 
 const clock = new ManualClock();
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-broker-'));
-let port = 0;
-let broker: ChildProcess | null = null;
+const broker = new PrivateMosquitto(['allow_anonymous true', 'persistence false']);
 let ts: TestServer;
 let api: ApiClient;
 let sim: SimulatedDevice | null = null;
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-
-const accepting = () =>
-  new Promise<boolean>((resolve) => {
-    const c = net.connect(port, '127.0.0.1');
-    c.once('connect', () => (c.destroy(), resolve(true)));
-    c.once('error', () => resolve(false));
-  });
-
-async function startBroker() {
-  const conf = path.join(dir, 'mosquitto.conf');
-  fs.writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`);
-  broker = spawn(MOSQUITTO!, ['-c', conf], { stdio: 'ignore' });
-  await until(accepting);
-}
-
-async function killBroker() {
-  const b = broker!;
-  broker = null;
-  const exited = new Promise((r) => b.once('exit', r));
-  b.kill('SIGKILL');
-  await exited;
-}
-
 beforeAll(async () => {
-  port = await freePort();
-  await startBroker();
+  await broker.start();
   ts = await startTestServer({
     config: {
       clock,
       modules: ['events', 'devices', 'http'],
       mqtt: {
-        url: `mqtt://127.0.0.1:${port}`,
+        url: broker.url,
         shared: true,
         port: 0,
         host: '127.0.0.1',
@@ -86,8 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.stop().catch(() => undefined);
   await ts?.close();
-  broker?.kill('SIGKILL');
-  fs.rmSync(dir, { recursive: true, force: true });
+  await broker.dispose();
 });
 
 const statusOf = async (id: number) => (await getCommand('device.get').run({ api }, { id })).status;
@@ -110,7 +66,7 @@ describe('the broker restarted', () => {
     );
     const c = await getCommand('device.credentials').run({ api }, { id: data.id });
     // the device is told the broker's address, as an installer would type it
-    expect(c.mqtt.url).toBe(`mqtt://127.0.0.1:${port}`);
+    expect(c.mqtt.url).toBe(broker.url);
     sim = new SimulatedDevice({
       serial,
       management: { protocol: 'mqtt', url: c.mqtt.url, login: c.login, password: c.password },
@@ -119,7 +75,7 @@ describe('the broker restarted', () => {
     await sim.start();
     await until(async () => (await statusOf(data.id)) === 'online');
 
-    await killBroker();
+    await broker.kill();
     const { task } = await getCommand('device.restart').run({ api }, { id: data.id });
     // the attempt finds no broker: not done, not failed, and no retry spent on it: it waits for the broker
     expect(await drain()).toBe(1);
@@ -129,7 +85,7 @@ describe('the broker restarted', () => {
     clock.advance(3600_000);
     expect(await drain()).toBe(0);
 
-    await startBroker();
+    await broker.start();
     // both ends reconnect by themselves (their own reconnect timers); the platform then sends what waited
     await until(async () => ts.server.context.devices.connected && sim!.connected);
     await until(async () => (await taskOf(data.id, task.id)).state === 'queued');

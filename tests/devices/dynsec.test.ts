@@ -8,10 +8,9 @@
  * broker was down are made when it is back (the reconciliation on reconnection).
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
@@ -19,82 +18,43 @@ import { deviceTopics, type ApiClient } from '@lintel/core';
 import { ManualClock } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
-import { mosquittoPub, until, type BrokerAddress } from './mqtt-clients';
+import { PrivateMosquitto, mosquittoPub, until, type BrokerAddress } from './mqtt-clients';
 import { buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
 
-const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
 const PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
-if (!MOSQUITTO || !fs.existsSync(PLUGIN))
-  throw new Error('mosquitto and its dynamic-security plugin are needed (Debian: apt-get install mosquitto)');
+if (!fs.existsSync(PLUGIN))
+  throw new Error('the dynamic-security plugin of mosquitto is needed (Debian: apt-get install mosquitto)');
 
 const clock = new ManualClock();
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-dynsec-'));
 const ADMIN = 'dynsec-admin';
 const ADMIN_PASSWORD = `admin-${uid()}`;
-let port = 0;
-let broker: ChildProcess | null = null;
 let ts: TestServer;
 let api: ApiClient;
 let root = 0;
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-
-const accepting = () =>
-  new Promise<boolean>((resolve) => {
-    const c = net.connect(port, '127.0.0.1');
-    c.once('connect', () => (c.destroy(), resolve(true)));
-    c.once('error', () => resolve(false));
-  });
-
-async function startBroker() {
-  const conf = path.join(dir, 'mosquitto.conf');
-  fs.writeFileSync(
-    conf,
-    [
-      `listener ${port} 127.0.0.1`,
-      'allow_anonymous false',
-      'persistence false',
-      `plugin ${PLUGIN}`,
-      `plugin_opt_config_file ${path.join(dir, 'dynsec.json')}`,
-      '',
-    ].join('\n'),
-  );
-  broker = spawn(MOSQUITTO!, ['-c', conf], { stdio: 'ignore' });
-  await until(accepting);
-}
-
-async function killBroker() {
-  const b = broker!;
-  broker = null;
-  const exited = new Promise((r) => b.once('exit', r));
-  b.kill('SIGKILL');
-  await exited;
-}
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-dynsec-'));
+const broker = new PrivateMosquitto([
+  'allow_anonymous false',
+  'persistence false',
+  `plugin ${PLUGIN}`,
+  `plugin_opt_config_file ${path.join(dir, 'dynsec.json')}`,
+]);
 
 beforeAll(async () => {
   const built = buildCli();
   expect(built.status, built.stderr).toBe(0);
-  port = await freePort();
   // the plugin's config with its admin, as the README tells an administrator; writable by the broker, which
   // started as root runs as the `mosquitto` user
   execFileSync('mosquitto_ctrl', ['dynsec', 'init', path.join(dir, 'dynsec.json'), ADMIN, ADMIN_PASSWORD]);
   fs.chmodSync(dir, 0o777);
   fs.chmodSync(path.join(dir, 'dynsec.json'), 0o666);
-  await startBroker();
+  await broker.start();
   ts = await startTestServer({
     config: {
       clock,
       modules: ['events', 'devices', 'http'],
       mqtt: {
-        url: `mqtt://127.0.0.1:${port}`,
+        url: broker.url,
         dynsec: true,
         username: ADMIN,
         password: ADMIN_PASSWORD,
@@ -114,7 +74,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await ts?.close();
   removeConfigDirs();
-  broker?.kill('SIGKILL');
+  await broker.dispose();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -122,7 +82,7 @@ const drain = () => ts.server.context.jobs.drain();
 const statusOf = async (id: number) => (await getCommand('device.get').run({ api }, { id })).status;
 const as = (username: string, password: string): BrokerAddress => ({
   host: '127.0.0.1',
-  port,
+  port: broker.port,
   username,
   password,
 });
@@ -167,7 +127,7 @@ async function device(serial = `DS-${uid()}`) {
 describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)', () => {
   it('a device signs in with the credentials Lintel issued and goes online by its heartbeat', async () => {
     const d = await device();
-    expect(d.url).toBe(`mqtt://127.0.0.1:${port}`);
+    expect(d.url).toBe(broker.url);
     expect(await drain()).toBeGreaterThan(0);
     const r = await heartbeat(as(d.serial, d.password), d.serial);
     expect(r).toMatchObject({ code: 0 });
@@ -263,7 +223,7 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
   });
 
   it('accounts made while the broker was down are made when it is back', async () => {
-    await killBroker();
+    await broker.kill();
     const d = await device();
     // the account's job finds no broker: it is retried later (by the server's clock, which does not move here)
     expect(await drain()).toBe(1);
@@ -272,7 +232,7 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
       ts.server.context.db,
     );
     expect(jobs.rows).toEqual([{ state: 'waiting', attempts: 1 }]);
-    await startBroker();
+    await broker.start();
     // the platform's control connection comes back by itself and queues a reconciliation, which makes it
     await until(async () => ts.server.context.devices.dynsec?.connected && (await drain()) > 0);
     expect(await drain()).toBe(0);

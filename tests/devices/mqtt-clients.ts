@@ -2,7 +2,11 @@
  * A device that is not ours: Debian's mosquitto-clients (`mosquitto_pub`, `mosquitto_sub`) as child
  * processes, speaking the topics and payloads of ../shared/DEVICES.md to whichever broker a test names.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 export interface BrokerAddress {
   host: string;
@@ -111,3 +115,63 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** The Debian broker's binary, for tests that run (and kill) a Mosquitto of their own. */
+export const MOSQUITTO_BIN = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
+
+/**
+ * A Mosquitto of a test's own, on a free port of 127.0.0.1, configured by `config` (lines after the listener)
+ * in a folder of its own: started, killed (SIGKILL, as a crash) and started again on the same port.
+ */
+export class PrivateMosquitto {
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-broker-'));
+  port = 0;
+  private child: ChildProcess | null = null;
+
+  constructor(private readonly config: readonly string[]) {
+    if (!MOSQUITTO_BIN) throw new Error('the mosquitto broker is needed (Debian: apt-get install mosquitto)');
+  }
+
+  get url(): string {
+    return `mqtt://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.port ||= await freePort();
+    const conf = path.join(this.dir, 'mosquitto.conf');
+    fs.writeFileSync(conf, [`listener ${this.port} 127.0.0.1`, ...this.config, ''].join('\n'));
+    this.child = spawn(MOSQUITTO_BIN!, ['-c', conf], { stdio: 'ignore' });
+    await until(() => accepting(this.port));
+  }
+
+  async kill(): Promise<void> {
+    const b = this.child;
+    this.child = null;
+    if (!b) return;
+    const exited = new Promise((r) => b.once('exit', r));
+    b.kill('SIGKILL');
+    await exited;
+  }
+
+  async dispose(): Promise<void> {
+    await this.kill();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+
+const accepting = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const c = net.connect(port, '127.0.0.1');
+    c.once('connect', () => (c.destroy(), resolve(true)));
+    c.once('error', () => resolve(false));
+  });
