@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import { getCommand } from '@lintel/commands';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, group, raw, rootGroup, userWith } from '../support/fixtures';
 
@@ -26,6 +27,29 @@ describe('the remembered caller', () => {
     server.server.context.authCache.clear();
     expect(await status(api)).toBe(200);
     expect(server.server.context.authCache.size).toBeGreaterThan(0);
+  });
+
+  it('is kept when a device pushes (a heartbeat changes no session, role or group)', async () => {
+    const api = await admin(server);
+    const serial = `AC-${Date.now()}`;
+    const { data } = await getCommand('device.create').run(
+      { api },
+      { name: serial, type: 'panel', serial_number: serial, domain_id: await rootGroup(api) },
+    );
+    const c = await getCommand('device.credentials').run({ api }, { id: data.id });
+    expect(await status(api)).toBe(200);
+    const held = server.server.context.authCache.size;
+    expect(held).toBeGreaterThan(0);
+    const res = await fetch(`${server.url}/api/v0/device-gateway/heartbeat`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`${c.login}:${c.password}`).toString('base64')}`,
+      },
+      body: '{}',
+    });
+    expect(res.status).toBeLessThan(300);
+    expect(server.server.context.authCache.size).toBe(held);
   });
 
   it('is forgotten when the session ends through the API: the token is refused at once', async () => {

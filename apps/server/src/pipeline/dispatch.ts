@@ -63,8 +63,9 @@ export async function dispatch(
     result = await app.outbox.unit(() => handler(ctx, args));
   } finally {
     // a command that may have changed a session, a role or someone's groups: this instance forgets every
-    // caller it remembered before its reply goes out (other instances hear it from the database's triggers)
-    if (cmd.http.method !== 'GET') app.authCache.clear();
+    // caller it remembered before its reply goes out (other instances hear it from the database's triggers).
+    // What devices push (heartbeats, logs: a thousand a second in a building) changes none of these.
+    if (cmd.http.method !== 'GET' && cmd.access !== 'device') app.authCache.clear();
   }
   // a streamed reply (an export) checks each of its rows as it writes them
   if (app.config.checkResults && !(result instanceof StreamedReply)) {
