@@ -7,7 +7,7 @@
  *
  * Correctness first — a revoked session or a role taken away must stop working at once:
  * - Everything is forgotten at once (one epoch) on any change that may touch it: locally, after every command
- *   that is not a read (`dispatch`); from the database (PGlite's own notifications, PostgreSQL's LISTEN), through PostgreSQL triggers on the
+ *   that is not a read (`dispatch`; not what devices push); from the database (PGlite's own notifications, PostgreSQL's LISTEN), through PostgreSQL triggers on the
  *   tables these facts come from (sessions, users, roles, accounts, user_domains, domains: migration 0028)
  *   that NOTIFY `lintel_auth` — so a change made on another instance, or by hand in SQL, reaches every
  *   instance's cache.
