@@ -112,6 +112,23 @@ function toReply(
   return { status: 500, body: errorBody('internal_error') };
 }
 
+/** How long closing waits for the replies under way before it ends their connections. */
+const HTTP_CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Stops taking requests and lets the replies under way finish, but not for ever: a client that stopped
+ * reading a large reply (a console bundle, an export) holds its connection's write open, and the close with
+ * it. After the grace the connections left are ended.
+ */
+async function closeHttp(app: FastifyInstance): Promise<void> {
+  const timer = setTimeout(() => app.server.closeAllConnections(), HTTP_CLOSE_GRACE_MS);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export async function createServer(config: Config): Promise<LintelServer> {
   const logger = pino(
     {
@@ -343,7 +360,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     http: {
       name: 'http',
       start: async () => void (address = await app.listen({ port: config.port, host: config.host })),
-      stop: () => app.close(),
+      stop: () => closeHttp(app),
     },
   };
   const unknown = config.modules.filter((m) => !available[m]);
