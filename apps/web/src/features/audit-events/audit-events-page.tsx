@@ -1,10 +1,11 @@
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { auditEventFields, type AuditEvent } from '@lintel/commands';
 import { i18next } from '../../i18n';
 import { usePageTitle } from '../../layout/page-title';
 import { ResourceTable } from '../../resources/resource-table';
 import type { ColumnOverride } from '../../resources/table-columns';
+import { useJumpToDay } from '../../resources/jump-to-day';
 
 /** The audit list is not a generic family; the table needs only its noun and fields. */
 const auditResource = {
@@ -20,14 +21,6 @@ export const auditWord = (prefix: 'audit.actions' | 'audit.entities', value: str
   const key = `${prefix}.${value}`;
   return i18next.exists(key) ? (i18next.t as unknown as (k: string) => string)(key) : value;
 };
-
-/** The start of the day after `day` (YYYY-MM-DD, the browser's time zone): a journal's `to` for that day. */
-export function endOfDay(day: string): string | null {
-  const start = new Date(`${day}T00:00:00`);
-  if (Number.isNaN(start.getTime())) return null;
-  start.setDate(start.getDate() + 1);
-  return start.toISOString();
-}
 
 /**
  * /audit-events: who did what, when and from where; newest first. The log is a journal: "jump to day"
@@ -51,31 +44,14 @@ export function AuditEventsPage() {
       },
     };
   }, [lang]);
-  const [day, setDay] = useState('');
-  const listArgs = useMemo(() => {
-    const to = day ? endOfDay(day) : null;
-    return to ? { to } : undefined;
-  }, [day]);
-  const jump = (
-    <span className="journal-jump">
-      <label>
-        {t('audit.jump_to_day')}{' '}
-        <input type="date" value={day} onChange={(e) => setDay(e.currentTarget.value)} />
-      </label>
-      {day && (
-        <button type="button" onClick={() => setDay('')}>
-          {t('audit.jump_latest')}
-        </button>
-      )}
-    </span>
-  );
+  const { listArgs, toolbar } = useJumpToDay();
   return (
     <ResourceTable<AuditEvent>
       resource={auditResource}
       listCommand="audit_event.list"
       columns={columns}
       storageKey="audit-events"
-      toolbar={jump}
+      toolbar={toolbar}
       listArgs={listArgs}
     />
   );

@@ -8,7 +8,7 @@ import { usePageTitle } from '../../layout/page-title';
 import { ResourceTable } from '../../resources/resource-table';
 import type { ColumnOverride } from '../../resources/table-columns';
 import { realtime } from '../../session/realtime';
-import { endOfDay } from '../audit-events/audit-events-page';
+import { useJumpToDay } from '../../resources/jump-to-day';
 
 /** The device events journal: the table needs its noun, fields and the families its refs name. */
 const deviceEventResource = {
@@ -107,22 +107,7 @@ export function DeviceEventsPage() {
       },
     };
   }, [lang, t]);
-  const [day, setDay] = useState('');
-  const to = day ? endOfDay(day) : null;
-  const listArgs = useMemo(() => (to ? { to } : undefined), [to]);
-  const toolbar = (
-    <span className="journal-jump">
-      <label>
-        {t('audit.jump_to_day')}{' '}
-        <input type="date" value={day} onChange={(e) => setDay(e.currentTarget.value)} />
-      </label>
-      {day && (
-        <button type="button" onClick={() => setDay('')}>
-          {t('audit.jump_latest')}
-        </button>
-      )}
-    </span>
-  );
+  const { to, listArgs, toolbar } = useJumpToDay();
   return (
     <ResourceTable<DeviceEvent>
       resource={deviceEventResource}
