@@ -4,11 +4,13 @@
 // Workspace packages (@lintel/*) are bundled in; everything from npm stays an import of node_modules.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const only = process.argv.slice(2);
+const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const want = (name) => only.length === 0 || only.includes(name);
 
 const externalNpm = {
@@ -35,21 +37,85 @@ async function bundle(entry, outfile) {
   });
 }
 
+// Build only what changed: each target's inputs (its own sources, the shared packages, the locales, the lock
+// file and this script) are hashed by content; a target whose output exists and whose inputs hash as at its
+// last build is not built again (`--force` builds anyway). A fresh clone, or any change, builds as before.
+const force = process.argv.includes('--force');
+const shared = [
+  'packages/core/src',
+  'packages/commands/src',
+  'locales',
+  'package-lock.json',
+  'scripts/build.mjs',
+];
+const targets = {
+  server: { inputs: ['apps/server/src', 'apps/server/package.json'], output: 'apps/server/dist/main.js' },
+  cli: { inputs: ['apps/cli/src', 'apps/cli/package.json'], output: 'apps/cli/dist/lintel.js' },
+  'device-sim': {
+    inputs: ['apps/device-sim/src', 'apps/device-sim/package.json'],
+    output: 'apps/device-sim/dist/device-sim.js',
+  },
+  web: {
+    inputs: ['apps/web/src', 'apps/web/index.html', 'apps/web/vite.config.ts', 'apps/web/package.json'],
+    output: 'apps/web/dist/index.html',
+  },
+};
+
+function fingerprint(inputs) {
+  const hash = createHash('sha256');
+  const walk = (rel) => {
+    const abs = path.join(root, rel);
+    if (!fs.existsSync(abs)) return;
+    const stat = fs.statSync(abs);
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(abs).sort()) {
+        if (name === 'node_modules' || name === 'dist') continue;
+        walk(path.join(rel, name));
+      }
+    } else {
+      hash.update(rel).update('\0').update(fs.readFileSync(abs)).update('\0');
+    }
+  };
+  for (const rel of inputs) walk(rel);
+  return hash.digest('hex');
+}
+
+// the stamps live outside the outputs (the console's dist/ is served as it is)
+const stampOf = (target) => path.join(root, 'node_modules', '.cache', 'lintel-build', `${target}.sha256`);
+const upToDate = (target, print) =>
+  !force &&
+  fs.existsSync(path.join(root, targets[target].output)) &&
+  fs.existsSync(stampOf(target)) &&
+  fs.readFileSync(stampOf(target), 'utf8') === print;
+
 const t0 = Date.now();
-if (want('server')) await bundle('apps/server/src/main.ts', 'apps/server/dist/main.js');
-if (want('cli')) await bundle('apps/cli/src/main.ts', 'apps/cli/dist/lintel.js');
-if (want('device-sim')) await bundle('apps/device-sim/src/main.ts', 'apps/device-sim/dist/device-sim.js');
-if (want('web')) {
-  const r = spawnSync(
-    process.execPath,
-    [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'],
-    {
-      cwd: path.join(root, 'apps/web'),
-      stdio: 'inherit',
-    },
-  );
-  if (r.status !== 0) process.exit(r.status ?? 1);
+const built = [];
+const skipped = [];
+for (const target of Object.keys(targets)) {
+  if (!want(target)) continue;
+  const print = fingerprint([...targets[target].inputs, ...shared]);
+  if (upToDate(target, print)) {
+    skipped.push(target);
+    continue;
+  }
+  fs.rmSync(stampOf(target), { force: true });
+  if (target === 'server') await bundle('apps/server/src/main.ts', targets.server.output);
+  if (target === 'cli') await bundle('apps/cli/src/main.ts', targets.cli.output);
+  if (target === 'device-sim') await bundle('apps/device-sim/src/main.ts', targets['device-sim'].output);
+  if (target === 'web') {
+    const r = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'],
+      { cwd: path.join(root, 'apps/web'), stdio: 'inherit' },
+    );
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  fs.mkdirSync(path.dirname(stampOf(target)), { recursive: true });
+  fs.writeFileSync(stampOf(target), print);
+  built.push(target);
 }
 console.log(
-  `built ${only.length ? only.join(', ') : 'server, cli, device-sim, web'} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  (built.length
+    ? `built ${built.join(', ')} in ${((Date.now() - t0) / 1000).toFixed(1)} s`
+    : 'nothing to build') + (skipped.length ? ` (up to date: ${skipped.join(', ')})` : ''),
 );

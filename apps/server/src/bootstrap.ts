@@ -80,16 +80,22 @@ export async function createProject(
   });
 }
 
+/** server_settings' key naming the administrator made at first start, kept until that account signs in */
+export const FirstAdminKey = 'first_start_admin';
+
 /**
  * First start: a default project and its administrator. The password comes from LINTEL_ADMIN_PASSWORD, or
- * is generated and handed back so the caller prints it once to the terminal (never to the log).
+ * is generated and handed back so the caller prints it to the terminal (never to the log).
+ * Until that administrator has signed in once, every start sets the password again (LINTEL_ADMIN_PASSWORD,
+ * or a new one handed back): a first start that died before the password was read does not lock the
+ * operator out (issue 25, item 1). The first sign-in is the audit log's `login` of the account.
  */
 export async function bootstrap(
   db: Kysely<DB>,
   opts: { adminLogin: string; adminPassword?: string },
 ): Promise<{ created: boolean; generatedPassword?: string }> {
   const existing = await db.selectFrom('projects').select('id').limit(1).executeTakeFirst();
-  if (existing) return { created: false };
+  if (existing) return reissueFirstPassword(db, opts);
   const password = opts.adminPassword ?? generatePassword();
   const hash = await hashPassword(password);
   const { projectId, adminRoleId, rootDomainId } = await createProject(db, {
@@ -109,6 +115,43 @@ export async function bootstrap(
       .returning('id')
       .executeTakeFirstOrThrow();
     await trx.insertInto('user_domains').values({ user_id: user.id, domain_id: rootDomainId }).execute();
+    await trx
+      .insertInto('server_settings')
+      .values({ key: FirstAdminKey, value: JSON.stringify({ accountId: account.id }) })
+      .execute();
   });
   return { created: true, generatedPassword: opts.adminPassword ? undefined : password };
+}
+
+async function reissueFirstPassword(
+  db: Kysely<DB>,
+  opts: { adminPassword?: string },
+): Promise<{ created: boolean; generatedPassword?: string }> {
+  const row = await db
+    .selectFrom('server_settings')
+    .select('value')
+    .where('key', '=', FirstAdminKey)
+    .executeTakeFirst();
+  const accountId = Number((row?.value as { accountId?: unknown } | undefined)?.accountId);
+  if (!row || !Number.isInteger(accountId)) return { created: false };
+  const signedIn = await db
+    .selectFrom('audit_events')
+    .select('id')
+    .where('action', '=', 'login')
+    .where('entity', '=', 'account')
+    .where('entity_id', '=', String(accountId))
+    .limit(1)
+    .executeTakeFirst();
+  const account = await db.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+  if (signedIn || !account) {
+    await db.deleteFrom('server_settings').where('key', '=', FirstAdminKey).execute();
+    return { created: false };
+  }
+  const password = opts.adminPassword ?? generatePassword();
+  await db
+    .updateTable('accounts')
+    .set({ password_hash: await hashPassword(password) })
+    .where('id', '=', accountId)
+    .execute();
+  return { created: false, generatedPassword: opts.adminPassword ? undefined : password };
 }

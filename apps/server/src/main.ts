@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer } from './http/app';
 import { loadConfig } from './config';
+import { busyPorts } from './ports';
 
 /** The built console beside the server: apps/web/dist, found from this file's place in the repository. */
 function defaultWebDir(): string | undefined {
@@ -17,8 +18,31 @@ function defaultWebDir(): string | undefined {
 
 const config = loadConfig();
 if (!config.webDir) config.webDir = defaultWebDir();
+// the ports are checked before anything is created: a first start that could not listen would otherwise make
+// the administrator and die before saying the password (issue 25, item 1)
+const busy = await busyPorts([
+  { port: config.port, host: config.host, name: 'PORT' },
+  ...(config.mqtt.url ? [] : [{ port: config.mqtt.port, host: config.mqtt.host, name: 'MQTT_PORT' }]),
+]);
+if (busy.length > 0) {
+  for (const b of busy) process.stderr.write(`  port ${b.port} is in use: set ${b.name}\n`);
+  process.exit(1);
+}
 const server = await createServer(config);
-await server.listen();
+try {
+  await server.listen();
+} catch (e) {
+  // another program took the port between the check and now: one line, the password still said below
+  const err = e as NodeJS.ErrnoException;
+  if (err.code !== 'EADDRINUSE') throw e;
+  process.stderr.write(`  ${err.message.replace(/^listen /, '')}: a port is in use (PORT, MQTT_PORT)\n`);
+  if (server.generatedAdminPassword)
+    process.stderr.write(
+      '  The administrator was not signed in yet: the next start prints a new password.\n',
+    );
+  await server.close().catch(() => undefined);
+  process.exit(1);
+}
 const lines = [
   '',
   `  Lintel is running at ${config.publicUrl}`,
@@ -28,11 +52,13 @@ if (!config.webDir) lines.push('  The console is not built: run `npm run build` 
 if (server.generatedAdminPassword) {
   lines.push(
     '',
-    `  First start: sign in as "${config.adminLogin}" with the password`,
+    server.firstStart
+      ? `  First start: sign in as "${config.adminLogin}" with the password`
+      : `  "${config.adminLogin}" has not signed in since the first start; a new password for the first sign-in:`,
     '',
     `      ${server.generatedAdminPassword}`,
     '',
-    '  It is shown this once. Change it in the profile after signing in.',
+    '  A new one is made at each start until the first sign-in. Change it in the profile after signing in.',
   );
 }
 // the terminal, not the log: the password must never reach a log file

@@ -51,6 +51,8 @@ export interface LintelServer {
   context: ServerContext;
   /** set on the first start when the administrator's password was generated: print it once, never log it */
   generatedAdminPassword?: string;
+  /** this start created the project (else a password was made again for an administrator never signed in) */
+  firstStart: boolean;
   listen(): Promise<string>;
   close(): Promise<void>;
 }
@@ -379,6 +381,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     app,
     context,
     generatedAdminPassword: boot.generatedPassword,
+    firstStart: boot.created,
     async listen() {
       await lifecycle.start();
       return address;

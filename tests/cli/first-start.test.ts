@@ -1,0 +1,138 @@
+/**
+ * Issue 25, item 1: a first start that cannot bind its port must not lock the administrator out. The built
+ * server (apps/server/dist/main.js, as `npm start` runs it) on an empty data folder:
+ * - with PORT held by another program it says so in one line, without a stack, and creates nothing;
+ * - started, then killed before anyone signed in (the printed password lost), the next start prints a new
+ *   password that signs in (the lost one no longer does);
+ * - once the administrator has signed in, a start prints no password.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { root } from './support';
+
+const main = path.join(root, 'apps/server/dist/main.js');
+let dataDir: string;
+const children = new Set<ChildProcess>();
+
+beforeAll(() => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-first-start-'));
+});
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+interface Started {
+  child: ChildProcess;
+  port: number;
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+/** Runs the built server on the test's data folder until it says it runs, or exits. */
+async function start(port: number): Promise<Started> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATABASE_URL;
+  delete env.MQTT_URL;
+  delete env.LINTEL_ADMIN_PASSWORD;
+  const child = spawn(process.execPath, [main], {
+    env: {
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MQTT_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      LINTEL_DATA_DIR: dataDir,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const s: Started = { child, port, stdout: '', stderr: '', code: null };
+  child.stdout!.on('data', (c: Buffer) => (s.stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (s.stderr += c.toString()));
+  await new Promise<void>((resolve) => {
+    child.stdout!.on('data', () => {
+      if (s.stdout.includes('Lintel is running')) resolve();
+    });
+    child.once('exit', (code) => {
+      s.code = code;
+      children.delete(child);
+      resolve();
+    });
+  });
+  return s;
+}
+
+async function stop(s: Started, signal: NodeJS.Signals): Promise<void> {
+  if (s.code !== null || s.child.exitCode !== null) return;
+  const exited = new Promise((r) => s.child.once('exit', r));
+  s.child.kill(signal);
+  await exited;
+  children.delete(s.child);
+}
+
+/** The password the start printed, if any: the line after the "sign in" sentence. */
+const printedPassword = (s: Started) => /sign[- ]in[^\n]*\n\s*\n\s+(\S+)\s*\n/.exec(s.stdout)?.[1];
+
+const login = (port: number, password: string) =>
+  fetch(`http://127.0.0.1:${port}/api/v0/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: 'admin', password }),
+  });
+
+it('a busy port is said in one line and creates nothing; a lost first password is made again until the first sign-in', async () => {
+  // another program holds the port
+  const holder = net.createServer();
+  const busyPort = await new Promise<number>((resolve) =>
+    holder.listen(0, '127.0.0.1', () => resolve((holder.address() as net.AddressInfo).port)),
+  );
+  try {
+    const refused = await start(busyPort);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(`port ${busyPort} is in use: set PORT`);
+    expect(refused.stdout).not.toMatch(/password/i);
+    // nothing was created: the data folder is as it was
+    expect(fs.readdirSync(dataDir)).toEqual([]);
+  } finally {
+    await new Promise((r) => holder.close(r));
+  }
+
+  // a first start whose password is lost: killed before anyone signed in
+  const first = await start(await freePort());
+  expect(first.code).toBeNull();
+  const lost = printedPassword(first);
+  expect(lost).toBeTruthy();
+  await stop(first, 'SIGKILL');
+
+  // the next start prints a new password, which signs in; the lost one does not
+  const second = await start(await freePort());
+  expect(second.code).toBeNull();
+  const fresh = printedPassword(second);
+  expect(fresh).toBeTruthy();
+  expect(fresh).not.toBe(lost);
+  expect((await login(second.port, lost!)).status).toBe(401);
+  expect((await login(second.port, fresh!)).status).toBe(200);
+  await stop(second, 'SIGTERM');
+
+  // signed in once: the next start prints no password, and the password stays
+  const third = await start(await freePort());
+  expect(third.code).toBeNull();
+  expect(printedPassword(third)).toBeUndefined();
+  expect(third.stdout).not.toMatch(/password/i);
+  expect((await login(third.port, fresh!)).status).toBe(200);
+  await stop(third, 'SIGTERM');
+}, 240_000);
