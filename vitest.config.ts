@@ -1,9 +1,29 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The tests whose outcome may differ between PGlite and PostgreSQL: the server's API against its storage
+ * (tests/api), the device gateway's (tests/devices), what only PostgreSQL has (tests/postgres), the server's
+ * own unit tests, and the CLI files that stream bulk data through COPY and staging tables. CI's second pass
+ * (`npm test -- --storage` with DATABASE_URL, see .ci/run) runs only these; the browser and the other CLI
+ * files drive the same HTTP API and run once, on PGlite. A new file that touches storage in a way of its own
+ * belongs in tests/api, tests/devices or tests/postgres, or in this list.
+ */
+export const storageTests = [
+  'tests/api/**/*.test.ts',
+  'tests/devices/**/*.test.ts',
+  'tests/postgres/**/*.test.ts',
+  'apps/server/src/**/*.test.ts',
+  'tests/cli/bulk.test.ts',
+  'tests/cli/journal.test.ts',
+];
+const storagePass = process.env.LINTEL_TEST_PASS === 'storage';
+
 export default defineConfig({
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.{ts,tsx}', 'tests/**/*.test.ts'],
+    include: storagePass
+      ? storageTests
+      : ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.{ts,tsx}', 'tests/**/*.test.ts'],
     // tests/postgres: what only PostgreSQL has, run in the pass with DATABASE_URL set
     exclude: ['**/node_modules/**', '**/dist/**', ...(process.env.DATABASE_URL ? [] : ['tests/postgres/**'])],
     testTimeout: 30_000,

@@ -14,6 +14,14 @@ import {
   run,
 } from './ensure.mjs';
 
+// `--storage`: the second database pass of CI (.ci/run). The static checks ran in the first pass and the
+// build is skipped when nothing changed; only the tests that touch storage run (vitest.config.ts,
+// `storageTests`: what behaves differently on PostgreSQL than on PGlite). Everything else is the same code
+// over the same HTTP API, and runs once.
+const args = process.argv.slice(2);
+const storageOnly = args.includes('--storage');
+const vitestArgs = args.filter((a) => a !== '--storage');
+
 ensureInstalled();
 ensureChromium();
 ensureMosquittoClients();
@@ -26,29 +34,53 @@ const step = (title, cmd, args) => {
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
 step('build', process.execPath, [path.join(root, 'scripts/build.mjs')]);
-step('type-check', bin('tsc'), ['-p', 'tsconfig.json']);
-step('lint', bin('eslint'), ['--max-warnings=0', '.']);
-step('format', bin('prettier'), ['--check', '.']);
-step('dependencies', process.execPath, [path.join(root, 'scripts/check-deps.mjs')]);
+if (!storageOnly) {
+  step('type-check', bin('tsc'), ['-p', 'tsconfig.json']);
+  step('lint', bin('eslint'), ['--max-warnings=0', '.']);
+  step('format', bin('prettier'), ['--check', '.']);
+  step('dependencies', process.execPath, [path.join(root, 'scripts/check-deps.mjs')]);
+}
 
-console.log(`\n== tests (${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PGlite'})`);
+console.log(
+  `\n== tests (${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PGlite'}` +
+    `${storageOnly ? ', the storage tests only' : ''})`,
+);
 const report = path.join(root, '.test-results', 'vitest.json');
 fs.mkdirSync(path.dirname(report), { recursive: true });
 fs.rmSync(report, { force: true });
-const status = run(bin('vitest'), [
-  'run',
-  '--reporter=default',
-  '--reporter=json',
-  `--reporter=${path.join(root, 'scripts/vitest-failures.mjs')}`,
-  `--outputFile.json=${report}`,
-  ...process.argv.slice(2),
-]);
+const status = run(
+  bin('vitest'),
+  [
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--reporter=${path.join(root, 'scripts/vitest-failures.mjs')}`,
+    `--outputFile.json=${report}`,
+    ...vitestArgs,
+  ],
+  storageOnly ? { env: { ...process.env, LINTEL_TEST_PASS: 'storage' } } : {},
+);
 let summary = '';
 if (fs.existsSync(report)) {
   const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+  printSlowest(r);
   summary =
     `${r.numPassedTests} passed, ${r.numFailedTests} failed` +
     (r.numPendingTests ? `, ${r.numPendingTests} skipped` : '');
 }
 console.log(`\ntests: ${summary || 'no report written'}`);
 process.exit(status === 0 && summary ? 0 : status || 1);
+
+/** The slowest test files of the run and the files' time added up, so CI shows where its time goes. */
+function printSlowest(r) {
+  const files = (r.testResults ?? [])
+    .map((f) => ({ name: path.relative(root, f.name), ms: (f.endTime ?? 0) - (f.startTime ?? 0) }))
+    .sort((a, b) => b.ms - a.ms);
+  if (files.length === 0) return;
+  const total = files.reduce((sum, f) => sum + f.ms, 0);
+  const wall = Math.max(...r.testResults.map((f) => f.endTime ?? 0)) - r.startTime;
+  console.log(
+    `\n== time: ${files.length} files, ${(total / 1000).toFixed(0)} s added up, ${(wall / 1000).toFixed(0)} s from start to end; the slowest:`,
+  );
+  for (const f of files.slice(0, 15)) console.log(`${(f.ms / 1000).toFixed(1).padStart(8)} s  ${f.name}`);
+}
