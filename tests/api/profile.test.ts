@@ -43,6 +43,18 @@ describe('profile', () => {
     await getCommand('profile.update').run({ api }, { name: 'Administrator', locale: 'en' });
   });
 
+  it("has no time zone until the user chooses one (the browser's own zone), never a fixed offset", async () => {
+    // issue 25, item 2: every profile read '+02:00', so every time in the console was two hours off
+    const api = await signIn();
+    const before = await getCommand('profile.get').run({ api }, {});
+    expect(before.profile.time_zone).toBe('');
+    const admin = await getCommand('user.get').run({ api }, { id: before.id });
+    expect(admin.profile.time_zone).toBe('');
+    const chosen = await getCommand('profile.update').run({ api }, { profile: { time_zone: 'Asia/Tokyo' } });
+    expect(chosen.profile.time_zone).toBe('Asia/Tokyo');
+    await getCommand('profile.update').run({ api }, { profile: { time_zone: '' } });
+  });
+
   it('refuses unknown fields and bad values by name', async () => {
     const api = await signIn();
     const e = await getCommand('profile.update')

@@ -23,12 +23,19 @@ describe('/devices/tasks', () => {
       { name: `Gate ${serial}`, type: 'panel', serial_number: serial, domain_id: await rootGroup(api) },
     );
     await getCommand('device.restart').run({ api }, { id: data.id });
-    const { context, page } = await freshPage(browser);
+    const task = (await getCommand('device.tasks').run({ api }, { device_id: data.id })).data[0]!;
+    // issue 25, item 2: times in the browser's zone (the profile has none) and the user's format, as on
+    // every other page (the page showed the US format; profiles said +02:00)
+    const { context, page } = await freshPage(browser, { timezoneId: 'Asia/Tokyo' });
     try {
       await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
       await page.goto(`${server.url}/devices/tasks`);
       const row = page.locator('tbody tr', { hasText: `Gate ${serial}` });
       await expectText(row, /Restart\s*Waiting/);
+      const tokyo = new Date(new Date(task.updated_at).getTime() + 9 * 3600_000);
+      const p = (n: number) => String(n).padStart(2, '0');
+      const shown = `${p(tokyo.getUTCDate())}.${p(tokyo.getUTCMonth() + 1)}.${tokyo.getUTCFullYear()} ${p(tokyo.getUTCHours())}:${p(tokyo.getUTCMinutes())}:${p(tokyo.getUTCSeconds())}`;
+      await expectText(row.locator('td').nth(5), shown);
       await row.getByRole('button', { name: 'Stop' }).click();
       await expectText(row, /Stopped/);
       await page.locator('select').selectOption('stopped');

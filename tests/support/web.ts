@@ -75,10 +75,11 @@ export function launchChromium(): Promise<Browser> {
 
 export async function freshPage(
   browser: Browser,
-  opts: { locale?: string; width?: number; height?: number } = {},
+  opts: { locale?: string; width?: number; height?: number; timezoneId?: string } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({
     locale: opts.locale ?? 'en-US',
+    ...(opts.timezoneId ? { timezoneId: opts.timezoneId } : {}),
     viewport: { width: opts.width ?? 1280, height: opts.height ?? 800 },
   });
   const page = await context.newPage();

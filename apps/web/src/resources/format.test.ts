@@ -11,6 +11,22 @@ describe('dates in the user format', () => {
     expect(formatDate(iso, { timeFormat: 'YYYY-MM-DD', timeZone: 'UTC+0' })).toBe('2025-03-07 21:05:09');
   });
 
+  it('follows an IANA zone, daylight saving included, and the browser zone when there is none', () => {
+    expect(formatDate(iso, { timeFormat: 'YYYY-MM-DD', timeZone: 'Asia/Tokyo' })).toBe('2025-03-08 06:05:09');
+    // New York: UTC-5 in winter, UTC-4 in summer
+    expect(formatDate(iso, { timeFormat: 'YYYY-MM-DD', timeZone: 'America/New_York' })).toBe(
+      '2025-03-07 16:05:09',
+    );
+    expect(
+      formatDate('2025-07-07T21:05:09Z', { timeFormat: 'YYYY-MM-DD', timeZone: 'America/New_York' }),
+    ).toBe('2025-07-07 17:05:09');
+    const local = new Date(iso);
+    const p = (n: number) => String(n).padStart(2, '0');
+    const browser = `${local.getFullYear()}-${p(local.getMonth() + 1)}-${p(local.getDate())} ${p(local.getHours())}:${p(local.getMinutes())}:${p(local.getSeconds())}`;
+    expect(formatDate(iso, { timeFormat: 'YYYY-MM-DD', timeZone: '' })).toBe(browser);
+    expect(formatDate(iso, { timeFormat: 'YYYY-MM-DD', timeZone: 'Not/AZone' })).toBe(browser);
+  });
+
   it('reads offsets and nothing else', () => {
     expect(offsetMinutes('+02:00')).toBe(120);
     expect(offsetMinutes('-0330')).toBe(-210);

@@ -7,7 +7,8 @@ import { settingsOf } from '../../notifications/notify';
 export const DefaultProfileSettings = {
   address: '',
   phone: '',
-  time_zone: '+02:00',
+  // nothing: the browser's own zone (the CLI: the terminal's) until the user chooses one (issue 25, item 2)
+  time_zone: '',
   time_format: 'DD-MM-YYYY',
   identifier_format: 'dec',
   sip_number: null,

@@ -22,7 +22,8 @@ import { lockCount } from '../../licensing/limits';
 export const DefaultUserProfile: User['profile'] = {
   phone: '',
   address: '',
-  time_zone: '+02:00',
+  // nothing: the browser's own zone (the CLI: the terminal's) until the user chooses one (issue 25, item 2)
+  time_zone: '',
   sip_number_id: null,
   identifier_format: 'dec',
   time_format: 'DD-MM-YYYY',

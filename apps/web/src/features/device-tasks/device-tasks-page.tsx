@@ -5,6 +5,7 @@ import { DeviceTaskStates, type DeviceTask } from '@lintel/commands';
 import { ApiError, RealtimeTopics, type WsServerMessage } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
+import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
 import { realtime } from '../../session/realtime';
 
@@ -17,6 +18,7 @@ type State = (typeof DeviceTaskStates)[number];
  */
 export function DeviceTasksPage() {
   const { t } = useTranslation();
+  const formatDate = useFormatDate();
   usePageTitle(t('device_tasks.title'));
   // the state shown is in the address (`?state=error`), so a link (the home's failed tasks) opens it filtered
   const [params, setParams] = useSearchParams();
@@ -108,7 +110,7 @@ export function DeviceTasksPage() {
                 <td className="px-2 py-1">
                   {r.error ? describeError(new ApiError(409, r.error, r.error)).message : ''}
                 </td>
-                <td className="px-2 py-1 whitespace-nowrap">{new Date(r.updated_at).toLocaleString()}</td>
+                <td className="px-2 py-1 whitespace-nowrap">{formatDate(r.updated_at)}</td>
                 <td className="px-2 py-1">
                   {(r.state === 'error' || r.state === 'stopped') && (
                     <button type="button" onClick={() => void act(r.id, 'device.task_retry')}>
