@@ -86,7 +86,20 @@ describe('sessions', () => {
       (await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${next.token}` } }))
         .status,
     ).toBe(200);
-    // the first refresh token again: refused, and the whole session is revoked
+    // the first refresh token again at once (another tab of the browser refreshing with it): refused, and
+    // the session goes on (that tab takes the new tokens from the first: issue 25, item 9)
+    const again = await post('/refresh', { token: first.refresh });
+    expect(again.status).toBe(401);
+    expect((await again.json()).message).toBe('invalid_token');
+    expect(
+      (await fetch(`${ts.url}/api/v0/profile`, { headers: { authorization: `Bearer ${next.token}` } }))
+        .status,
+    ).toBe(200);
+    // the first refresh token again later than the grace: refused, and the whole session is revoked
+    await ts.server.context.db
+      .updateTable('used_refresh_tokens')
+      .set({ used_at: new Date(Date.now() - (ts.server.context.config.refreshReuseGraceS + 1) * 1000) })
+      .execute();
     const r2 = await post('/refresh', { token: first.refresh });
     expect(r2.status).toBe(401);
     expect((await r2.json()).message).toBe('invalid_token');

@@ -35,6 +35,12 @@ export interface Config {
   logStream?: Writable;
   accessTtlS: number;
   refreshTtlS: number;
+  /**
+   * A refresh token presented again this soon after it was used (LINTEL_REFRESH_REUSE_GRACE_S, default 30 s)
+   * is refused without revoking its session: two tabs of one browser refreshing at once (the second takes
+   * the first's tokens). Later, a second use revokes the session as a stolen token's would.
+   */
+  refreshReuseGraceS: number;
   /** failed logins: slowed after `slowAfter`, refused after `blockAfter` per address or `accountBlockAfter` per account, per window */
   login: {
     slowAfter: number;
@@ -150,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: bool(env.LINTEL_TRUST_PROXY, false),
     accessTtlS: int(env.LINTEL_ACCESS_TTL, 900),
     refreshTtlS: int(env.LINTEL_REFRESH_TTL, 30 * 24 * 3600),
+    refreshReuseGraceS: int(env.LINTEL_REFRESH_REUSE_GRACE_S, 30),
     login: {
       slowAfter: int(env.LINTEL_LOGIN_SLOW_AFTER, 3),
       blockAfter: int(env.LINTEL_LOGIN_BLOCK_AFTER, 10),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
-import { ApiClient, ApiError, MemorySessionStore } from '@lintel/core';
+import { ApiClient, ApiError, MemorySessionStore, type StoredSession } from '@lintel/core';
 import { startTestServer, type TestServer } from '../../../tests/support/server';
 
 let ts: TestServer;
@@ -52,6 +52,48 @@ describe('ApiClient against a real server', () => {
     await new Promise((r) => setTimeout(r, 1200));
     await Promise.all([1, 2, 3].map(() => getCommand('profile.get').run({ api }, {})));
     expect(refreshes).toBe(1);
+  });
+
+  it('two holders of one session (tabs, processes): the second to refresh takes the tokens of the first', async () => {
+    // issue 25, item 9: a refresh token is single-use; the holder that refreshed second signed everyone out
+    const reply = await getCommand('session.login').run(
+      { api: ts.client() },
+      { login: ts.adminLogin, password: ts.adminPassword },
+    );
+    let lock: Promise<unknown> = Promise.resolve();
+    const rotations = new Map<string, StoredSession>();
+    class SharedStore extends MemorySessionStore {
+      override set(session: StoredSession) {
+        const before = this.get();
+        if (before && before.refresh !== session.refresh) rotations.set(before.refresh, session);
+        super.set(session);
+      }
+      exclusive<T>(fn: () => Promise<T>): Promise<T> {
+        const run = lock.then(fn, fn);
+        lock = run.catch(() => undefined);
+        return run;
+      }
+      successorOf(refresh: string) {
+        const next = rotations.get(refresh) ?? null;
+        if (next) super.set(next);
+        return Promise.resolve(next);
+      }
+    }
+    const a = new ApiClient({ baseUrl: ts.url, store: new SharedStore({ ...reply.sessions[0]! }) });
+    const b = new ApiClient({ baseUrl: ts.url, store: new SharedStore({ ...reply.sessions[0]! }) });
+    expect(await a.refresh()).toBe(true);
+    // b still holds the first tokens: its access token was replaced, its refresh token used
+    const profile = await getCommand('profile.get').run({ api: b }, {});
+    expect(profile.login).toBe('admin');
+    expect(b.store.get()).toEqual(a.store.get());
+    // nothing was revoked: both go on
+    expect((await getCommand('profile.get').run({ api: a }, {})).login).toBe('admin');
+    const revoked = await ts.server.context.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('revoked_reason', '=', 'refresh_reuse')
+      .execute();
+    expect(revoked).toEqual([]);
   });
 
   it('signs out when the refresh fails', async () => {

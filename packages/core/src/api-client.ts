@@ -18,6 +18,18 @@ export interface SessionStore {
   get(): StoredSession | null;
   set(session: StoredSession): void;
   clear(): void;
+  /**
+   * Runs `fn` while no other holder of the same stored session (another tab of the browser, another CLI
+   * process) refreshes it; `get()` inside reads what the others stored. Without it, refreshes of one client
+   * are shared only within that client.
+   */
+  exclusive?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * The session another holder rotated `refresh` into (its new tokens), adopted by this store, waited for a
+   * short while; null when none comes. A refresh token is single-use: a tab that refreshed second finds the
+   * first tab's tokens here instead of signing out.
+   */
+  successorOf?(refresh: string): Promise<StoredSession | null>;
 }
 
 export class MemorySessionStore implements SessionStore {
@@ -116,11 +128,12 @@ export class ApiClient {
 
   async request<T = unknown>(method: string, path: string, options: RequestOptions<T> = {}): Promise<T> {
     const auth = options.auth ?? true;
+    const sentWith = this.options.store.get()?.token;
     try {
       return await this.send<T>(method, path, options, auth);
     } catch (err) {
       if (!(auth && err instanceof ApiError && isUnauthenticated(err.status, err.body))) throw err;
-      if (!(await this.refresh())) {
+      if (!(await this.refresh(sentWith))) {
         this.signOut();
         throw err;
       }
@@ -133,31 +146,51 @@ export class ApiClient {
     }
   }
 
-  /** One refresh shared by every request that got a 401 at the same time. */
-  refresh(): Promise<boolean> {
+  /**
+   * One refresh shared by every request that got a 401 at the same time. `refused`: the access token the
+   * refused request was sent with; when the stored one is already another (refreshed meanwhile, here or by
+   * another holder of the session), the request is sent again with it, and nothing is refreshed.
+   */
+  refresh(refused?: string): Promise<boolean> {
+    if (refused !== undefined && this.options.store.get()?.token !== refused) return Promise.resolve(true);
     if (!this.refreshing) {
-      this.refreshing = this.doRefresh().finally(() => {
+      this.refreshing = this.doRefresh(refused).finally(() => {
         this.refreshing = null;
       });
     }
     return this.refreshing;
   }
 
-  private async doRefresh(): Promise<boolean> {
-    const current = this.options.store.get();
-    if (!current) return false;
-    try {
-      const reply = await this.send(
-        'POST',
-        'refresh',
-        { body: { token: current.refresh }, schema: RefreshReply },
-        false,
-      );
-      this.options.store.set({ ...current, token: reply.session.token, refresh: reply.session.refresh });
-      return true;
-    } catch {
-      return false;
-    }
+  /**
+   * Refreshes the stored session once for every holder of it (issue 25, item 9: two tabs spending one
+   * single-use refresh token signed the user out): under the store's lock, a session another holder already
+   * rotated is taken as it is; a refresh refused because another holder used the token first takes that
+   * holder's tokens.
+   */
+  private async doRefresh(refused?: string): Promise<boolean> {
+    const store = this.options.store;
+    const before = store.get();
+    if (!before) return false;
+    const attempt = async (): Promise<boolean> => {
+      const current = store.get();
+      if (!current) return false;
+      // rotated while this one waited for the lock (by another tab, another process)
+      if (current.refresh !== before.refresh || (refused !== undefined && current.token !== refused))
+        return true;
+      try {
+        const reply = await this.send(
+          'POST',
+          'refresh',
+          { body: { token: current.refresh }, schema: RefreshReply },
+          false,
+        );
+        store.set({ ...current, token: reply.session.token, refresh: reply.session.refresh });
+        return true;
+      } catch {
+        return (await store.successorOf?.(current.refresh)) != null;
+      }
+    };
+    return store.exclusive ? store.exclusive(attempt) : attempt();
   }
 
   signOut(): void {
@@ -178,11 +211,12 @@ export class ApiClient {
   ): Promise<Response> {
     const auth = options.auth ?? true;
     const open = () => this.fetchReply(method, path, options, auth, true);
+    const sentWith = this.options.store.get()?.token;
     try {
       return await open();
     } catch (err) {
       if (!(auth && err instanceof ApiError && isUnauthenticated(err.status, err.body))) throw err;
-      if (!(await this.refresh())) {
+      if (!(await this.refresh(sentWith))) {
         this.signOut();
         throw err;
       }

@@ -168,9 +168,12 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
     if (!session) {
       const reused = await trx
         .selectFrom('used_refresh_tokens')
-        .select('session_id')
+        .select(['session_id', 'used_at'])
         .where('hash', '=', hash)
         .executeTakeFirst();
+      // used a moment ago: another tab of the same browser refreshed first (it hands its tokens over)
+      const graceMs = app.config.refreshReuseGraceS * 1000;
+      if (reused && app.clock.now().getTime() - reused.used_at.getTime() < graceMs) return null;
       if (reused) {
         await trx
           .updateTable('sessions')
@@ -185,7 +188,10 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
     if (session.revoked_at || session.refresh_expires_at.getTime() <= app.clock.now().getTime()) return null;
     const token = newToken();
     const next = newToken();
-    await trx.insertInto('used_refresh_tokens').values({ hash, session_id: session.id }).execute();
+    await trx
+      .insertInto('used_refresh_tokens')
+      .values({ hash, session_id: session.id, used_at: app.clock.now() })
+      .execute();
     await trx
       .updateTable('sessions')
       .set({

@@ -19,6 +19,16 @@ export interface StoredProjects {
 
 type Listener = () => void;
 
+/**
+ * What tabs of one browser tell each other on the channel: `rotated`, a tab's session tokens now, which
+ * replaced the refresh token `from`; `ask`, a tab whose refresh token `from` was refused asks who replaced it.
+ */
+type Message = { type: 'rotated'; from: string; session: StoredSession } | { type: 'ask'; from: string };
+const CHANNEL = 'lintel.session';
+const REFRESH_LOCK = 'lintel.session.refresh';
+/** How long a tab whose refresh was refused waits for the tab that refreshed first to hand its tokens over */
+const SUCCESSOR_WAIT_MS = 5_000;
+
 function storage(kind: RememberType): Storage | null {
   try {
     return kind === 'infinity' ? window.localStorage : window.sessionStorage;
@@ -61,9 +71,21 @@ function isStoredProjects(v: unknown): v is StoredProjects {
   return typeof p.login === 'string' && Array.isArray(p.sessions) && p.sessions.every(isStoredSession);
 }
 
+/**
+ * Tabs of one browser share their session (issue 25, item 9): a refresh token is single-use, so two tabs
+ * refreshing with the same one signed the user out (the second use revokes the session). Refreshes take the
+ * Web Lock `lintel.session.refresh` one tab at a time, and a tab that rotated the tokens tells the others on
+ * the BroadcastChannel `lintel.session`; a tab holding the old refresh token takes the new tokens. That
+ * also serves tabs whose session is in sessionStorage (no remember-me), which other tabs cannot read.
+ */
 export class BrowserSessionStore implements SessionStore {
   private listeners = new Set<Listener>();
   private cache: { session: StoredSession | null; projects: StoredProjects | null } | null = null;
+  private readonly channel: BroadcastChannel | null =
+    typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
+  /** refresh tokens this tab knows were replaced (by itself or by another tab), the oldest first */
+  private readonly replaced = new Set<string>();
+  private readonly waiting = new Map<string, Set<(s: StoredSession) => void>>();
 
   constructor() {
     // Another tab signing in or out with remember-me changes localStorage: follow it.
@@ -72,6 +94,61 @@ export class BrowserSessionStore implements SessionStore {
         this.cache = null;
         this.emit();
       }
+    });
+    this.channel?.addEventListener('message', (e: MessageEvent<unknown>) => this.hear(e.data));
+  }
+
+  private hear(data: unknown): void {
+    const m = data as Partial<Message> | null;
+    if (!m || typeof m.from !== 'string') return;
+    const mine = this.load().session;
+    if (m.type === 'ask') {
+      // a tab that reloaded before hearing of a rotation asks for it: this tab's tokens answer it
+      if (mine && this.replaced.has(m.from) && mine.refresh !== m.from) this.tell(m.from, mine);
+      return;
+    }
+    if (m.type !== 'rotated' || !isStoredSession(m.session)) return;
+    this.noteReplaced(m.from);
+    // this tab held the replaced tokens: it takes the new ones (and does not tell again)
+    if (mine?.refresh === m.from) this.write(m.session, false);
+    for (const wake of this.waiting.get(m.from) ?? []) wake(m.session);
+  }
+
+  private noteReplaced(replacedRefresh: string): void {
+    this.replaced.add(replacedRefresh);
+    if (this.replaced.size > 32) this.replaced.delete(this.replaced.values().next().value!);
+  }
+
+  private tell(from: string, session: StoredSession): void {
+    this.channel?.postMessage({ type: 'rotated', from, session } satisfies Message);
+  }
+
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const locks = typeof navigator !== 'undefined' ? navigator.locks : undefined;
+    const run = () => {
+      // what another tab stored while this one waited
+      this.cache = null;
+      return fn();
+    };
+    return locks ? (locks.request(REFRESH_LOCK, run) as Promise<T>) : run();
+  }
+
+  successorOf(refresh: string): Promise<StoredSession | null> {
+    const channel = this.channel;
+    if (!channel) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const wakers = this.waiting.get(refresh) ?? new Set();
+      this.waiting.set(refresh, wakers);
+      const done = (s: StoredSession | null) => {
+        clearTimeout(timer);
+        wakers.delete(wake);
+        if (wakers.size === 0) this.waiting.delete(refresh);
+        resolve(s);
+      };
+      const wake = (s: StoredSession) => done(s);
+      const timer = setTimeout(() => done(null), SUCCESSOR_WAIT_MS);
+      wakers.add(wake);
+      channel.postMessage({ type: 'ask', from: refresh } satisfies Message);
     });
   }
 
@@ -100,6 +177,11 @@ export class BrowserSessionStore implements SessionStore {
 
   /** Called on sign-in and on every token refresh (the refresh token rotates). */
   set(session: StoredSession): void {
+    this.write(session, true);
+  }
+
+  private write(session: StoredSession, tell: boolean): void {
+    const previous = this.load().session;
     const kind = this.remember;
     const other = kind === 'infinity' ? 'session' : 'infinity';
     storage(other)?.removeItem(KEY_SESSION);
@@ -115,6 +197,10 @@ export class BrowserSessionStore implements SessionStore {
       this.writeProjects({ ...projects, sessions });
     }
     this.cache = { ...this.load(), session };
+    if (previous && previous.refresh !== session.refresh && previous.project.id === session.project.id) {
+      this.noteReplaced(previous.refresh);
+      if (tell) this.tell(previous.refresh, session);
+    }
     this.emit();
   }
 

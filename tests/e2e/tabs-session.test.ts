@@ -1,0 +1,58 @@
+/**
+ * Issue 25, item 9: tabs of one browser share their session. A refresh token is single-use, and two tabs that
+ * refreshed with the same one signed the user out: the second use revoked the session. Two pages of one
+ * browser context — the second opened from the first, as the console opens the remote-control tab, so it
+ * starts with a copy of the first's sessionStorage — reload at once after their access token expired (the
+ * server's clock moved past its lifetime), several times: neither is signed out, and the session is never
+ * revoked.
+ */
+import { expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { ManualClock } from '@lintel/server';
+import { type TestServer } from '../support/server';
+import { keyboardSignIn } from '../support/console';
+import { freshPage, consoleWorld } from '../support/web';
+
+const clock = new ManualClock();
+let server: TestServer;
+let browser: Browser;
+consoleWorld({ config: { clock } }, (w) => ({ server, browser } = w));
+
+const signedIn = async (page: Page) => {
+  await page.getByTestId('side-menu').waitFor();
+  expect(new URL(page.url()).pathname).not.toBe('/login');
+};
+
+it('two tabs refreshing one session at once are both kept signed in, and the session is not revoked', async () => {
+  const { context, page } = await freshPage(browser);
+  try {
+    await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+    const [second] = await Promise.all([
+      context.waitForEvent('page'),
+      page.evaluate((url) => void window.open(url, '_blank'), `${server.url}/users`),
+    ]);
+    await signedIn(second);
+
+    const ttlMs = server.server.context.config.accessTtlS * 1000;
+    for (let round = 0; round < 3; round++) {
+      clock.advance(ttlMs + 1000);
+      // both tabs find their access token expired at the same moment, and refresh
+      await Promise.all([page.reload(), second.reload()]);
+      await signedIn(page);
+      await signedIn(second);
+    }
+    const revoked = await server.server.context.db
+      .selectFrom('sessions')
+      .select(['id', 'revoked_reason'])
+      .where('revoked_at', 'is not', null)
+      .execute();
+    expect(revoked).toEqual([]);
+    // and each tab still works on its own afterwards
+    for (const p of [page, second]) {
+      await p.goto(`${server.url}/users`);
+      await signedIn(p);
+    }
+  } finally {
+    await context.close();
+  }
+}, 180_000);
