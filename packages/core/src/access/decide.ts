@@ -110,6 +110,7 @@ export const DecisionReasons = [
 ] as const;
 export type DecisionReason = (typeof DecisionReasons)[number];
 
+/** A decision (refusals naming no rule are shared, frozen objects: do not change a decision). */
 export interface Decision {
   allowed: boolean;
   /** the rule that allowed or prohibited; null when no rule decided */
@@ -125,6 +126,12 @@ export interface AccessData {
   schedules: ReadonlyMap<number, ScheduleSpec>;
   areas?: readonly AntiPassbackArea[];
 }
+
+const refusals = new Map<DecisionReason, Decision>(
+  DecisionReasons.map((reason) => [reason, Object.freeze({ allowed: false, rule: null, reason })]),
+);
+/** The refusal that names no rule, for a reason (one shared frozen object each). */
+const refusal = (reason: DecisionReason): Decision => refusals.get(reason)!;
 
 // ----- the identifier itself ----------------------------------------------------------------------------------
 
@@ -197,11 +204,7 @@ function finish(
   ctx: DecisionContext,
 ): Decision {
   if (permit === null)
-    return {
-      allowed: false,
-      rule: null,
-      reason: sawHoliday ? 'holiday' : sawClosed ? 'outside_schedule' : 'no_access_rule',
-    };
+    return refusal(sawHoliday ? 'holiday' : sawClosed ? 'outside_schedule' : 'no_access_rule');
   const area = passbackRefusal(roles, instant, ctx);
   if (area !== null) return { allowed: false, rule: permit, reason: 'anti_passback', area };
   return { allowed: true, rule: permit, reason: null };
@@ -218,7 +221,7 @@ export function decideByScan(
   ctx: DecisionContext,
 ): Decision {
   const refused = identifierRefusal(identifier, instant);
-  if (refused) return { allowed: false, rule: null, reason: refused };
+  if (refused) return refusal(refused);
   const groups = new Set(ctx.groups ?? []);
   const own = new Set(identifier.access_rules ?? []);
   let prohibition: number | null = null;
@@ -269,25 +272,45 @@ interface RuleEntry {
 }
 
 /**
- * The rules indexed for the decision: by device, by identifier, by user and by group, with their schedules
- * compiled once. Build it when the rules change (the server keeps one per project, rebuilt on a rule, schedule
+ * The rules indexed for the decision: by device and, within a device, by the identifier, user or group they
+ * name, so a decision is a handful of lookups whatever the number of rules; their schedules compiled once. Build it when the rules change (the server keeps one per project, rebuilt on a rule, schedule
  * or area change; the simulator one per device).
  */
 export class AccessIndex {
   private readonly byId = new Map<number, RuleEntry>();
-  private readonly byDevice = new Map<number, RuleEntry[]>();
-  private readonly byIdentifier = new Map<number, RuleEntry[]>();
-  private readonly byUser = new Map<number, RuleEntry[]>();
-  private readonly byDomain = new Map<number, RuleEntry[]>();
+  /** device → (subject key → the rules naming both, lowest id first) */
+  private readonly atDevice = new Map<number, Map<number, RuleEntry[]>>();
+  private readonly ruleIdsOfDevice = new Map<number, number[]>();
   private readonly areas: Map<number, AreaRole[]>;
+  /** the state of the decision under way (one at a time: the decision is synchronous) */
+  private readonly scratch: {
+    instant: number;
+    ctx: DecisionContext | undefined;
+    local: LocalTime | undefined;
+    prohibition: number | null;
+    permit: number | null;
+    sawHoliday: boolean;
+    sawClosed: boolean;
+  } = {
+    instant: 0,
+    ctx: undefined,
+    local: undefined,
+    prohibition: null,
+    permit: null,
+    sawHoliday: false,
+    sawClosed: false,
+  };
 
   constructor(data: AccessData) {
     const compiled = new Map<number, CompiledSchedule>();
     for (const [id, s] of data.schedules) compiled.set(id, compileSchedule(s));
-    const push = (m: Map<number, RuleEntry[]>, k: number, e: RuleEntry) => {
-      const l = m.get(k);
-      if (l) l.push(e);
-      else m.set(k, [e]);
+    const push = (device: number, key: number, e: RuleEntry) => {
+      let here = this.atDevice.get(device);
+      if (!here) this.atDevice.set(device, (here = new Map()));
+      const l = here.get(key);
+      if (l) {
+        if (l[l.length - 1] !== e) l.push(e);
+      } else here.set(key, [e]);
     };
     const sorted = [...data.rules].sort((a, b) => a.id - b.id);
     for (const r of sorted) {
@@ -304,92 +327,102 @@ export class AccessIndex {
             : r.time_rules.map((s) => compiled.get(s)).filter((s): s is CompiledSchedule => s !== undefined),
       };
       this.byId.set(r.id, e);
-      for (const d of e.devices) push(this.byDevice, d, e);
-      for (const i of e.identifiers) push(this.byIdentifier, i, e);
-      for (const u of e.users) push(this.byUser, u, e);
-      for (const g of e.domains) push(this.byDomain, g, e);
+      for (const d of e.devices) {
+        const ids = this.ruleIdsOfDevice.get(d);
+        if (ids) ids.push(r.id);
+        else this.ruleIdsOfDevice.set(d, [r.id]);
+        for (const i of e.identifiers) push(d, i * KINDS + IDENTIFIER, e);
+        for (const u of e.users) push(d, u * KINDS + USER, e);
+        for (const g of e.domains) push(d, g * KINDS + GROUP, e);
+      }
     }
     this.areas = areaRoles(data.areas);
   }
 
   /** The rules naming a device (lowest id first). */
   rulesOfDevice(device: number): readonly number[] {
-    return (this.byDevice.get(device) ?? []).map((e) => e.id);
+    return this.ruleIdsOfDevice.get(device) ?? [];
   }
 
   /** The decision (equal to `decideByScan` over the same data). */
   decide(identifier: DecisionIdentifier, device: number, instant: number, ctx: DecisionContext): Decision {
     const refused = identifierRefusal(identifier, instant);
-    if (refused) return { allowed: false, rule: null, reason: refused };
-    // the smaller side: the rules naming the subject (then checked for the device) or those naming the device
-    const subject: RuleEntry[][] = [];
-    let subjectSize = 0;
-    const add = (l: RuleEntry[] | undefined) => {
-      if (l) {
-        subject.push(l);
-        subjectSize += l.length;
-      }
-    };
-    add(this.byIdentifier.get(identifier.id));
-    if (identifier.owner !== null) add(this.byUser.get(identifier.owner));
-    if (ctx.groups) for (const g of ctx.groups) add(this.byDomain.get(g));
-    if (identifier.access_rules?.length) {
-      const own: RuleEntry[] = [];
-      for (const id of identifier.access_rules) {
-        const e = this.byId.get(id);
-        if (e) own.push(e);
-      }
-      add(own);
-    }
-    const atDevice = this.byDevice.get(device);
-    if (!atDevice) return finish(null, false, false, undefined, instant, ctx);
-    let local: LocalTime | undefined;
-    let prohibition: number | null = null;
-    let permit: number | null = null;
-    let sawHoliday = false;
-    let sawClosed = false;
-    const consider = (e: RuleEntry) => {
-      // a rule already decided cannot change the answer
-      if (e.prohibition ? prohibition !== null && e.id >= prohibition : permit !== null && e.id >= permit)
-        return;
-      let state: ScheduleState = 'open';
-      if (e.schedules !== null) {
-        state = 'closed';
-        local ??= localTime(instant, ctx.tz);
-        for (const c of e.schedules) {
-          const st = scheduleStateAt(c, local, ctx.holidays ?? NO_HOLIDAYS);
-          if (st === 'open') {
-            state = 'open';
-            break;
-          }
-          if (st === 'holiday') state = 'holiday';
-        }
-      }
-      if (e.prohibition) {
-        if (state === 'open') prohibition = e.id;
-      } else if (state === 'open') permit = e.id;
-      else if (state === 'holiday') sawHoliday = true;
-      else sawClosed = true;
-    };
-    if (subjectSize < atDevice.length) {
-      for (const l of subject) for (const e of l) if (e.devices.has(device)) consider(e);
-    } else {
+    if (refused) return refusal(refused);
+    const here = this.atDevice.get(device);
+    const scratch = this.scratch;
+    scratch.instant = instant;
+    scratch.ctx = ctx;
+    scratch.local = undefined;
+    scratch.prohibition = null;
+    scratch.permit = null;
+    scratch.sawHoliday = false;
+    scratch.sawClosed = false;
+    if (here) {
+      // the rules naming this device and the identifier, its owner or one of his groups: a lookup each
+      this.considerAll(here.get(identifier.id * KINDS + IDENTIFIER));
+      if (identifier.owner !== null) this.considerAll(here.get(identifier.owner * KINDS + USER));
       const groups = ctx.groups;
-      const own = identifier.access_rules;
-      for (const e of atDevice) {
-        if (
-          e.identifiers.has(identifier.id) ||
-          (identifier.owner !== null && e.users.has(identifier.owner)) ||
-          (groups !== undefined && groups.some((g) => e.domains.has(g))) ||
-          (own !== undefined && own.includes(e.id))
-        )
-          consider(e);
+      if (groups)
+        for (let k = 0; k < groups.length; k++) this.considerAll(here.get(groups[k]! * KINDS + GROUP));
+    }
+    // the rules the identifier names itself (they need not name any subject)
+    const own = identifier.access_rules;
+    if (own)
+      for (let k = 0; k < own.length; k++) {
+        const e = this.byId.get(own[k]!);
+        if (e && e.devices.has(device)) this.consider(e);
+      }
+    const prohibition = scratch.prohibition as number | null;
+    scratch.ctx = undefined;
+    if (prohibition !== null) return { allowed: false, rule: prohibition, reason: 'access_prohibited' };
+    return finish(
+      scratch.permit,
+      scratch.sawHoliday,
+      scratch.sawClosed,
+      this.areas.get(device),
+      instant,
+      ctx,
+    );
+  }
+
+  private considerAll(list: RuleEntry[] | undefined): void {
+    if (list) for (let k = 0; k < list.length; k++) this.consider(list[k]!);
+  }
+
+  private consider(e: RuleEntry): void {
+    const s = this.scratch;
+    // a rule already outdone by a lower id of its kind cannot change the answer
+    if (
+      e.prohibition ? s.prohibition !== null && e.id >= s.prohibition : s.permit !== null && e.id >= s.permit
+    )
+      return;
+    let state: ScheduleState = 'open';
+    if (e.schedules !== null) {
+      state = 'closed';
+      const ctx = s.ctx!;
+      s.local ??= localTime(s.instant, ctx.tz);
+      for (const c of e.schedules) {
+        const st = scheduleStateAt(c, s.local, ctx.holidays ?? NO_HOLIDAYS);
+        if (st === 'open') {
+          state = 'open';
+          break;
+        }
+        if (st === 'holiday') state = 'holiday';
       }
     }
-    if (prohibition !== null) return { allowed: false, rule: prohibition, reason: 'access_prohibited' };
-    return finish(permit, sawHoliday, sawClosed, this.areas.get(device), instant, ctx);
+    if (e.prohibition) {
+      if (state === 'open') s.prohibition = e.id;
+    } else if (state === 'open') s.permit = e.id;
+    else if (state === 'holiday') s.sawHoliday = true;
+    else s.sawClosed = true;
   }
 }
+
+/** The kinds of subject a rule names, folded into one numeric key with the subject's id. */
+const KINDS = 3;
+const IDENTIFIER = 0;
+const USER = 1;
+const GROUP = 2;
 
 const NO_HOLIDAYS: ReadonlySet<number> = new Set();
 
