@@ -269,6 +269,16 @@ interface RuleEntry {
   domains: ReadonlySet<number>;
   /** compiled schedules; null: at all times */
   schedules: CompiledSchedule[] | null;
+  /** the ids of those schedules (the ones that exist); null: at all times */
+  scheduleIds: number[] | null;
+}
+
+/** A rule naming a device and an identifier, as the device sync reads it. */
+export interface MatchingRule {
+  id: number;
+  prohibition: boolean;
+  /** the schedules in which it is in force (those that exist); null: at all times */
+  time_rules: number[] | null;
 }
 
 /**
@@ -325,6 +335,7 @@ export class AccessIndex {
           r.time_rules.length === 0
             ? null
             : r.time_rules.map((s) => compiled.get(s)).filter((s): s is CompiledSchedule => s !== undefined),
+        scheduleIds: r.time_rules.length === 0 ? null : r.time_rules.filter((s) => compiled.has(s)),
       };
       this.byId.set(r.id, e);
       for (const d of e.devices) {
@@ -342,6 +353,38 @@ export class AccessIndex {
   /** The rules naming a device (lowest id first). */
   rulesOfDevice(device: number): readonly number[] {
     return this.ruleIdsOfDevice.get(device) ?? [];
+  }
+
+  /**
+   * The rules naming a device and an identifier (by its id, its own rules, its owner or one of his `groups`),
+   * lowest id first, whatever the time: what the device sync derives an identifier's item from.
+   */
+  matching(
+    identifier: Pick<DecisionIdentifier, 'id' | 'owner' | 'access_rules'>,
+    device: number,
+    groups: readonly number[] = [],
+  ): MatchingRule[] {
+    const found = new Map<number, RuleEntry>();
+    const here = this.atDevice.get(device);
+    const add = (l: RuleEntry[] | undefined) => {
+      if (l) for (const e of l) found.set(e.id, e);
+    };
+    if (here) {
+      add(here.get(identifier.id * KINDS + IDENTIFIER));
+      if (identifier.owner !== null) add(here.get(identifier.owner * KINDS + USER));
+      for (const g of groups) add(here.get(g * KINDS + GROUP));
+    }
+    for (const id of identifier.access_rules ?? []) {
+      const e = this.byId.get(id);
+      if (e && e.devices.has(device)) found.set(id, e);
+    }
+    return [...found.values()]
+      .sort((a, b) => a.id - b.id)
+      .map((e) => ({
+        id: e.id,
+        prohibition: e.prohibition,
+        time_rules: e.scheduleIds && [...e.scheduleIds],
+      }));
   }
 
   /** The decision (equal to `decideByScan` over the same data). */

@@ -291,7 +291,11 @@ export interface TimeProfile {
   holidays: string[];
 }
 
-export function timeProfileOf(s: Schedule, tz: string, holidays: readonly string[] = []): TimeProfile {
+export function timeProfileOf(
+  s: ScheduleSpec & { id: number; name: string },
+  tz: string,
+  holidays: readonly string[] = [],
+): TimeProfile {
   const c = compileSchedule(s);
   return {
     key: `schedule-${s.id}`,

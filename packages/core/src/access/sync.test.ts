@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { AccessIndex, type AccessData, type AccessRuleSpec } from './decide';
+import { holidayDays, ScheduleCreate } from './schedules';
 import {
+  accessDataFromHolding,
   deviceIdentifierItem,
   diffDeviceAccess,
   IDENTIFIER_ITEM_URI,
@@ -10,6 +13,8 @@ import {
   type DeviceIdentifierItem,
   type DeviceRequest,
   type DeviceTimeProfile,
+  type SyncIdentifier,
+  wantedAt,
 } from './sync';
 
 /**
@@ -208,6 +213,201 @@ describe('the device sync difference', () => {
         expect(diffDeviceAccess(want, device.holding()).requests).toEqual([]);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+// ----- what a device must hold, and the device deciding from it alone -------------------------------------------
+
+const SCHEDULES = new Map([
+  [
+    1,
+    ScheduleCreate.parse({
+      name: 'office',
+      valid_from: '2026-01-05',
+      repeat_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+    }),
+  ],
+  [
+    2,
+    ScheduleCreate.parse({
+      name: 'night',
+      valid_from: '2026-01-01',
+      repeat_mode: 'daily',
+      time_from: 79_200,
+      time_to: 21_600,
+    }),
+  ],
+  [
+    3,
+    ScheduleCreate.parse({
+      name: 'weekend',
+      valid_from: '2026-01-03',
+      repeat_days: ['sat', 'sun'],
+      is_all_day: true,
+    }),
+  ],
+  [
+    4,
+    ScheduleCreate.parse({
+      name: 'span',
+      valid_from: '2026-06-01',
+      valid_to: '2026-06-20',
+      repeat_mode: 'never',
+    }),
+  ],
+]);
+const HOLIDAYS = ['2026-01-01', '2026-06-12', '2026-11-04'];
+
+describe('what a device must hold', () => {
+  const ident = (over: Partial<SyncIdentifier> = {}): SyncIdentifier => ({
+    id: 1,
+    type: 'card',
+    value: '12345678',
+    owner_name: 'Ann',
+    owner_type: 'owner',
+    is_active: true,
+    owner: 10,
+    period_restrict_active: false,
+    period_restrict_from_u: null,
+    period_restrict_to_u: null,
+    passes_restrict_active: false,
+    passes_restrict_max_count: 0,
+    passes_count: 0,
+    ...over,
+  });
+  const rule = (over: Partial<AccessRuleSpec> & { id: number }): AccessRuleSpec => ({
+    devices: [100],
+    time_rules: [],
+    users: [],
+    identifiers: [],
+    domains: [],
+    prohibition: false,
+    ...over,
+  });
+
+  it('holds the identifiers a rule gives it, with the rules’ schedules as profiles', () => {
+    const index = new AccessIndex({
+      rules: [
+        rule({ id: 1, users: [10], time_rules: [1] }),
+        rule({ id: 2, domains: [7], time_rules: [3] }),
+        rule({ id: 3, identifiers: [3], prohibition: true }),
+        rule({ id: 4, identifiers: [4], prohibition: true, time_rules: [2] }),
+        rule({ id: 5, identifiers: [3, 4, 5] }),
+        rule({ id: 6, identifiers: [6], time_rules: [99] }),
+      ],
+      schedules: SCHEDULES,
+    });
+    const want = wantedAt(
+      100,
+      index,
+      [
+        ident({ groups: [7] }),
+        ident({ id: 2, value: '2', is_active: false }), // revoked: not held
+        ident({ id: 3, value: '3', owner: null }), // prohibited at all times here: not held
+        ident({ id: 4, value: '4', owner: null }), // prohibited at night: held with a deny profile
+        ident({ id: 5, value: 'https://x.org', type: 'url', owner: null }), // no device takes a url
+        ident({ id: 6, value: '6', owner: null }), // its only schedule does not exist: not held
+        ident({ id: 7, value: '7', owner: 11 }), // no rule
+      ],
+      SCHEDULES,
+      'Europe/Moscow',
+      HOLIDAYS,
+    );
+    expect(want.identifiers.map((i) => [i.uid, i.time_profiles, i.deny_time_profiles])).toEqual([
+      ['identifier-1', ['schedule-1', 'schedule-3'], []],
+      ['identifier-4', [], ['schedule-2']],
+    ]);
+    expect(want.time_profiles.map((p) => p.key)).toEqual(['schedule-1', 'schedule-2', 'schedule-3']);
+    expect(want.time_profiles[0]).toMatchObject({ time_zone: 'Europe/Moscow', holidays: HOLIDAYS });
+  });
+
+  // The issue's "the simulator and the function agree": the server's decision over the rules, and the
+  // device's over what it was sent alone (`accessDataFromHolding`), allow the same presentations.
+  it('lets the device decide as the server does, from what it holds (1,000 generated cases, property)', () => {
+    const arbRule = fc.record({
+      devices: fc.uniqueArray(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 2 }),
+      time_rules: fc.oneof(
+        fc.constant([] as number[]),
+        fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 2 }),
+      ),
+      users: fc.uniqueArray(fc.integer({ min: 1, max: 3 }), { maxLength: 2 }),
+      identifiers: fc.uniqueArray(fc.integer({ min: 1, max: 5 }), { maxLength: 3 }),
+      domains: fc.uniqueArray(fc.integer({ min: 1, max: 3 }), { maxLength: 1 }),
+      prohibition: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+    });
+    const arbIdent = fc.record({
+      id: fc.integer({ min: 1, max: 5 }),
+      is_active: fc.integer({ min: 0, max: 9 }).map((n) => n !== 0),
+      owner: fc.option(fc.integer({ min: 1, max: 3 }), { nil: null }),
+      groups: fc.uniqueArray(fc.integer({ min: 1, max: 3 }), { maxLength: 2 }),
+      period: fc.boolean(),
+      passes: fc.option(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 3 })), {
+        nil: null,
+      }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(arbRule, { maxLength: 8 }),
+        fc.uniqueArray(arbIdent, { selector: (i) => i.id, minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.oneof(
+          fc.integer({ min: Date.parse('2026-01-01T00:00:00Z'), max: Date.parse('2026-12-31T23:59:59Z') }),
+          fc
+            .tuple(fc.constantFrom(...HOLIDAYS), fc.integer({ min: 0, max: 86_399_999 }))
+            .map(([d, ms]) => Date.parse(`${d}T00:00:00Z`) + ms),
+        ),
+        (rawRules, raw, device, instant) => {
+          const data: AccessData = {
+            rules: rawRules.map((r, k) => ({ ...r, id: k + 1 })),
+            schedules: SCHEDULES,
+          };
+          const index = new AccessIndex(data);
+          const identifiers: SyncIdentifier[] = raw.map((r) => ({
+            id: r.id,
+            type: 'card',
+            value: String(r.id),
+            owner_name: `owner ${r.owner}`,
+            owner_type: r.owner === null ? 'guest' : 'owner',
+            is_active: r.is_active,
+            owner: r.owner,
+            groups: r.groups,
+            period_restrict_active: r.period,
+            period_restrict_from_u: r.period ? '2026-03-01T00:00:00Z' : null,
+            period_restrict_to_u: r.period ? '2026-09-01T00:00:00Z' : null,
+            passes_restrict_active: r.passes !== null,
+            passes_restrict_max_count: r.passes?.[0] ?? 0,
+            passes_count: r.passes?.[1] ?? 0,
+          }));
+          const held = wantedAt(device, index, identifiers, SCHEDULES, 'Europe/Berlin', HOLIDAYS);
+          // the device counted the passes the platform knows of
+          const counted = held.identifiers.map((item) => ({
+            ...item,
+            passes_used: identifiers.find((i) => `identifier-${i.id}` === item.uid)!.passes_count,
+          }));
+          const atDevice = accessDataFromHolding(device, {
+            identifiers: counted,
+            time_profiles: held.time_profiles,
+          });
+          const deviceIndex = new AccessIndex(atDevice.data);
+          for (const i of identifiers) {
+            const server = index.decide(i, device, instant, {
+              tz: 'Europe/Berlin',
+              groups: i.groups,
+              holidays: holidayDays(HOLIDAYS),
+            });
+            const found = atDevice.lookup('card', i.value);
+            const local = found
+              ? deviceIndex.decide(found, device, instant, {
+                  tz: 'Europe/Berlin',
+                  holidays: atDevice.holidays,
+                })
+              : { allowed: false };
+            expect(local.allowed).toBe(server.allowed);
+          }
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

@@ -13,7 +13,9 @@
  * - Order: the time profiles an identifier will name go first, then deletions, then identifiers, then the
  *   profiles no longer named — so the device never holds an identifier naming a profile it lacks.
  */
-import type { DeviceIdentifierType } from './identifiers';
+import type { AccessData, AccessIndex, AccessRuleSpec, DecisionIdentifier } from './decide';
+import { DeviceIdentifierTypes, type DeviceIdentifierType, type IdentifierType } from './identifiers';
+import { holidayDays, timeProfileOf, type ScheduleSpec, type TimeProfile } from './schedules';
 
 /** An identifier as a device holds it (DEVICES.md create body, with our `uid` and time profile keys). */
 export interface DeviceIdentifierItem {
@@ -28,6 +30,8 @@ export interface DeviceIdentifierItem {
   };
   /** the keys of the time profiles in which it opens; empty: at all times */
   time_profiles: string[];
+  /** the keys of the time profiles in which it must not open (a prohibition with schedules) */
+  deny_time_profiles: string[];
 }
 
 /** A schedule as a device keeps it (`timeProfileOf`), named by `key`. */
@@ -91,6 +95,7 @@ function identifierBody(i: DeviceIdentifierItem): Omit<DeviceIdentifierItem, 'ui
         : { is_permanent: false, max_passes: i.valid.passes.max_passes ?? 0 },
     },
     time_profiles: [...(i.time_profiles ?? [])].sort(),
+    deny_time_profiles: [...(i.deny_time_profiles ?? [])].sort(),
   };
 }
 
@@ -183,6 +188,7 @@ export function deviceIdentifierItem(
   },
   timeProfiles: readonly string[] = [],
   lock: DeviceIdentifierItem['lock'] = 'all',
+  denyProfiles: readonly string[] = [],
 ): DeviceIdentifierItem {
   return {
     uid: `identifier-${i.id}`,
@@ -199,5 +205,142 @@ export function deviceIdentifierItem(
         : { is_permanent: true },
     },
     time_profiles: [...timeProfiles].sort(),
+    deny_time_profiles: [...denyProfiles].sort(),
+  };
+}
+
+// ----- what a device must hold, from the rules; and back, for the simulator ------------------------------
+
+/** An identifier as the sync reads it: the decision's fields, its type and value, its owner's name and groups. */
+export interface SyncIdentifier extends DecisionIdentifier {
+  type: IdentifierType;
+  value: string;
+  owner_name: string;
+  owner_type: 'owner' | 'guest';
+  /** the owner's groups with the groups above them */
+  groups?: readonly number[];
+}
+
+/**
+ * What a device must hold, derived from the rules: each active identifier a device can take that a
+ * permitting rule naming the device reaches — with the time profiles of those rules (none when one of them
+ * is in force at all times) and, as deny profiles, those of the prohibitions reaching it — and the time
+ * profiles named. An identifier prohibited at all times there, or whose permitting rules all name only
+ * schedules that do not exist, is not held (the device refuses it as unknown; the platform names why).
+ */
+export function wantedAt(
+  device: number,
+  index: AccessIndex,
+  identifiers: Iterable<SyncIdentifier>,
+  schedules: ReadonlyMap<number, ScheduleSpec & { name?: string }>,
+  tz: string,
+  holidays: readonly string[] = [],
+): DeviceHolding {
+  const items: DeviceIdentifierItem[] = [];
+  const named = new Set<number>();
+  for (const i of identifiers) {
+    const type = DeviceIdentifierTypes[i.type];
+    if (!i.is_active || type === null) continue;
+    const rules = index.matching(i, device, i.groups ?? []);
+    let always = false;
+    let banned = false;
+    const allow = new Set<number>();
+    const deny = new Set<number>();
+    for (const r of rules) {
+      if (r.prohibition) {
+        if (r.time_rules === null) banned = true;
+        else for (const s of r.time_rules) deny.add(s);
+      } else if (r.time_rules === null) always = true;
+      else for (const s of r.time_rules) allow.add(s);
+    }
+    if (banned || (!always && allow.size === 0)) continue;
+    const allowed = always ? [] : [...allow];
+    for (const s of [...allowed, ...deny]) named.add(s);
+    items.push(
+      deviceIdentifierItem(
+        { ...i, type },
+        allowed.map((s) => `schedule-${s}`),
+        'all',
+        [...deny].map((s) => `schedule-${s}`),
+      ),
+    );
+  }
+  const profiles: TimeProfile[] = [];
+  for (const id of [...named].sort((a, b) => a - b)) {
+    const s = schedules.get(id);
+    if (s) profiles.push(timeProfileOf({ ...s, id, name: s.name ?? `schedule ${id}` }, tz, holidays));
+  }
+  return { identifiers: items, time_profiles: profiles as unknown as DeviceTimeProfile[] };
+}
+
+/**
+ * What a device holds, read back as the decision's data, so a device (the simulator) decides with the one
+ * function from what it was sent alone: one rule per held identifier (its profiles, or at all times), one
+ * prohibition for its deny profiles, the profiles as schedules, their holidays as the calendar. `lookup`
+ * finds an identifier by device type and number.
+ */
+export function accessDataFromHolding(
+  device: number,
+  holding: {
+    identifiers: ReadonlyArray<DeviceIdentifierItem & { passes_used?: number }>;
+    time_profiles: readonly DeviceTimeProfile[];
+  },
+): {
+  data: AccessData;
+  holidays: ReadonlySet<number>;
+  lookup: (type: DeviceIdentifierType, number: string) => DecisionIdentifier | undefined;
+} {
+  const profileIds = new Map<string, number>();
+  const schedules = new Map<number, ScheduleSpec>();
+  const holidays: string[] = [];
+  holding.time_profiles.forEach((raw, k) => {
+    const p = raw as unknown as TimeProfile;
+    profileIds.set(p.key, k + 1);
+    schedules.set(k + 1, {
+      valid_from: p.valid_from,
+      valid_to: p.valid_to,
+      is_all_day: false,
+      repeat_mode: p.repeat_mode,
+      repeat_days: p.days,
+      time_from: p.from,
+      time_to: p.to,
+    });
+    holidays.push(...(p.holidays ?? []));
+  });
+  const rules: AccessRuleSpec[] = [];
+  const byNumber = new Map<string, DecisionIdentifier>();
+  const known = (keys: readonly string[]) =>
+    keys.map((key) => profileIds.get(key)).filter((id): id is number => id !== undefined);
+  holding.identifiers.forEach((item, k) => {
+    const id = k + 1;
+    const time = item.valid?.time;
+    const passes = item.valid?.passes;
+    byNumber.set(`${item.identifier_type}:${item.identifier_number}`, {
+      id,
+      is_active: true,
+      owner: null,
+      period_restrict_active: time ? !time.is_permanent : false,
+      period_restrict_from_u: time && !time.is_permanent ? (time.from ?? null) : null,
+      period_restrict_to_u: time && !time.is_permanent ? (time.to ?? null) : null,
+      passes_restrict_active: passes ? !passes.is_permanent : false,
+      passes_restrict_max_count: passes && !passes.is_permanent ? (passes.max_passes ?? 0) : 0,
+      passes_count: item.passes_used ?? 0,
+    });
+    const allow = item.time_profiles ?? [];
+    const base = { devices: [device], users: [], identifiers: [id], domains: [] };
+    // a profile it names but does not hold never opens (as a rule naming only missing schedules)
+    rules.push({
+      ...base,
+      id: 2 * id,
+      prohibition: false,
+      time_rules: allow.length ? [...known(allow), 0] : [],
+    });
+    const deny = known(item.deny_time_profiles ?? []);
+    if (deny.length) rules.push({ ...base, id: 2 * id - 1, prohibition: true, time_rules: deny });
+  });
+  return {
+    data: { rules, schedules },
+    holidays: holidayDays(holidays),
+    lookup: (type, number) => byNumber.get(`${type}:${number}`),
   };
 }
