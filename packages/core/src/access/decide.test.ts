@@ -6,6 +6,7 @@ import {
   decide,
   decideByScan,
   DecisionReasons,
+  reasonFromDevice,
   type AccessData,
   type AccessRuleSpec,
   type AntiPassbackArea,
@@ -155,8 +156,16 @@ describe('the access decision', () => {
     expect(decide(card(), 200, now, new AccessIndex(d), last('in', 60_000)).allowed).toBe(true);
   });
 
-  it('names only catalogue codes as reasons', () => {
-    for (const r of DecisionReasons) expect(ErrorCatalogue).toHaveProperty(r);
+  it('names only catalogue codes as reasons, and reads a device log reason as one', () => {
+    for (const r of DecisionReasons) {
+      expect(ErrorCatalogue).toHaveProperty(r);
+      expect(reasonFromDevice(r)).toBe(r);
+    }
+    expect(reasonFromDevice('passes')).toBe('pass_limit_reached');
+    expect(reasonFromDevice('expired')).toBe('identifier_expired');
+    expect(reasonFromDevice('unknown')).toBe('no_access_rule');
+    expect(reasonFromDevice('toString')).toBeNull();
+    expect(reasonFromDevice(null)).toBeNull();
   });
 
   it('takes an access rule with at least one device', () => {

@@ -482,3 +482,26 @@ export function decide(
     ? rules.decide(identifier, device, t, ctx)
     : decideByScan(identifier, device, t, rules, ctx);
 }
+
+/**
+ * A refusal's reason in a device's log (the simulator's words: `unknown`, `other` — another lock —,
+ * `expired`, `passes`, `revoked`, `schedule`…) as the catalogue code the ACS log shows; the catalogue codes
+ * themselves pass through (a device deciding with `decide` logs them). Null: not a refusal reason known.
+ */
+export function reasonFromDevice(reason: string | null | undefined): DecisionReason | null {
+  if (!reason) return null;
+  if ((DecisionReasons as readonly string[]).includes(reason)) return reason as DecisionReason;
+  return Object.hasOwn(DeviceReasonWords, reason) ? DeviceReasonWords[reason]! : null;
+}
+
+const DeviceReasonWords: Record<string, DecisionReason> = {
+  unknown: 'no_access_rule',
+  other: 'no_access_rule',
+  revoked: 'identifier_revoked',
+  expired: 'identifier_expired',
+  not_yet_valid: 'identifier_not_yet_valid',
+  passes: 'pass_limit_reached',
+  schedule: 'outside_schedule',
+  prohibited: 'access_prohibited',
+  passback: 'anti_passback',
+};
