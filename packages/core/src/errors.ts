@@ -69,6 +69,34 @@ export const ErrorCatalogue = {
   ip_range_invalid: 422,
   /** network search: more addresses than a search may probe (`DeviceSearchLimits.maxAddresses`) */
   ip_range_too_large: 422,
+  // Identifiers (spec part 2 §8)
+  /** "Error saving identifier {name}" */
+  identifier_save_error: 422,
+  /** "identifier duplicate (number and type)": another identifier has the same type and value */
+  identifier_duplicate: 409,
+  identifier_view_not_available: 403,
+  identifier_not_found: 404,
+  ukey2_cannot_be_deleted: 409,
+  face_not_recognized: 422,
+  /** an Apple Wallet pass asked for while the wallet settings hold no certificate */
+  wallet_certificate_missing: 409,
+  // Guests (spec part 2 §8): "limits max count {max_count} and max period days {max_days}"
+  guest_limits_exceeded: 422,
+  guest_identifier_exists: 409,
+  // Guest access (the public page): invalid identifier, device problem, device not found
+  invalid_identifier: 422,
+  device_problem: 502,
+  device_not_found: 404,
+  // The access decision's refusals (packages/core/src/access/decide.ts; also the ACS log's reasons)
+  identifier_revoked: 403,
+  identifier_not_yet_valid: 403,
+  identifier_expired: 403,
+  pass_limit_reached: 403,
+  access_prohibited: 403,
+  holiday: 403,
+  outside_schedule: 403,
+  no_access_rule: 403,
+  anti_passback: 403,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

@@ -17,3 +17,4 @@ export * from './realtime-client';
 export * from './timers';
 export * from './reports';
 export * from './notifications';
+export * from './access';

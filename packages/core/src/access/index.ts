@@ -1,0 +1,4 @@
+export * from './identifiers';
+export * from './schedules';
+export * from './decide';
+export * from './sync';
