@@ -15,6 +15,7 @@ import {
   type WsServerMessage,
 } from '@lintel/core';
 import type { AuthInfo, ServerContext } from '../context';
+import { defaultWebsocketSettings, type WebsocketSettings } from '../config';
 import { authenticateToken, sessionsAuth } from '../auth/sessions';
 import { Caller } from '../engine/caller';
 import { AppError, parseInput } from '../errors';
@@ -23,35 +24,6 @@ import type { RealtimeMessage } from './bus';
 import { resolveTopic, topicDefs, type TopicDef } from './topics';
 
 export const WS_ROUTE = `${API_BASE}${WS_PATH}`;
-
-export interface WebsocketSettings {
-  /** how often sockets whose access token expired (by the server's clock) are closed */
-  sweepMs: number;
-  /** how often each socket is pinged; one that did not answer the previous ping is dropped */
-  pingMs: number;
-  /** how often the callers of open sockets are read again (revoked sessions, changed roles) */
-  revalidateMs: number;
-  /** bytes waiting to be sent to one socket past which it is closed as too slow */
-  sendBufferBytes: number;
-  /** a re-subscription also replays the events committed this long before its last one (commit order ≠ id order) */
-  backlogOverlapS: number;
-  maxSubscriptions: number;
-  messagesPerWindow: number;
-  windowS: number;
-  backlogLimit: number;
-}
-
-export const defaultWebsocketSettings: WebsocketSettings = {
-  sweepMs: 1000,
-  pingMs: 30_000,
-  revalidateMs: 30_000,
-  sendBufferBytes: 1024 * 1024,
-  backlogOverlapS: 30,
-  maxSubscriptions: WsLimits.maxSubscriptions,
-  messagesPerWindow: WsLimits.messagesPerWindow,
-  windowS: WsLimits.windowS,
-  backlogLimit: WsLimits.backlogLimit,
-};
 
 interface Subscription {
   def: TopicDef;
@@ -91,11 +63,16 @@ export class RealtimeSockets {
   private offBus: (() => void) | null = null;
   private intervals: NodeJS.Timeout[] = [];
 
+  /** Made with the way to the context it is part of (`context.sockets`, server.ts), read when it runs. */
   constructor(
-    private readonly app: ServerContext,
+    private readonly contextOf: () => ServerContext,
     private readonly settings: WebsocketSettings = defaultWebsocketSettings,
     private readonly topics: readonly TopicDef[] = topicDefs,
   ) {}
+
+  private get app(): ServerContext {
+    return this.contextOf();
+  }
 
   /** Open sockets signed in on this instance. */
   get size(): number {
