@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import type { z, ZodType } from 'zod';
 import type { Access, Command } from '@lintel/commands';
 import type { Gate } from '@lintel/core';
 import type { AuthInfo, CallerInfo, ServerContext } from '../context';
@@ -29,8 +29,11 @@ export class UnauthenticatedError extends Error {
   }
 }
 
-/** What the pipeline runs: a command of the registry, or a job kind (jobs/define.ts) in the same shape. */
-interface Operation {
+/**
+ * What the pipeline runs: a command of the registry, a job kind (jobs/define.ts), or a publish on a
+ * websocket topic (realtime/topics.ts), each in the same shape.
+ */
+export interface Operation {
   id: string;
   access: Access;
   args: ZodType;
@@ -71,7 +74,7 @@ export function dispatch(
     // what devices push (heartbeats, logs: a thousand a second in a building) changes none of these
     changes: cmd.http.method !== 'GET' && cmd.access !== 'device',
   };
-  return run(app, op, handler, input, principal, opts);
+  return dispatchOperation(app, op, handler, input, principal, opts);
 }
 
 /**
@@ -96,16 +99,17 @@ export async function dispatchJob(app: ServerContext, kind: JobKind, job: JobRow
       started = true;
       return kind.run(ctx, p, job);
     };
-    await run(app, op, handler, job.payload, jobPrincipal(job.id, auth));
+    await dispatchOperation(app, op, handler, job.payload, jobPrincipal(job.id, auth));
   } catch (err) {
     throw started ? err : new JobRefused(err);
   }
 }
 
-async function run(
+/** The pipeline itself, for an operation that is not a command of the registry (a job's kind, a publish). */
+export async function dispatchOperation<A extends ZodType>(
   app: ServerContext,
-  op: Operation,
-  handler: (ctx: HandlerContext, args: never) => Promise<unknown>,
+  op: Operation & { args: A },
+  handler: (ctx: HandlerContext, args: z.output<A>) => Promise<unknown>,
   input: unknown,
   principal: Principal,
   opts: DispatchOptions = {},
@@ -128,7 +132,7 @@ async function run(
   };
   let result: unknown;
   try {
-    result = await app.outbox.unit(() => handler(ctx, args as never));
+    result = await app.outbox.unit(() => handler(ctx, args));
   } finally {
     // a command that may have changed a session, a role or someone's groups: this instance forgets every
     // caller it remembered before its reply goes out (other instances hear it from the database's triggers)

@@ -14,7 +14,10 @@ import {
   wsError,
   type WsServerMessage,
 } from '@lintel/core';
-import type { AuthInfo, ServerContext } from '../context';
+import { z } from 'zod';
+import type { AuthInfo, CallerInfo, ServerContext } from '../context';
+import { dispatchOperation } from '../pipeline/dispatch';
+import { signedIn } from '../pipeline/handler';
 import { defaultWebsocketSettings, type WebsocketSettings } from '../config';
 import { authenticateToken, sessionsAuth } from '../auth/sessions';
 import { Caller } from '../engine/caller';
@@ -32,9 +35,14 @@ interface Subscription {
   held: RealtimeMessage[] | null;
 }
 
+/** What a publish carries (the protocol's limits were checked with the message). */
+const PublishArgs = z.object({ text: z.string() });
+
 interface Conn {
   ws: WebSocket;
   auth: AuthInfo;
+  /** where the socket came from, for the pipeline (an audited denial names the address) */
+  caller: CallerInfo;
   expiresAt: number;
   subs: Map<string, Subscription>;
   window: { start: number; count: number };
@@ -254,6 +262,15 @@ export class RealtimeSockets {
     const c: Conn = {
       ws,
       auth: checked.auth,
+      caller: {
+        ip: req.ip,
+        userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
+        locale: String(req.headers['accept-language'] ?? '')
+          .toLowerCase()
+          .startsWith('ru')
+          ? 'ru'
+          : 'en',
+      },
       expiresAt: checked.expiresAt.getTime(),
       subs: new Map(),
       window: { start: Date.now(), count: 0 },
@@ -414,15 +431,31 @@ export class RealtimeSockets {
     return out;
   }
 
+  /** A publish: through `dispatch` as the socket's session, gated by the topic's `publishGate`. */
   private async publish(c: Conn, topic: string, text: string): Promise<void> {
     const { def, params } = this.resolve(c, topic);
-    const publication = def.publish?.(c.auth, params, text);
-    if (!publication) throw new AppError('method_prohibited', { topic });
-    const app = this.app;
-    const id = await app.outbox.unit(() =>
-      app.db.transaction().execute((trx) => app.outbox.emit(trx, publication.event, publication.payload)),
+    const op = {
+      id: `realtime.publish:${def.pattern}`,
+      access: 'session',
+      args: PublishArgs,
+      gates: def.publishGate ?? {},
+      changes: false,
+    } as const;
+    const id = await dispatchOperation(
+      this.app,
+      op,
+      async (ctx, args) => {
+        const publication = def.publish?.(signedIn(ctx), params, args.text);
+        if (!publication) throw new AppError('method_prohibited', { topic });
+        return ctx.app.db
+          .transaction()
+          .execute((trx) => ctx.app.outbox.emit(trx, publication.event, publication.payload));
+      },
+      { text },
+      { kind: 'session', auth: c.auth },
+      { caller: c.caller },
     );
-    this.send(c, { topic, data: { type: WsReply.published, id } });
+    this.send(c, { topic, data: { type: WsReply.published, id: id as number } });
   }
 
   /** An event of the bus: to each subscriber its audience includes; a change of role re-reads callers. */
