@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: install what is missing (npm packages; Chromium on Debian as root), build, type-check, lint,
-// check the formatting (prettier) and each workspace's dependency declarations (scripts/check-deps.mjs),
+// check the formatting (prettier), each workspace's dependency declarations (scripts/check-deps.mjs) and
+// that the server's sources have no runtime import cycle (scripts/check-cycles.mjs),
 // and run every test: unit, API against real servers, CLI as a child process, browser in Chromium.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +40,7 @@ if (!storageOnly) {
   step('lint', bin('eslint'), ['--max-warnings=0', '.']);
   step('format', bin('prettier'), ['--check', '.']);
   step('dependencies', process.execPath, [path.join(root, 'scripts/check-deps.mjs')]);
+  step('import cycles', process.execPath, [path.join(root, 'scripts/check-cycles.mjs')]);
 }
 
 console.log(

@@ -1,12 +1,13 @@
 /**
  * Exports that stream (issue 14 item 4): `<noun>.export` answers every row its list would show — the same
- * filters, search, sort and view scope — in one streamed reply (NDJSON or CSV), read by a cursor on
+ * filters, search, sort and view scope — in one streamed reply (NDJSON, CSV or XLSX), read by a cursor on
  * PostgreSQL and by keyset pages on PGlite. A client that goes away mid-export leaves no connection behind,
  * and on PGlite other requests are served while an export is under way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { parse as parseCsv } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { getCommand, recordColumns, User, type ListExportQuery } from '@lintel/commands';
 import type { ApiClient, Filter } from '@lintel/core';
 import { EXPORT_APPLICATION, keysetReader, planList, userStore } from '@lintel/server';
@@ -171,6 +172,35 @@ describe('export: the list’s rows, streamed', () => {
     expect(bad.body.message).toBe('check_fields_data');
     const badSort = await raw(ts, api, 'GET', '/users/export', { query: { sort: 'password' } });
     expect(badSort.status).toBe(422);
+  });
+
+  it('XLSX: every export answers a workbook with the CSV’s columns and the list’s rows', async () => {
+    const filters = [{ field: 'login', rule: 'begins_with', value: 'exp-' }];
+    const download = (path: string, query: Record<string, string>) =>
+      fetch(`${ts.url}/api/v0${path}?${new URLSearchParams({ ...query, format: 'xlsx' })}`, {
+        headers: { authorization: `Bearer ${tokenOf(api)}` },
+      });
+    const sheetOf = async (res: Response) => {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(
+        'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      );
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.load((await res.arrayBuffer()) as unknown as Parameters<typeof book.xlsx.load>[0]);
+      const rows: unknown[][] = [];
+      book.worksheets[0]!.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+      return rows;
+    };
+    // a family: users, filtered as the list
+    const users = await sheetOf(await download('/users/export', { filters: JSON.stringify(filters) }));
+    expect(users[0]).toEqual(recordColumns(User));
+    const listed = await listAll(api, { filters: filters as Filter[] });
+    expect(users.slice(1).map((r) => Number(r[0]))).toEqual(listed.map((u) => u.id));
+    expect(users.slice(1).map((r) => r[users[0]!.indexOf('login')])).toEqual(listed.map((u) => u.login));
+    // a journal: the audit log, newest first like its list
+    const events = await sheetOf(await download('/audit-events/export', { sort: '-created_at' }));
+    const firstPage = await getCommand('audit_event.list').run({ api }, { sort: '-created_at', limit: 50 });
+    expect(events.slice(1, 51).map((r) => Number(r[0]))).toEqual(firstPage.data.map((e) => e.id));
   });
 
   it('every family and the audit log export like their lists', async () => {

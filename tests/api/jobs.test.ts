@@ -13,9 +13,9 @@ import {
   ResultShapeError,
   RoleChangedEvent,
   backoffS,
+  defineJob,
   dispatch,
   jobPrincipal,
-  userAuth,
   type JobRow,
 } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
@@ -41,12 +41,16 @@ describe('jobs', () => {
   it('retries a failing job with exponential back-off, by the clock, until it succeeds', async () => {
     const { jobs } = ts.server.context;
     const seen: number[] = [];
-    jobs.define('test.flaky', {
-      async run(job) {
-        seen.push(job.attempts);
-        if (job.attempts < 3) throw new Error(`failure ${job.attempts}`);
-      },
-    });
+    jobs.define(
+      defineJob({
+        kind: 'test.flaky',
+        payload: z.object({ n: z.number() }),
+        async run(_ctx, _payload, job) {
+          seen.push(job.attempts);
+          if (job.attempts < 3) throw new Error(`failure ${job.attempts}`);
+        },
+      }),
+    );
     const id = await jobs.enqueue(ts.server.context.db, 'test.flaky', { n: 1 });
     expect(await jobs.drain()).toBe(1);
     let row = await jobRow(id);
@@ -72,9 +76,13 @@ describe('jobs', () => {
 
   it('gives up after max_attempts and keeps the last error', async () => {
     const { jobs, db } = ts.server.context;
-    jobs.define('test.broken', {
-      run: () => Promise.reject(new Error('always')),
-    });
+    jobs.define(
+      defineJob({
+        kind: 'test.broken',
+        payload: z.object({}),
+        run: () => Promise.reject(new Error('always')),
+      }),
+    );
     const id = await jobs.enqueue(db, 'test.broken', {}, { maxAttempts: 2 });
     expect(await jobs.drain()).toBe(1);
     clock.advance(backoffS(jobs.settings, 1) * 1000);
@@ -87,7 +95,7 @@ describe('jobs', () => {
   it('makes one job of two enqueues with the same idempotency key', async () => {
     const { jobs, db } = ts.server.context;
     let runs = 0;
-    jobs.define('test.once', { run: async () => void runs++ });
+    jobs.define(defineJob({ kind: 'test.once', payload: z.object({}), run: async () => void runs++ }));
     const key = `k-${uid()}`;
     const a = await jobs.enqueue(db, 'test.once', {}, { idempotencyKey: key });
     const b = await jobs.enqueue(db, 'test.once', {}, { idempotencyKey: key });
@@ -99,7 +107,7 @@ describe('jobs', () => {
   it('enqueued in a transaction that rolls back, a job never exists', async () => {
     const { jobs, db } = ts.server.context;
     let runs = 0;
-    jobs.define('test.rolledback', { run: async () => void runs++ });
+    jobs.define(defineJob({ kind: 'test.rolledback', payload: z.object({}), run: async () => void runs++ }));
     await expect(
       db.transaction().execute(async (trx) => {
         await jobs.enqueue(trx, 'test.rolledback', {});
@@ -112,9 +120,8 @@ describe('jobs', () => {
 });
 
 describe('the dispatch pipeline', () => {
-  it('runs a command for a job principal, with the gates of the user it acts for', async () => {
+  it('runs a job kind through dispatch as the job principal, with the gates of the user it acts for', async () => {
     const { jobs, db } = ts.server.context;
-    const app = ts.server.context;
     const root = (
       await db
         .selectFrom('domains')
@@ -132,33 +139,94 @@ describe('the dispatch pipeline', () => {
         .where('accounts.login', '=', ts.adminLogin)
         .executeTakeFirstOrThrow()
     ).id;
-    const outcomes: Array<{ ok: boolean; code?: string }> = [];
-    jobs.define('test.marker', {
-      async run(job) {
-        const auth = await userAuth(app, Number(job.payload.userId));
-        try {
-          await dispatch(
-            app,
-            getCommand('marker.create'),
-            { name: job.payload.name, color: '#123456' },
-            jobPrincipal(job.id, auth),
-          );
-          outcomes.push({ ok: true });
-        } catch (err) {
-          outcomes.push({ ok: false, code: (err as { key?: string }).key ?? String(err) });
-        }
+    const ran: string[] = [];
+    // a job acting for a user, gated like the command it runs, which it dispatches as its own principal
+    const MarkerJob = defineJob({
+      kind: 'test.marker',
+      payload: z.object({ userId: z.number().int(), name: z.string() }),
+      actor: (p) => p.userId,
+      gates: { anyPermission: ['markers.create'] },
+      async run(ctx, { name }) {
+        ran.push(name);
+        expect(ctx.principal.kind).toBe('job');
+        await dispatch(ctx.app, getCommand('marker.create'), { name, color: '#123456' }, ctx.principal);
       },
     });
+    jobs.define(MarkerJob);
     const name = `Job ${uid()}`;
-    await jobs.enqueue(db, 'test.marker', { userId: adminId, name });
-    await jobs.enqueue(db, 'test.marker', { userId: holder.id, name: `${name} refused` });
+    const ok = await jobs.enqueue(db, MarkerJob, { userId: adminId, name });
+    const refused = await jobs.enqueue(db, MarkerJob, { userId: holder.id, name: `${name} refused` });
     expect(await jobs.drain()).toBe(2);
-    expect(outcomes[0]).toEqual({ ok: true });
-    expect(outcomes[1]).toEqual({ ok: false, code: 'method_prohibited' });
+    expect(ran).toEqual([name]);
+    expect(await jobRow(ok)).toMatchObject({ state: 'done' });
+    // refused by the gates before its handler ran: failed at once, not retried
+    expect(await jobRow(refused)).toMatchObject({
+      state: 'failed',
+      attempts: 1,
+      last_error: 'refused: method_prohibited',
+    });
     const list = (await getCommand('marker.list').run({ api }, { search: name })) as {
       data: Array<{ name: string }>;
     };
     expect(list.data.map((m) => m.name)).toEqual([name]);
+  });
+
+  it("refuses a job's handler when its user lost the permission after it was queued", async () => {
+    const { jobs, db } = ts.server.context;
+    const root = (
+      await db
+        .selectFrom('domains')
+        .select('id')
+        .where('parent_id', 'is', null)
+        .orderBy('id')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const user = await userWith(ts, api, {
+      permissions: ['markers.view', 'markers.create'],
+      domains: [root],
+    });
+    const ran: number[] = [];
+    const CountJob = defineJob({
+      kind: 'test.gated-count',
+      payload: z.object({ userId: z.number().int(), n: z.number().int() }),
+      actor: (p) => p.userId,
+      gates: { anyPermission: ['markers.create'] },
+      run: async (_ctx, { n }) => void ran.push(n),
+    });
+    jobs.define(CountJob);
+    // allowed while the user holds the permission
+    await jobs.enqueue(db, CountJob, { userId: user.id, n: 1 });
+    expect(await jobs.drain()).toBe(1);
+    expect(ran).toEqual([1]);
+    // queued, then the user's role loses the permission before the job runs
+    const id = await jobs.enqueue(db, CountJob, { userId: user.id, n: 2 });
+    await getCommand('role.update').run({ api }, { id: user.roleId, permissions: ['markers.view'] });
+    expect(await jobs.drain()).toBe(1);
+    expect(ran).toEqual([1]);
+    expect(await jobRow(id)).toMatchObject({ state: 'failed', last_error: 'refused: method_prohibited' });
+  });
+
+  it('checks a job payload against its kind when it is queued and when it runs', async () => {
+    const { jobs, db } = ts.server.context;
+    const ran: number[] = [];
+    const Typed = defineJob({
+      kind: 'test.typed',
+      payload: z.object({ taskId: z.number().int() }),
+      run: async (_ctx, { taskId }) => void ran.push(taskId),
+    });
+    jobs.define(Typed);
+    await expect(jobs.enqueue(db, Typed, { taskId: 'seven' } as never)).rejects.toThrow(/payload/);
+    // a row written by other means (an older version's payload) is refused when it runs, never half-run
+    const bad = (
+      await sql<{ id: number }>`insert into jobs (kind, payload, run_at, max_attempts, created_at, updated_at)
+        values ('test.typed', '{"taskId":"seven"}'::jsonb, ${clock.now()}, 5, ${clock.now()}, ${clock.now()})
+        returning id`.execute(db)
+    ).rows[0]!.id;
+    await jobs.enqueue(db, Typed, { taskId: 7 });
+    expect(await jobs.drain()).toBe(2);
+    expect(ran).toEqual([7]);
+    expect(await jobRow(Number(bad))).toMatchObject({ state: 'failed', attempts: 1 });
+    expect((await jobRow(Number(bad))).last_error).toMatch(/^refused: check_fields_data/);
   });
 
   it('refuses a session command to a principal with no identity', async () => {
@@ -214,24 +282,30 @@ describe('typed events', () => {
       if (m.data.type === 'RoleChangedEvent') got.push(m.data.roleId as number);
     });
     try {
-      app.jobs.define('test.emit', {
-        async run(job) {
-          await app.db
-            .transaction()
-            .execute((trx) =>
-              app.outbox.emit(trx, RoleChangedEvent, { roleId: Number(job.payload.roleId), projectId: 1 }),
-            );
-        },
-      });
-      app.jobs.define('test.emit-rollback', {
-        async run() {
-          await app.db.transaction().execute(async (trx) => {
-            await app.outbox.emit(trx, RoleChangedEvent, { roleId: 900013, projectId: 1 });
-            throw new Error('rolled back');
-          });
-        },
-        maxAttempts: 1,
-      });
+      app.jobs.define(
+        defineJob({
+          kind: 'test.emit',
+          payload: z.object({ roleId: z.number().int() }),
+          async run(_ctx, { roleId }) {
+            await app.db
+              .transaction()
+              .execute((trx) => app.outbox.emit(trx, RoleChangedEvent, { roleId, projectId: 1 }));
+          },
+        }),
+      );
+      app.jobs.define(
+        defineJob({
+          kind: 'test.emit-rollback',
+          payload: z.object({}),
+          async run() {
+            await app.db.transaction().execute(async (trx) => {
+              await app.outbox.emit(trx, RoleChangedEvent, { roleId: 900013, projectId: 1 });
+              throw new Error('rolled back');
+            });
+          },
+          maxAttempts: 1,
+        }),
+      );
       await app.jobs.enqueue(app.db, 'test.emit', { roleId: 900011 });
       await app.jobs.enqueue(app.db, 'test.emit-rollback', {});
       expect(got).toEqual([]);

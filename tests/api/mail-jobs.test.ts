@@ -6,7 +6,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { ManualClock, backoffS, type JobRow } from '@lintel/server';
+import { z } from 'zod';
+import { ManualClock, backoffS, defineJob, type JobRow } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
 
@@ -81,14 +82,18 @@ describe('closing the server', () => {
     let started!: () => void;
     const running = new Promise<void>((r) => (started = r));
     let finishedWithDatabase = false;
-    jobs.define('test.slow', {
-      async run() {
-        started();
-        await gate;
-        await sql`select 1`.execute(db);
-        finishedWithDatabase = true;
-      },
-    });
+    jobs.define(
+      defineJob({
+        kind: 'test.slow',
+        payload: z.object({}),
+        async run() {
+          started();
+          await gate;
+          await sql`select 1`.execute(db);
+          finishedWithDatabase = true;
+        },
+      }),
+    );
     await jobs.enqueue(db, 'test.slow', {});
     await running;
     let closed = false;

@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
-import { defaultWebsocketSettings, ManualClock } from '@lintel/server';
+import { sql } from 'kysely';
+import {
+  ClientMessageEvent,
+  defaultWebsocketSettings,
+  defineTopic,
+  ManualClock,
+  registerFixtureTopic,
+} from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, secondProject, tokenOf, userWith } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
@@ -232,6 +239,39 @@ describe('events', () => {
     expect(await a.next((m) => m.topic === `private-users.${v.id}`)).toMatchObject({
       data: { type: 'error', error_code: 'method_prohibited' },
     });
+  });
+});
+
+describe('publishing through the pipeline', () => {
+  it('a publish passes the topic’s gates as a command does: refused and audited without the permission', async () => {
+    // a topic whose publishers need a permission; each publishes on their own
+    registerFixtureTopic(
+      defineTopic({
+        pattern: 'test-gated.{userId}',
+        read: (auth, p) => p.userId === String(auth.userId),
+        publishGate: { anyPermission: ['markers.create'] },
+        publish: (auth, p, text) =>
+          p.userId === String(auth.userId)
+            ? { event: ClientMessageEvent, payload: { userId: auth.userId, projectId: auth.projectId, text } }
+            : null,
+      }),
+    );
+    const allowed = await holder(['markers.view', 'markers.create']);
+    const refused = await holder(['markers.view']);
+    const a = await socket(tokenOf(await allowed.client()));
+    a.send({ type: 'publish', topic: `test-gated.${allowed.id}`, text: 'allowed' });
+    expect(await a.next((m) => m.topic === `test-gated.${allowed.id}`)).toMatchObject({
+      data: { type: 'published' },
+    });
+    const r = await socket(tokenOf(await refused.client()));
+    r.send({ type: 'publish', topic: `test-gated.${refused.id}`, text: 'refused' });
+    expect(await r.next((m) => m.topic === `test-gated.${refused.id}`)).toMatchObject({
+      data: { type: 'error', error_code: 'method_prohibited' },
+    });
+    // the denial is audited as any command's is, under the publish's name
+    const denied = await sql<{ entity: string }>`select entity from audit_events
+      where action = 'permission_denied' and user_id = ${refused.id}`.execute(ts.server.context.db);
+    expect(denied.rows.map((d) => d.entity)).toEqual(['realtime.publish:test-gated.{userId}']);
   });
 });
 

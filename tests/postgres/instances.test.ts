@@ -7,7 +7,8 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { ManualClock, RoleChangedEvent, type JobRow } from '@lintel/server';
+import { z } from 'zod';
+import { ManualClock, RoleChangedEvent, defineJob, type JobRow } from '@lintel/server';
 import type { RealtimeMessage } from '../../apps/server/src/realtime/bus';
 import { freshDatabase, startTestServer, type TestServer } from '../support/server';
 
@@ -59,12 +60,16 @@ describe('two instances on one database', () => {
     const allDone = new Promise<void>((r) => (resolveAll = r));
     for (const ts of [a, b]) {
       const jobs = ts.server.context.jobs;
-      jobs.define('test.count', {
-        async run(job) {
-          runs.set(job.id, [...(runs.get(job.id) ?? []), jobs.workerId]);
-          if (runs.size === n) resolveAll();
-        },
-      });
+      jobs.define(
+        defineJob({
+          kind: 'test.count',
+          payload: z.object({ i: z.number().int() }),
+          async run(_ctx, _payload, job) {
+            runs.set(job.id, [...(runs.get(job.id) ?? []), jobs.workerId]);
+            if (runs.size === n) resolveAll();
+          },
+        }),
+      );
     }
     const ids = await a.server.context.db.transaction().execute(async (trx) => {
       const out: number[] = [];
@@ -193,7 +198,9 @@ describe('a job whose instance is killed', () => {
     try {
       const jobs = c.server.context.jobs;
       let finishedOnC = 0;
-      jobs.define('test.block', { run: async () => void finishedOnC++ });
+      jobs.define(
+        defineJob({ kind: 'test.block', payload: z.object({}), run: async () => void finishedOnC++ }),
+      );
 
       child = spawn(
         path.join(repoRoot, 'node_modules/.bin/vite-node'),

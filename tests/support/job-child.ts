@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createServer, loadConfig } from '../../apps/server/src/index';
+import { z } from 'zod';
+import { createServer, defineJob, loadConfig } from '../../apps/server/src/index';
 
 const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-child-'));
 const config = loadConfig(
@@ -23,11 +24,15 @@ const config = loadConfig(
   },
 );
 const server = await createServer(config);
-server.context.jobs.define('test.block', {
-  run(job) {
-    process.stdout.write(`claimed ${job.id} ${server.context.jobs.workerId}\n`);
-    return new Promise<void>(() => undefined);
-  },
-});
+server.context.jobs.define(
+  defineJob({
+    kind: 'test.block',
+    payload: z.object({}),
+    run(_ctx, _payload, job) {
+      process.stdout.write(`claimed ${job.id} ${server.context.jobs.workerId}\n`);
+      return new Promise<void>(() => undefined);
+    },
+  }),
+);
 await server.listen();
 process.stdout.write('ready\n');

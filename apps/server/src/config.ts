@@ -1,9 +1,7 @@
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { DeviceSearchLimits } from '@lintel/core';
+import { DeviceSearchLimits, WsLimits } from '@lintel/core';
 import type { Clock } from './clock';
-import { defaultJobSettings, type JobSettings } from './jobs/queue';
-import { defaultWebsocketSettings, type WebsocketSettings } from './realtime/websocket';
 
 export interface Config {
   port: number;
@@ -218,3 +216,54 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ...overrides,
   };
 }
+
+/** The job queue's settings (jobs/queue.ts). */
+export interface JobSettings {
+  /** how often an idle worker looks for due jobs */
+  pollMs: number;
+  /** how long a claim holds before another instance may take the job over */
+  leaseS: number;
+  /** jobs run at once per instance */
+  concurrency: number;
+  /** back-off: base × 2^(attempt-1), at most cap */
+  backoffBaseS: number;
+  backoffCapS: number;
+}
+
+export const defaultJobSettings: JobSettings = {
+  pollMs: 1000,
+  leaseS: 300,
+  concurrency: 2,
+  backoffBaseS: 10,
+  backoffCapS: 3600,
+};
+
+/** The application websocket's settings (realtime/websocket.ts). */
+export interface WebsocketSettings {
+  /** how often sockets whose access token expired (by the server's clock) are closed */
+  sweepMs: number;
+  /** how often each socket is pinged; one that did not answer the previous ping is dropped */
+  pingMs: number;
+  /** how often the callers of open sockets are read again (revoked sessions, changed roles) */
+  revalidateMs: number;
+  /** bytes waiting to be sent to one socket past which it is closed as too slow */
+  sendBufferBytes: number;
+  /** a re-subscription also replays the events committed this long before its last one (commit order ≠ id order) */
+  backlogOverlapS: number;
+  maxSubscriptions: number;
+  messagesPerWindow: number;
+  windowS: number;
+  backlogLimit: number;
+}
+
+export const defaultWebsocketSettings: WebsocketSettings = {
+  sweepMs: 1000,
+  pingMs: 30_000,
+  revalidateMs: 30_000,
+  sendBufferBytes: 1024 * 1024,
+  backlogOverlapS: 30,
+  maxSubscriptions: WsLimits.maxSubscriptions,
+  messagesPerWindow: WsLimits.messagesPerWindow,
+  windowS: WsLimits.windowS,
+  backlogLimit: WsLimits.backlogLimit,
+};

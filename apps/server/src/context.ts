@@ -11,6 +11,7 @@ import type { EventOutbox } from './events/outbox';
 import type { DeviceGateway } from './devices/gateway';
 import type { RealtimeSockets } from './realtime/websocket';
 import type { RequestCache } from './engine/request-cache';
+import type { AllHandlers } from './pipeline/handler';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -33,7 +34,9 @@ export interface ServerContext {
   /** the devices' one interface, MQTT and HTTP alike (devices/gateway.ts) */
   devices: DeviceGateway;
   /** the websocket's open sockets on this instance (realtime/websocket.ts) */
-  sockets?: RealtimeSockets;
+  sockets: RealtimeSockets;
+  /** every command's handler (handlers/index.ts), which `dispatch` runs */
+  handlers: AllHandlers;
 }
 
 /** Who is calling, once the bearer token is checked. */

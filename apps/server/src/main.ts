@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createServer } from './http/app';
+import { createServer } from './server';
 import { loadConfig } from './config';
 import { busyPorts } from './ports';
 

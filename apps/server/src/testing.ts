@@ -1,6 +1,7 @@
 import { registerFixtureResource, type PlainResource } from '@lintel/commands';
 import { plainFamilyHandlers } from './engine/plain-families';
 import { handlers } from './handlers';
+import { topicDefs, type TopicDef } from './realtime/topics';
 
 /**
  * Test-only: a throwaway family declared in a test fixture gets its seven commands in the registry and their
@@ -11,4 +12,9 @@ export function registerFixtureFamily(resource: PlainResource): void {
   registerFixtureResource(resource);
   // the same call that gives a plain family of the registry its handlers (engine/plain-families.ts)
   Object.assign(handlers, plainFamilyHandlers(resource));
+}
+
+/** Test-only: a topic declared in a test fixture joins the websocket's topics, as a shipped one in `topicDefs`. */
+export function registerFixtureTopic(def: TopicDef): void {
+  topicDefs.push(def);
 }

@@ -9,14 +9,18 @@ import { defineCommand, toRequest, type Command, type CommandContext, type Gates
  * declared here once and gated like its list.
  */
 
-/** What the reply is written in: one record per line (NDJSON), or CSV with a header line. */
-export const ExportFormats = ['ndjson', 'csv'] as const;
+/**
+ * What the reply is written in: one record per line (NDJSON), CSV with a header line, or an XLSX workbook of
+ * one sheet (the same columns as the CSV), written row by row as the records are read.
+ */
+export const ExportFormats = ['ndjson', 'csv', 'xlsx'] as const;
 export type ExportFormat = (typeof ExportFormats)[number];
 
 /** The content type of each format's reply. */
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   ndjson: 'application/x-ndjson; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
 export const ExportFormat = z.enum(ExportFormats).default('ndjson');

@@ -4,7 +4,9 @@ import mqtt, { type MqttClient } from 'mqtt';
 import type { FastifyBaseLogger } from 'fastify';
 import { DeviceTopicAccess, deviceTopicFilter, deviceTopics, type DeviceTopicKind } from '@lintel/core';
 import type { ServerContext } from '../context';
+import { z } from 'zod';
 import type { DB } from '../db/schema';
+import { defineJob } from '../jobs/define';
 import { PLATFORM_USER } from './embedded-broker';
 
 /**
@@ -348,15 +350,20 @@ export function defineBrokerAccountJobs(app: ServerContext): void {
     if (!d?.connected) throw new Error('dynsec: this instance has no connection to the broker control API');
     return d;
   };
-  app.jobs.define(BROKER_ACCOUNT_JOB, {
-    maxAttempts: 30,
-    run: async (job) => {
-      const serial = String(job.payload.serial);
-      await dynsec().syncDevice(serial, await passwordOf(app, serial));
-    },
-  });
-  app.jobs.define(BROKER_RECONCILE_JOB, {
-    maxAttempts: 30,
-    run: async () => void (await reconcileBroker(app, dynsec())),
-  });
+  app.jobs.define(
+    defineJob({
+      kind: BROKER_ACCOUNT_JOB,
+      payload: z.object({ serial: z.string() }),
+      maxAttempts: 30,
+      run: async (_ctx, { serial }) => dynsec().syncDevice(serial, await passwordOf(app, serial)),
+    }),
+  );
+  app.jobs.define(
+    defineJob({
+      kind: BROKER_RECONCILE_JOB,
+      payload: z.object({}),
+      maxAttempts: 30,
+      run: async () => void (await reconcileBroker(app, dynsec())),
+    }),
+  );
 }

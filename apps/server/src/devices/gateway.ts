@@ -95,11 +95,21 @@ export class DeviceGateway {
   /** the subscriptions it took, as sent to the broker */
   subscriptions: string[] = [];
 
-  /** the network searches this instance runs */
-  readonly searches: DeviceSearches;
+  private searchesRun: DeviceSearches | null = null;
 
-  constructor(private readonly app: ServerContext) {
-    this.searches = new DeviceSearches(app);
+  /**
+   * The gateway is a part of the context it serves (`context.devices`) and dispatches into it: it is made
+   * with the way to the context (server.ts) and reads it when it runs, never while it is made.
+   */
+  constructor(private readonly contextOf: () => ServerContext) {}
+
+  private get app(): ServerContext {
+    return this.contextOf();
+  }
+
+  /** the network searches this instance runs */
+  get searches(): DeviceSearches {
+    return (this.searchesRun ??= new DeviceSearches(this.app));
   }
 
   /** The embedded broker, when this instance runs it. */

@@ -4,7 +4,9 @@ import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { AppError } from '../errors';
 import { DeviceTaskChangedEvent } from '../events/define';
+import { z } from 'zod';
 import type { JobRow } from '../jobs/queue';
+import { defineJob } from '../jobs/define';
 import type { DeviceRequest } from './gateway';
 import { notifyAboutDevice } from './notices';
 import { entitiesBody, recordSyncErrors } from './entities';
@@ -225,14 +227,17 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
  * task is `error` with the catalogue code. A 4xx reply is the device refusing it: `error` at once.
  */
 export function defineDeviceTaskJob(app: ServerContext): void {
-  app.jobs.define(DEVICE_TASK_JOB, {
-    maxAttempts: app.config.mqtt.taskAttempts ?? 5,
-    run: (job) => runTask(app, job),
-  });
+  app.jobs.define(DeviceTaskJob, { maxAttempts: app.config.mqtt.taskAttempts });
 }
 
-async function runTask(app: ServerContext, job: JobRow): Promise<void> {
-  const taskId = Number(job.payload.taskId);
+/** `device.task`: the platform delivering a change already made (the user who made it passed its gates then). */
+export const DeviceTaskJob = defineJob({
+  kind: DEVICE_TASK_JOB,
+  payload: z.object({ taskId: z.number().int() }),
+  run: (ctx, { taskId }, job) => runTask(ctx.app, taskId, job),
+});
+
+async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise<void> {
   const t =
     await sql<TaskRow>`select id, project_id, device_id, domain_id, kind, request, state, attempts, error
     from device_tasks where id = ${taskId}`.execute(app.db);

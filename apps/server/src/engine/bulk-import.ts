@@ -12,7 +12,6 @@ import { StringDecoder } from 'node:string_decoder';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { sql, type Kysely } from 'kysely';
-import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context';
 import { AppError } from '../errors';
 
@@ -21,26 +20,15 @@ export const NDJSON = 'application/x-ndjson';
 /** The longest line a stream may hold (a row of the widest family stays far below it). */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-/** Where a streamed body waits for its handler (Fastify hands it over untouched, unparsed). */
-const STREAM = Symbol('bulk-import stream');
-type StreamBody = { [STREAM]: AsyncIterable<Buffer | string> };
-
 /**
- * Lets NDJSON bodies through as streams: the route's handler reads them (`streamedBody`). The body limit
- * does not apply to them (the stream is never buffered); each line is limited instead.
+ * The streamed body of the request a handler serves (`ctx.body`: the transport hands an NDJSON body over
+ * unread, http/app.ts), or a 415 when the caller sent something else.
  */
-export function acceptNdjson(app: FastifyInstance): void {
-  app.addContentTypeParser(NDJSON, (_req, payload, done) => done(null, { [STREAM]: payload }));
-}
-
-/** The streamed body of the request a handler serves, or a 415 when the caller sent something else. */
 export function streamedBody(
-  reply: { request: { body: unknown } } | undefined,
+  body: AsyncIterable<Buffer | string> | undefined,
 ): AsyncIterable<Buffer | string> {
-  const body = reply?.request.body as Partial<StreamBody> | undefined;
-  const stream = body?.[STREAM];
-  if (!stream) throw new AppError('invalid_data_sent', { expected: NDJSON }, 415);
-  return stream;
+  if (!body) throw new AppError('invalid_data_sent', { expected: NDJSON }, 415);
+  return body;
 }
 
 /** The lines of a stream, numbered from 1, without their line breaks; blank lines are skipped. */

@@ -1,7 +1,7 @@
 /**
  * Exports that stream (issue 14 item 4), generic for every family and journal: the rows a list would show
  * (its plan: scope, filters, search, sort — engine/list.ts `planList`, engine/journal.ts `journalPlan`) read
- * in batches of ids and written to the reply as they are read, as NDJSON (one record per line) or CSV. No
+ * in batches of ids and written to the reply as they are read, as NDJSON (one record per line), CSV or XLSX. No
  * count, no OFFSET; memory holds one batch or two whatever the size of the export.
  *
  * Reading the ids:
@@ -32,6 +32,8 @@ import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { outsideRequest } from '../db/pglite-pool';
 import { orderOf } from './list';
+import { xlsxStream } from './file-writers';
+import { StreamedReply } from '../pipeline/streamed-reply';
 
 /** Rows per batch: per keyset page (PGlite), per load of records, per write to the reply. */
 export const EXPORT_BATCH = 1000;
@@ -196,16 +198,11 @@ export async function openIdReader(
   return { next: () => outsideRequest(() => keyset.next()), close: keyset.close };
 }
 
-/** A reply a handler writes as a stream: app.ts sends its body as it is read. */
-export class StreamedReply {
-  constructor(
-    readonly contentType: string,
-    readonly body: Readable,
-  ) {}
-}
-
 /** How one batch of records is written: NDJSON lines, or CSV rows under a header line. */
-function encoder(format: ExportFormat, record: ZodType): { head: string; rows(records: unknown[]): string } {
+function encoder(
+  format: 'ndjson' | 'csv',
+  record: ZodType,
+): { head: string; rows(records: unknown[]): string } {
   if (format === 'ndjson')
     return { head: '', rows: (records) => records.map((r) => JSON.stringify(r)).join('\n') + '\n' };
   const columns = recordColumns(record);
@@ -237,6 +234,7 @@ export async function exportReply<T>(
   format: ExportFormat,
 ): Promise<StreamedReply> {
   const reader = await openIdReader(app, rows);
+  if (format === 'xlsx') return xlsxReply(app, source, reader);
   const encode = encoder(format, source.record);
   const check = app.config.checkResults;
   /** the next batch's records (null: the end), read and loaded while the one before is written */
@@ -296,4 +294,38 @@ export async function exportReply<T>(
   }
 
   return new StreamedReply(EXPORT_CONTENT_TYPES[format], body);
+}
+
+/**
+ * An export as an XLSX workbook: the CSV's columns and cells, one row committed to exceljs's streaming
+ * writer at a time (engine/file-writers.ts), so memory stays one batch whatever the size. The next batch is
+ * read and loaded while this one is written; the reader closes at the end or when the client goes away.
+ */
+function xlsxReply<T>(app: ServerContext, source: ExportSource<T>, reader: IdReader): StreamedReply {
+  const columns = recordColumns(source.record);
+  const check = app.config.checkResults;
+  async function* cells(): AsyncIterable<FlatCell[]> {
+    try {
+      let pending: Promise<T[] | null> | null = null;
+      const nextBatch = async (): Promise<T[] | null> => {
+        const ids = await reader.next();
+        return ids.length ? source.load(app.db, ids) : null;
+      };
+      for (;;) {
+        const records = await (pending ?? nextBatch());
+        if (!records) return;
+        pending = nextBatch();
+        pending.catch(() => undefined);
+        for (const r of records) {
+          if (check) source.record.parse(r);
+          yield flatCells(r as Record<string, unknown>, columns);
+        }
+      }
+    } finally {
+      await reader.close();
+    }
+  }
+  const body = xlsxStream('export', columns, cells());
+  body.once('close', () => void reader.close().catch(() => undefined));
+  return new StreamedReply(EXPORT_CONTENT_TYPES.xlsx, body);
 }

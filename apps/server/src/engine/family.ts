@@ -6,7 +6,7 @@ import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { audit } from '../audit/audit';
 import { AppError } from '../errors';
-import { signedIn, type AllHandlers, type HandlerContext } from '../http/handler';
+import { signedIn, type AllHandlers, type HandlerContext } from '../pipeline/handler';
 import { Caller } from './caller';
 import { planList, runList, type ListSource } from './list';
 import { exportReply } from './export';

@@ -1,5 +1,5 @@
 import { resources, type AnyResource, type PlainResource } from '@lintel/commands';
-import type { AllHandlers } from '../http/handler';
+import type { AllHandlers } from '../pipeline/handler';
 import { familyHandlers, type FamilyIds } from './family';
 import { tableStore } from './table-store';
 

@@ -1,4 +1,4 @@
-import type { AllHandlers } from '../http/handler';
+import type { AllHandlers } from '../pipeline/handler';
 import { plainFamiliesHandlers } from '../engine/plain-families';
 import { auditEventHandlers } from './audit-event/audit-event.handler';
 import { domainTypeHandlers } from './domain-type/domain-type.handler';

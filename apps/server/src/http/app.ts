@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, {
   LogController,
-  type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -10,67 +9,46 @@ import Fastify, {
 import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyHelmet from '@fastify/helmet';
-import pino from 'pino';
 import { registry, uploadFields, type Command } from '@lintel/commands';
 import { errorBody, unauthenticatedBody } from '@lintel/core';
-import type { Config } from '../config';
 import type { CallerInfo, ServerContext } from '../context';
-import { openDatabase, migrate } from '../db/database';
 import { databaseFaultReply } from '../db/faults';
 import { asDatabaseRequest } from '../db/pglite-pool';
-import { createMailer } from '../mail/mailer';
-import { EventBus } from '../realtime/bus';
-import { pruneSessions } from '../auth/sessions';
-import { bootstrap } from '../bootstrap';
-import { firstStartLicence, startLicenceChecks } from '../licensing/licence.service';
 import { AppError } from '../errors';
-import { handlers } from '../handlers';
 import { registerRateLimits } from '../security/rate-limit';
-import type { Handler } from './handler';
-import { systemClock } from '../clock';
-import { JobQueue } from '../jobs/queue';
-import { EventOutbox, type Fanout } from '../events/outbox';
-import { RealtimeSockets, WS_ROUTE } from '../realtime/websocket';
-import { defineRetentionJobs } from '../jobs/journal-retention';
-import { journals } from '../handlers/journals';
+import { WS_ROUTE } from '../realtime/websocket';
 import { dispatch } from '../pipeline/dispatch';
 import { authenticateBearer, authenticateDevice, type Principal } from '../pipeline/principal';
+import { StreamedReply } from '../pipeline/streamed-reply';
 import { notePoolContact } from '../devices/pool';
-import { defineDeviceTaskJob } from '../devices/tasks';
-import { defineBrokerAccountJobs } from '../devices/dynsec';
-import { DeviceGateway } from '../devices/gateway';
-import { Lifecycle, type ServerModule } from '../modules/lifecycle';
+import { defineModule, type ServerModule } from '../modules/lifecycle';
 import { multipartArgs } from '../storage/uploads';
-import { acceptNdjson } from '../engine/bulk-import';
-import { StreamedReply } from '../engine/export';
+import { NDJSON } from '../engine/bulk-import';
 import { helmetOptions, storageHeaders } from './security';
-import { RequestCache, AUTH_CHANGED_CHANNEL } from '../engine/request-cache';
 
-export interface LintelServer {
+/**
+ * The HTTP transport: one route per registry command (the bearer token or a device's Basic credentials
+ * become the principal, query, body and path the input, then `dispatch`), the console's files, /storage/,
+ * and the websocket's route. It knows no command: a reply is the handler's result as JSON, or a
+ * `StreamedReply` sent as it is read.
+ */
+export interface HttpTransport {
   app: FastifyInstance;
-  context: ServerContext;
-  /** set on the first start when the administrator's password was generated: print it once, never log it */
-  generatedAdminPassword?: string;
-  /** this start created the project (else a password was made again for an administrator never signed in) */
-  firstStart: boolean;
-  listen(): Promise<string>;
-  close(): Promise<void>;
+  /** the module `http`: listens on start, stops taking requests and lets those under way finish on stop */
+  module: ServerModule;
+  /** where it listens, once started */
+  address(): string;
 }
 
-/** Fields that never reach a log, wherever they appear. */
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.password',
-  '*.token',
-  '*.refresh',
-  '*.code',
-  '*.user_password',
-  '*.old',
-  '*.new',
-  '*.device_password',
-  'req.headers["x-device-password"]',
-];
+/** Where an NDJSON body waits for its handler (Fastify hands it over untouched, unparsed). */
+const STREAM = Symbol('streamed body');
+
+/** The body of a request sent as NDJSON, as the stream it is; anything else is no stream. */
+function bodyStream(body: unknown): AsyncIterable<Buffer | string> | undefined {
+  return typeof body === 'object' && body !== null && STREAM in body
+    ? (body as { [STREAM]: AsyncIterable<Buffer | string> })[STREAM]
+    : undefined;
+}
 
 function callerOf(req: FastifyRequest): CallerInfo {
   const lang = String(req.headers['accept-language'] ?? '').toLowerCase();
@@ -131,109 +109,15 @@ async function closeHttp(app: FastifyInstance): Promise<void> {
   }
 }
 
-export async function createServer(config: Config): Promise<LintelServer> {
-  const logger = pino(
-    {
-      level: config.logLevel,
-      redact: { paths: REDACT, censor: '[redacted]' },
-    },
-    config.logStream ?? process.stdout,
-  );
+export async function createHttp(context: ServerContext): Promise<HttpTransport> {
+  const { config } = context;
   const app = Fastify({
-    loggerInstance: logger as unknown as FastifyBaseLogger,
+    loggerInstance: context.log,
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
     // requests are logged by route pattern, never by the raw URL: links carry tokens
     logController: new LogController({ disableRequestLogging: true }),
   });
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    waitMs: config.dbWaitMs,
-    onConnectionLost: (err) =>
-      app.log.warn({ err: err.message }, 'database connection lost; the next query opens a new one'),
-  });
-  await migrate(database);
-  const clock = config.clock ?? systemClock;
-  const events = new EventBus();
-  // the callers of requests, remembered between them; forgotten on any change (engine/request-cache.ts)
-  const authCache = new RequestCache({
-    ttlMs: config.authCacheMs,
-    needsListener: database.kind === 'postgres',
-  });
-  if (database.listen) await database.listen(AUTH_CHANGED_CHANNEL, () => authCache.clear());
-  const estimates = new RequestCache({ ttlMs: config.authCacheMs, needsListener: false });
-  // one instance on PGlite: in process; several on PostgreSQL: NOTIFY, or Redis when REDIS_URL is set
-  const fanout: Fanout = config.redisUrl ? 'redis' : database.kind === 'postgres' ? 'postgres' : 'local';
-  const outbox = new EventOutbox({
-    db: database.db,
-    kind: database.kind,
-    databaseUrl: config.databaseUrl,
-    fanout,
-    redisUrl: config.redisUrl,
-    onAuthChanged: () => authCache.clear(),
-    onListening: (on) => authCache.setListening(on),
-    bus: events,
-    clock,
-    log: app.log,
-  });
-  const jobs = new JobQueue({
-    db: database.db,
-    kind: database.kind,
-    databaseUrl: config.databaseUrl,
-    clock,
-    log: app.log,
-    settings: config.jobs,
-    around: (w) => outbox.unit(w),
-  });
-  const mailer = createMailer({
-    db: database.db,
-    log: app.log,
-    smtpUrl: config.smtpUrl,
-    from: config.mailFrom,
-    jobs,
-    clock,
-  });
-  const context: ServerContext = {
-    config,
-    database,
-    db: database.db,
-    log: app.log,
-    mailer,
-    events,
-    clock,
-    jobs,
-    outbox,
-    authCache,
-    estimates,
-    devices: undefined as unknown as DeviceGateway,
-  };
-  context.devices = new DeviceGateway(context);
-  const sockets = new RealtimeSockets(context, config.websocket);
-  context.sockets = sockets;
-  defineDeviceTaskJob(context);
-  defineBrokerAccountJobs(context);
-  jobs.define('events.prune', { run: async () => void (await outbox.prune()) });
-  const retention = defineRetentionJobs({
-    db: database.db,
-    jobs,
-    clock,
-    stores: journals,
-    configured: config.retentionDays,
-  });
-  // under the start-up lock: of instances starting at once on one database, one creates the first project
-  const boot = await database.exclusive(async () => {
-    const b = await bootstrap(database.db, {
-      adminLogin: config.adminLogin,
-      adminPassword: config.adminPassword,
-    });
-    // a first start on an empty database runs on an evaluation licence (licensing/licence.service.ts)
-    if (b.created) await firstStartLicence(context);
-    return b;
-  });
-  await startLicenceChecks(context);
-  await pruneSessions(database.db, clock.now());
-
   // each request is one borrower of the embedded database: its first wait is bounded, its later ones go first
   // (not the websocket: a socket lives for hours and must not hold a place among the requests)
   app.addHook('preHandler', (req, reply, done) =>
@@ -256,8 +140,9 @@ export async function createServer(config: Config): Promise<LintelServer> {
   // a body is JSON or multipart: Fastify's text/plain parser would hand a route a string; without it any other
   // content type is a 415
   app.removeContentTypeParser('text/plain');
-  // streamed imports: an NDJSON body reaches its handler as a stream (engine/bulk-import.ts)
-  acceptNdjson(app);
+  // streamed imports: an NDJSON body reaches its handler as a stream (`ctx.body`), never buffered, so the
+  // body limit does not apply (each line is limited instead: engine/bulk-import.ts)
+  app.addContentTypeParser(NDJSON, (_req, payload, done) => done(null, { [STREAM]: payload }));
   // uploads: each request's file limits come from its command's upload kinds (storage/uploads.ts)
   await app.register(fastifyMultipart, { limits: { fileSize: 5 * 1024 * 1024, files: 1, fields: 20 } });
   fs.mkdirSync(config.storageDir, { recursive: true });
@@ -278,10 +163,9 @@ export async function createServer(config: Config): Promise<LintelServer> {
   });
 
   registerRateLimits(app, context);
-  await sockets.register(app);
+  await context.sockets.register(app);
   for (const cmd of registry.values()) {
-    const handler = (handlers as Record<string, Handler<Command>>)[cmd.id];
-    if (!handler) throw new Error(`no handler for ${cmd.id}`);
+    if (!(context.handlers as Record<string, unknown>)[cmd.id]) throw new Error(`no handler for ${cmd.id}`);
     app.route({
       method: cmd.http.method,
       url: `/api/v0${cmd.http.path}`,
@@ -300,7 +184,9 @@ export async function createServer(config: Config): Promise<LintelServer> {
             await notePoolContact(context, req.headers.authorization, req.ip, req.body);
           return reply.status(401).send(unauthenticatedBody());
         }
-        const body = req.isMultipart() ? await multipartBody(req, cmd) : req.body;
+        // an NDJSON body goes to the handler unread, as a stream; any other body is the command's arguments
+        const stream = bodyStream(req.body);
+        const body = stream ? undefined : req.isMultipart() ? await multipartBody(req, cmd) : req.body;
         if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
           throw new AppError('invalid_data_sent');
         // query, then body, then path: raw callers may put flags like `gently` in the query (spec) or the body
@@ -309,10 +195,14 @@ export async function createServer(config: Config): Promise<LintelServer> {
           ...((body as object | undefined) ?? {}),
           ...((req.params as object | undefined) ?? {}),
         };
-        const result = await dispatch(context, cmd, input, principal, { caller, reply });
-        // an export: the body is written as it is read, and stops when the client goes away
-        if (result instanceof StreamedReply)
-          return reply.type(result.contentType).header('cache-control', 'no-store').send(result.body);
+        const result = await dispatch(context, cmd, input, principal, { caller, body: stream });
+        // an export or a report file: the body is written as it is read, and stops when the client goes away
+        if (result instanceof StreamedReply) {
+          void reply.type(result.contentType).header('cache-control', 'no-store');
+          if (result.filename)
+            void reply.header('content-disposition', `attachment; filename="${result.filename}"`);
+          return reply.send(result.body);
+        }
         return reply.send(result);
       },
     });
@@ -331,67 +221,15 @@ export async function createServer(config: Config): Promise<LintelServer> {
     return reply.status(404).send(errorBody('item_not_found'));
   });
 
-  // the long-lived parts, started in this order and stopped in reverse; the configuration picks which run
   let address = '';
-  const available: Record<string, ServerModule> = {
-    events: { name: 'events', start: () => outbox.start(), stop: () => outbox.stop() },
-    jobs: {
-      name: 'jobs',
-      start: async () => {
-        await jobs.start();
-        // old outbox rows go once a day, whichever instance comes first
-        await jobs.enqueue(
-          database.db,
-          'events.prune',
-          {},
-          { idempotencyKey: `events.prune:${clock.now().toISOString().slice(0, 10)}` },
-        );
-        await retention.enqueueToday();
-      },
-      stop: () => jobs.stop(),
-    },
-    // the device gateway: the embedded MQTT broker (or MQTT_URL's), devices' pushes, the offline sweep
-    devices: { name: 'devices', start: () => context.devices.start(), stop: () => context.devices.stop() },
-    // the sockets close (1001) before the HTTP server stops: clients reconnect to another instance or later
-    websocket: {
-      name: 'websocket',
-      start: () => sockets.start(),
-      stop: () => sockets.stop(),
-    },
-    // closing waits for the requests in flight
-    http: {
-      name: 'http',
-      start: async () => void (address = await app.listen({ port: config.port, host: config.host })),
-      stop: () => closeHttp(app),
-    },
-  };
-  const unknown = config.modules.filter((m) => !available[m]);
-  if (unknown.length)
-    throw new Error(
-      `unknown server modules: ${unknown.join(', ')} (known: ${Object.keys(available).join(', ')})`,
-    );
-  if (config.modules.includes('websocket') && !config.modules.includes('http'))
-    throw new Error('the websocket module is served by the http module: add http to LINTEL_MODULES');
-  // the websocket module stops before http whatever the order given, so its sockets close with 1001 first
-  const order = config.modules.filter((m) => m !== 'websocket');
-  if (config.modules.includes('websocket')) order.splice(order.indexOf('http') + 1, 0, 'websocket');
-  const lifecycle = new Lifecycle(order.map((m) => available[m]!));
-
   return {
     app,
-    context,
-    generatedAdminPassword: boot.generatedPassword,
-    firstStart: boot.created,
-    async listen() {
-      await lifecycle.start();
-      return address;
-    },
-    async close() {
-      await lifecycle.stop((name, err) =>
-        app.log.error({ module: name, err: (err as Error)?.message }, 'module did not stop cleanly'),
-      );
-      await app.close();
-      await database.close();
-    },
+    address: () => address,
+    module: defineModule({
+      name: 'http',
+      start: async () => void (address = await app.listen({ port: config.port, host: config.host })),
+      // closing waits for the requests in flight
+      stop: () => closeHttp(app),
+    }),
   };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
 import type { DB } from '../db/schema';
 import type { Clock } from '../clock';
 import { pruneJournal, retentionDays, type JournalStore } from '../engine/journal';
@@ -32,7 +33,9 @@ export function defineRetentionJobs(opts: {
       { idempotencyKey: `${retentionKind(store)}:${dayOf(at)}`, runAt: at },
     );
   for (const store of stores)
-    jobs.define(retentionKind(store), {
+    jobs.define({
+      kind: retentionKind(store),
+      payload: z.object({}),
       async run() {
         const now = clock.now();
         const cutoff = new Date(now.getTime() - retentionDays(store, opts.configured) * DAY_MS);

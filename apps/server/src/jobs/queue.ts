@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import pg from 'pg';
+import type { z, ZodType } from 'zod';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DB } from '../db/schema';
 import type { Clock } from '../clock';
+import type { JobSettings } from '../config';
+import { JobRefused, type JobKind } from './define';
 
 export const JOBS_CHANNEL = 'lintel_jobs';
 
@@ -21,38 +24,12 @@ export interface JobRow {
   locked_until: Date | null;
 }
 
-export interface JobKind {
-  /** does the work; throwing means "try again later" until the attempts are used up */
-  run(job: JobRow): Promise<void>;
-  maxAttempts?: number;
-}
-
 export interface JobOptions {
   /** a second job with the same key is not created; the first one's id is returned */
   idempotencyKey?: string;
   runAt?: Date;
   maxAttempts?: number;
 }
-
-export interface JobSettings {
-  /** how often an idle worker looks for due jobs */
-  pollMs: number;
-  /** how long a claim holds before another instance may take the job over */
-  leaseS: number;
-  /** jobs run at once per instance */
-  concurrency: number;
-  /** back-off: base × 2^(attempt-1), at most cap */
-  backoffBaseS: number;
-  backoffCapS: number;
-}
-
-export const defaultJobSettings: JobSettings = {
-  pollMs: 1000,
-  leaseS: 300,
-  concurrency: 2,
-  backoffBaseS: 10,
-  backoffCapS: 3600,
-};
 
 /** The delay before attempt `attempt + 1`, after `attempt` failed. */
 export function backoffS(
@@ -90,8 +67,11 @@ export class JobQueue {
       clock: Clock;
       log: FastifyBaseLogger;
       settings: JobSettings;
-      /** wraps each run (the event outbox's unit of work) */
-      around?: <T>(work: () => Promise<T>) => Promise<T>;
+      /**
+       * runs one job of a kind: `dispatchJob` (pipeline/dispatch.ts), the pipeline every command takes;
+       * throwing means "try again later" until the attempts are used up, `JobRefused` means "never"
+       */
+      dispatch: (kind: JobKind, job: JobRow) => Promise<void>;
     },
   ) {}
 
@@ -99,20 +79,29 @@ export class JobQueue {
     return this.opts.settings;
   }
 
-  define(kind: string, def: JobKind): void {
-    this.kinds.set(kind, def);
+  /** Registers a kind (jobs/define.ts); `maxAttempts` here overrides its declaration's (a configured count). */
+  define(def: JobKind, options: { maxAttempts?: number } = {}): void {
+    this.kinds.set(def.kind, options.maxAttempts ? { ...def, maxAttempts: options.maxAttempts } : def);
   }
 
-  /** Adds a job in the caller's transaction (or on its own); it becomes visible to workers when that commits. */
-  async enqueue(
+  /**
+   * Adds a job in the caller's transaction (or on its own); it becomes visible to workers when that commits.
+   * The payload is checked against the kind's schema now: a job that could never run is not queued.
+   */
+  async enqueue<P extends ZodType>(
     q: Q,
-    kind: string,
-    payload: Record<string, unknown>,
+    of: JobKind<P> | string,
+    payload: z.input<P>,
     options: JobOptions = {},
   ): Promise<number> {
-    if (!this.kinds.has(kind)) throw new Error(`unknown job kind ${kind}`);
+    const kind = typeof of === 'string' ? of : of.kind;
+    const def = this.kinds.get(kind);
+    if (!def) throw new Error(`unknown job kind ${kind}`);
+    const checked = def.payload.safeParse(payload);
+    if (!checked.success)
+      throw new Error(`job ${kind}: the payload does not match its schema: ${checked.error.message}`);
     const now = this.opts.clock.now();
-    const maxAttempts = options.maxAttempts ?? this.kinds.get(kind)!.maxAttempts ?? 5;
+    const maxAttempts = options.maxAttempts ?? def.maxAttempts ?? 5;
     const inserted = await sql<{ id: number }>`
       insert into jobs (kind, payload, run_at, max_attempts, idempotency_key, created_at, updated_at)
       values (${kind}, ${JSON.stringify(payload)}::jsonb, ${options.runAt ?? now}, ${maxAttempts}, ${options.idempotencyKey ?? null}, ${now}, ${now})
@@ -152,12 +141,13 @@ export class JobQueue {
   async run(job: JobRow): Promise<void> {
     const def = this.kinds.get(job.kind);
     let error: string | null = null;
+    let refused = false;
     try {
       if (!def) throw new Error(`unknown job kind ${job.kind}`);
-      const around = this.opts.around ?? ((w) => w());
-      await around(() => def.run(job));
+      await this.opts.dispatch(def, job);
     } catch (err) {
       error = String((err as Error)?.message ?? err).slice(0, 1000);
+      refused = err instanceof JobRefused;
     }
     const now = this.opts.clock.now();
     const mine = sql<boolean>`id = ${job.id} and locked_by = ${this.workerId} and state = 'running'`;
@@ -165,10 +155,10 @@ export class JobQueue {
       await sql`update jobs set state = 'done', locked_by = null, locked_until = null, last_error = null, updated_at = ${now} where ${mine}`.execute(
         this.opts.db,
       );
-    } else if (job.attempts >= job.max_attempts) {
+    } else if (refused || job.attempts >= job.max_attempts) {
       this.opts.log.error(
         { job: job.id, kind: job.kind, attempts: job.attempts, err: error },
-        'job failed for good',
+        refused ? 'job refused' : 'job failed for good',
       );
       await sql`update jobs set state = 'failed', locked_by = null, locked_until = null, last_error = ${error}, updated_at = ${now} where ${mine}`.execute(
         this.opts.db,

@@ -16,6 +16,8 @@ import {
 import type { DB, LicensesTable } from '../db/schema';
 import type { ServerContext } from '../context';
 import { AppError } from '../errors';
+import { z } from 'zod';
+import { defineJob } from '../jobs/define';
 import { serverT } from '../i18n';
 import { emptyLicenseInfo, licencesInForce, stackFeatures } from './licence';
 import { readLicenceFile, trustedKeys } from './licence-file';
@@ -341,6 +343,13 @@ export async function createEvaluationLicence(
 
 export const LICENCE_NOTIFY_JOB = 'licence.notify';
 
+/** `licence.notify`: one project's daily check of its licences' ends, and the notices it sends. */
+export const LicenceNotifyJob = defineJob({
+  kind: LICENCE_NOTIFY_JOB,
+  payload: z.object({ project_id: z.number().int() }),
+  run: async (ctx, { project_id }) => void (await runLicenceCheck(ctx.app, project_id)),
+});
+
 /** The day number of a time (UTC days since the epoch): one notify check per project per day. */
 const dayOf = (d: Date) => Math.floor(d.getTime() / DAY);
 
@@ -424,9 +433,7 @@ export async function firstStartLicence(app: ServerContext): Promise<void> {
  * across restarts); adding a licence queues its project's check too.
  */
 export async function startLicenceChecks(app: ServerContext): Promise<void> {
-  app.jobs.define(LICENCE_NOTIFY_JOB, {
-    run: async (job) => void (await runLicenceCheck(app, Number(job.payload.project_id))),
-  });
+  app.jobs.define(LicenceNotifyJob);
   const projects = await app.db.selectFrom('licenses').select('project_id').distinct().execute();
   for (const p of projects) await scheduleLicenceCheck(app, p.project_id, dayOf(app.clock.now()));
 }

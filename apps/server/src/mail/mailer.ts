@@ -3,7 +3,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import type { Clock } from '../clock';
+import { z } from 'zod';
 import type { JobQueue } from '../jobs/queue';
+import { defineJob } from '../jobs/define';
 
 export interface MailSettings {
   host: string;
@@ -68,55 +70,58 @@ export function createMailer(opts: {
     }
     return opts.smtpUrl ? parseSmtpUrl(opts.smtpUrl) : null;
   }
-  opts.jobs.define(MAIL_JOB, {
-    maxAttempts: 8,
-    async run(job) {
-      const id = Number(job.payload.outboxId);
-      const message = await db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst();
-      if (!message || message.status === 'sent') return;
-      const settings = await settingsFor(message.project_id);
-      if (!settings) {
-        await db.updateTable('outbox').set({ status: 'kept' }).where('id', '=', id).execute();
-        return;
-      }
-      try {
-        const transport = nodemailer.createTransport({
-          host: settings.host,
-          port: settings.port,
-          secure: settings.secure ?? false,
-          auth: settings.user ? { user: settings.user, pass: settings.password ?? '' } : undefined,
-          connectionTimeout: 10_000,
-          greetingTimeout: 10_000,
-          socketTimeout: 20_000,
-          tls: { rejectUnauthorized: false },
-        });
-        await transport.sendMail({
-          from: settings.from || opts.from,
-          to: message.to_address,
-          subject: message.subject,
-          text: message.body,
-        });
-        await db
-          .updateTable('outbox')
-          .set({ status: 'sent', sent_at: opts.clock.now(), error: null })
-          .where('id', '=', id)
-          .execute();
-      } catch (err) {
-        const error = String((err as Error)?.message ?? err).slice(0, 500);
-        const last = job.attempts >= job.max_attempts;
-        await db
-          .updateTable('outbox')
-          .set({ status: last ? 'failed' : 'queued', error })
-          .where('id', '=', id)
-          .execute();
-        log.error(
-          { outbox: id, to: message.to_address, attempt: job.attempts, err: error },
-          last ? 'mail could not be sent' : 'mail not sent yet; retrying',
-        );
-        throw err;
-      }
-    },
-  });
+  opts.jobs.define(
+    defineJob({
+      kind: MAIL_JOB,
+      payload: z.object({ outboxId: z.number().int() }),
+      maxAttempts: 8,
+      async run(_ctx, { outboxId: id }, job) {
+        const message = await db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst();
+        if (!message || message.status === 'sent') return;
+        const settings = await settingsFor(message.project_id);
+        if (!settings) {
+          await db.updateTable('outbox').set({ status: 'kept' }).where('id', '=', id).execute();
+          return;
+        }
+        try {
+          const transport = nodemailer.createTransport({
+            host: settings.host,
+            port: settings.port,
+            secure: settings.secure ?? false,
+            auth: settings.user ? { user: settings.user, pass: settings.password ?? '' } : undefined,
+            connectionTimeout: 10_000,
+            greetingTimeout: 10_000,
+            socketTimeout: 20_000,
+            tls: { rejectUnauthorized: false },
+          });
+          await transport.sendMail({
+            from: settings.from || opts.from,
+            to: message.to_address,
+            subject: message.subject,
+            text: message.body,
+          });
+          await db
+            .updateTable('outbox')
+            .set({ status: 'sent', sent_at: opts.clock.now(), error: null })
+            .where('id', '=', id)
+            .execute();
+        } catch (err) {
+          const error = String((err as Error)?.message ?? err).slice(0, 500);
+          const last = job.attempts >= job.max_attempts;
+          await db
+            .updateTable('outbox')
+            .set({ status: last ? 'failed' : 'queued', error })
+            .where('id', '=', id)
+            .execute();
+          log.error(
+            { outbox: id, to: message.to_address, attempt: job.attempts, err: error },
+            last ? 'mail could not be sent' : 'mail not sent yet; retrying',
+          );
+          throw err;
+        }
+      },
+    }),
+  );
   return {
     async send(message) {
       const settings = await settingsFor(message.projectId);

@@ -1,13 +1,38 @@
 /**
- * The server's long-lived parts. Each starts in order and stops in reverse; an instance runs the ones its
- * configuration names (LINTEL_MODULES), so one machine may serve HTTP while another only runs jobs. The
- * device gateway (`devices`: the MQTT broker or client, the offline sweep) is one; the SIP control joins next.
+ * The server's long-lived parts. Each is a module: its name, the modules it needs, how it starts and how it
+ * stops. The composition root (`server.ts`) lists them in their start order; they stop in reverse. An
+ * instance runs the ones its configuration names (LINTEL_MODULES), so one machine may serve HTTP while
+ * another only runs jobs; a module named without one it needs is refused before anything starts.
  */
 export interface ServerModule {
   name: string;
+  /** modules that must run with this one (each listed, so started, before it) */
+  needs?: readonly string[];
   start(): Promise<void>;
   /** finishes in-flight work (bounded) before it returns */
   stop(): Promise<void>;
+}
+
+/** A module, declared: the identity function that types it. */
+export function defineModule(m: ServerModule): ServerModule {
+  return m;
+}
+
+/**
+ * The modules an instance runs, in start order: those of `all` (already in start order) that `chosen` names.
+ * An unknown name, or a module chosen without a module it needs, is an error that names the fix.
+ */
+export function chooseModules(all: readonly ServerModule[], chosen: readonly string[]): ServerModule[] {
+  const known = new Set(all.map((m) => m.name));
+  const unknown = chosen.filter((n) => !known.has(n));
+  if (unknown.length)
+    throw new Error(`unknown server modules: ${unknown.join(', ')} (known: ${[...known].join(', ')})`);
+  const picked = all.filter((m) => chosen.includes(m.name));
+  for (const m of picked)
+    for (const need of m.needs ?? [])
+      if (!chosen.includes(need))
+        throw new Error(`the ${m.name} module needs the ${need} module: add ${need} to LINTEL_MODULES`);
+  return picked;
 }
 
 export class Lifecycle {

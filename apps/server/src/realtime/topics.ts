@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { RealtimeTopics } from '@lintel/core';
+import type { Gate } from '@lintel/core';
 import type { AuthInfo } from '../context';
 import { ClientMessageEvent, type EventDef } from '../events/define';
 
@@ -20,6 +21,12 @@ export interface TopicDef {
   pattern: string;
   read(auth: AuthInfo, params: Record<string, string>): boolean;
   publish?(auth: AuthInfo, params: Record<string, string>, text: string): Publication | null;
+  /**
+   * What a publisher must be allowed, as a command's gate (permissions, licence flags): a publish goes
+   * through `dispatch` as the socket's session, so these gates, their audit of a denial and the payload's
+   * check apply as to any command; `publish` then says whether it is for these params. None: any signed-in user.
+   */
+  publishGate?: Gate;
   /**
    * Its events are scoped by group (`scope` audiences): the websocket reads the subscriber's groups
    * (`AuthInfo.groups`) when it subscribes and again with its role.
@@ -68,7 +75,8 @@ export const DevicesTopic = defineTopic({
 });
 
 /** Every topic of the websocket. A family adds its own here (see docs/project-layout.md). */
-export const topicDefs: readonly TopicDef[] = [UserTopic, AppChangesTopic, DevicesTopic];
+/** Every topic (a test fixture may add one before the server starts: testing.ts `registerFixtureTopic`). */
+export const topicDefs: TopicDef[] = [UserTopic, AppChangesTopic, DevicesTopic];
 
 const compiled = new Map<TopicDef, { re: RegExp; names: string[] }>();
 function compile(def: TopicDef) {

@@ -14,7 +14,11 @@ import {
   wsError,
   type WsServerMessage,
 } from '@lintel/core';
-import type { AuthInfo, ServerContext } from '../context';
+import { z } from 'zod';
+import type { AuthInfo, CallerInfo, ServerContext } from '../context';
+import { dispatchOperation } from '../pipeline/dispatch';
+import { signedIn } from '../pipeline/handler';
+import { defaultWebsocketSettings, type WebsocketSettings } from '../config';
 import { authenticateToken, sessionsAuth } from '../auth/sessions';
 import { Caller } from '../engine/caller';
 import { AppError, parseInput } from '../errors';
@@ -24,35 +28,6 @@ import { resolveTopic, topicDefs, type TopicDef } from './topics';
 
 export const WS_ROUTE = `${API_BASE}${WS_PATH}`;
 
-export interface WebsocketSettings {
-  /** how often sockets whose access token expired (by the server's clock) are closed */
-  sweepMs: number;
-  /** how often each socket is pinged; one that did not answer the previous ping is dropped */
-  pingMs: number;
-  /** how often the callers of open sockets are read again (revoked sessions, changed roles) */
-  revalidateMs: number;
-  /** bytes waiting to be sent to one socket past which it is closed as too slow */
-  sendBufferBytes: number;
-  /** a re-subscription also replays the events committed this long before its last one (commit order ≠ id order) */
-  backlogOverlapS: number;
-  maxSubscriptions: number;
-  messagesPerWindow: number;
-  windowS: number;
-  backlogLimit: number;
-}
-
-export const defaultWebsocketSettings: WebsocketSettings = {
-  sweepMs: 1000,
-  pingMs: 30_000,
-  revalidateMs: 30_000,
-  sendBufferBytes: 1024 * 1024,
-  backlogOverlapS: 30,
-  maxSubscriptions: WsLimits.maxSubscriptions,
-  messagesPerWindow: WsLimits.messagesPerWindow,
-  windowS: WsLimits.windowS,
-  backlogLimit: WsLimits.backlogLimit,
-};
-
 interface Subscription {
   def: TopicDef;
   params: Record<string, string>;
@@ -60,9 +35,14 @@ interface Subscription {
   held: RealtimeMessage[] | null;
 }
 
+/** What a publish carries (the protocol's limits were checked with the message). */
+const PublishArgs = z.object({ text: z.string() });
+
 interface Conn {
   ws: WebSocket;
   auth: AuthInfo;
+  /** where the socket came from, for the pipeline (an audited denial names the address) */
+  caller: CallerInfo;
   expiresAt: number;
   subs: Map<string, Subscription>;
   window: { start: number; count: number };
@@ -91,11 +71,16 @@ export class RealtimeSockets {
   private offBus: (() => void) | null = null;
   private intervals: NodeJS.Timeout[] = [];
 
+  /** Made with the way to the context it is part of (`context.sockets`, server.ts), read when it runs. */
   constructor(
-    private readonly app: ServerContext,
+    private readonly contextOf: () => ServerContext,
     private readonly settings: WebsocketSettings = defaultWebsocketSettings,
     private readonly topics: readonly TopicDef[] = topicDefs,
   ) {}
+
+  private get app(): ServerContext {
+    return this.contextOf();
+  }
 
   /** Open sockets signed in on this instance. */
   get size(): number {
@@ -277,6 +262,15 @@ export class RealtimeSockets {
     const c: Conn = {
       ws,
       auth: checked.auth,
+      caller: {
+        ip: req.ip,
+        userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'] : null,
+        locale: String(req.headers['accept-language'] ?? '')
+          .toLowerCase()
+          .startsWith('ru')
+          ? 'ru'
+          : 'en',
+      },
       expiresAt: checked.expiresAt.getTime(),
       subs: new Map(),
       window: { start: Date.now(), count: 0 },
@@ -437,15 +431,31 @@ export class RealtimeSockets {
     return out;
   }
 
+  /** A publish: through `dispatch` as the socket's session, gated by the topic's `publishGate`. */
   private async publish(c: Conn, topic: string, text: string): Promise<void> {
     const { def, params } = this.resolve(c, topic);
-    const publication = def.publish?.(c.auth, params, text);
-    if (!publication) throw new AppError('method_prohibited', { topic });
-    const app = this.app;
-    const id = await app.outbox.unit(() =>
-      app.db.transaction().execute((trx) => app.outbox.emit(trx, publication.event, publication.payload)),
+    const op = {
+      id: `realtime.publish:${def.pattern}`,
+      access: 'session',
+      args: PublishArgs,
+      gates: def.publishGate ?? {},
+      changes: false,
+    } as const;
+    const id = await dispatchOperation(
+      this.app,
+      op,
+      async (ctx, args) => {
+        const publication = def.publish?.(signedIn(ctx), params, args.text);
+        if (!publication) throw new AppError('method_prohibited', { topic });
+        return ctx.app.db
+          .transaction()
+          .execute((trx) => ctx.app.outbox.emit(trx, publication.event, publication.payload));
+      },
+      { text },
+      { kind: 'session', auth: c.auth },
+      { caller: c.caller },
     );
-    this.send(c, { topic, data: { type: WsReply.published, id } });
+    this.send(c, { topic, data: { type: WsReply.published, id: id as number } });
   }
 
   /** An event of the bus: to each subscriber its audience includes; a change of role re-reads callers. */

@@ -5,7 +5,7 @@ import { journalPlan, journalStore, runJournal } from '../../engine/journal';
 import { exportReply } from '../../engine/export';
 import { callerOf } from '../../engine/family';
 import { declareEntityNames, entityKey, entityNames, tableNames } from '../../engine/entity-names';
-import type { HandlerContext, SomeHandlers } from '../../http/handler';
+import type { HandlerContext, SomeHandlers } from '../../pipeline/handler';
 
 // the entities of the audit log that are not families: a sign-in names the account (the person's user in
 // the project is its name), a profile change the user

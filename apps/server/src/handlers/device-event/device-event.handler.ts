@@ -16,7 +16,7 @@ import { exportReply } from '../../engine/export';
 import { callerOf } from '../../engine/family';
 import { scopePredicate, scopesFor, type ScopeRule } from '../../engine/scope';
 import { DeviceEventCreatedEvent } from '../../events/define';
-import type { HandlerContext, SomeHandlers } from '../../http/handler';
+import type { HandlerContext, SomeHandlers } from '../../pipeline/handler';
 import { deviceStore } from '../device/device.store';
 import { notifyAboutIdentifiers } from '../../devices/notices';
 

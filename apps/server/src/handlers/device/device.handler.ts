@@ -17,7 +17,7 @@ import {
   visibleSql,
   type FamilyCtx,
 } from '../../engine/family';
-import { signedIn, type HandlerContext, type SomeHandlers } from '../../http/handler';
+import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline/handler';
 import { markOffline, markOnline } from '../../devices/status';
 import { DEVICE_GATEWAY_PATH } from '../../devices/gateway';
 import { createTask, retryTask, stopAllOf, stopTask, type DeviceTaskKind } from '../../devices/tasks';

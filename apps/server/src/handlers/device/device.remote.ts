@@ -5,7 +5,7 @@ import { newToken, safeEqual, sha256 } from '../../auth/crypto';
 import { after } from '../../clock';
 import { AppError } from '../../errors';
 import { assertMay, familyCtx, visibleSql, type FamilyCtx } from '../../engine/family';
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 import { deviceStore } from './device.store';
 
 /** How long a remote-control session lives without being kept alive (spec part 2 §9: 60 s). */

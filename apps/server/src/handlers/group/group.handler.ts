@@ -5,7 +5,7 @@ import { AppError } from '../../errors';
 import { naturalSortKey } from '../../engine/list';
 import { audit } from '../../audit/audit';
 import { familyCtx, familyHandlers, visibleSql, assertMay, type FamilyCtx } from '../../engine/family';
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 import {
   assertMayPlaceUnder,
   DefaultGuestLimits,

@@ -1,4 +1,4 @@
-import { signedIn, type SomeHandlers } from '../../http/handler';
+import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 import {
   addLicenceFile,
   addLicenceFromCloud,

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
 import { familyCtx, familyHandlers, visibleSql } from '../../engine/family';
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 import { userStore } from '../user/user.store';
 import { markerStore } from './marker.store';
 

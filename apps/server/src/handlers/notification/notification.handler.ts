@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { NotificationTab } from '@lintel/core';
 import { AppError } from '../../errors';
-import { signedIn, type SomeHandlers } from '../../http/handler';
+import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 import { settingsOf, toRecord } from '../../notifications/notify';
 
 const columns = [

@@ -2,7 +2,7 @@ import { hashPassword, verifyPassword } from '../../auth/crypto';
 import { revokeAccountSessions } from '../../auth/sessions';
 import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
-import { signedIn, type SomeHandlers } from '../../http/handler';
+import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 import { loadProfile } from './profile.service';
 import { enforce } from '../../security/rate-limit';
 

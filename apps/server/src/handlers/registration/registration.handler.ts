@@ -8,7 +8,7 @@ import { audit } from '../../audit/audit';
 import { BuiltInRoles } from '../../bootstrap';
 import { AppError } from '../../errors';
 import { assertUserLimit } from '../../licensing/limits';
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 import { enforceMailTarget } from '../../security/rate-limit';
 import { claimCode, findCode, issueCode, link, markUsed, sendTemplate } from './codes';
 

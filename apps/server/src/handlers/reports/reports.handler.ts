@@ -1,4 +1,4 @@
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 import { callerOf } from '../../engine/family';
 import { serverT } from '../../i18n';
 import { ReportData } from '@lintel/core';
@@ -11,35 +11,22 @@ import {
   usedPage,
   windowOf,
 } from './licence-reports';
-import { reportFile, type Cell } from './report-file';
-import type { HandlerContext } from '../../http/handler';
-import type { Readable } from 'node:stream';
+import { fileReply, type Cell } from '../../engine/file-writers';
+import type { StreamedReply } from '../../pipeline/streamed-reply';
+import type { HandlerContext } from '../../pipeline/handler';
 import { AppError } from '../../errors';
 
-const MIME = {
-  csv: 'text/csv; charset=utf-8',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-} as const;
-
-/** The file goes out as the reply's body, with its name (report, period, day of the server's clock). */
+/** The file goes out as a download, named by report, period and the day of the server's clock. */
 function sendFile(
   ctx: HandlerContext,
   name: string,
   format: 'csv' | 'xlsx',
   header: string[],
   rows: AsyncIterable<Cell[]>,
-): Readable {
-  if (!ctx.reply) throw new AppError('method_prohibited', { reason: 'export_over_http' });
+): StreamedReply {
   const t = serverT(ctx.caller.locale);
-  const file = reportFile(format, t(`commands:report_texts.sheet.${name}`), header, rows);
-  void ctx.reply
-    .header('content-type', MIME[format])
-    .header(
-      'content-disposition',
-      `attachment; filename="${name}-${ctx.app.clock.now().toISOString().slice(0, 10)}.${format}"`,
-    )
-    .header('cache-control', 'no-store');
-  return file;
+  const filename = `${name}-${ctx.app.clock.now().toISOString().slice(0, 10)}.${format}`;
+  return fileReply(format, filename, t(`commands:report_texts.sheet.${name}`), header, rows);
 }
 
 const col = (locale: string, key: string) => serverT(locale)(`commands:report_texts.columns.${key}`);

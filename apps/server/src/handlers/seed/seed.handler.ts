@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema';
 import { audit } from '../../audit/audit';
 import { BuiltInRoles } from '../../bootstrap';
 import { callerOf } from '../../engine/family';
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 
 /** First names with whether they are a woman's: Russian surnames take the feminine ending to match. */
 const FIRST: [string, boolean][] = [

@@ -1,5 +1,5 @@
 import { Locales, PermissionCategories, TimeFormats } from '@lintel/core';
-import { signedIn, type SomeHandlers } from '../../http/handler';
+import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 import { licenceWarningFor } from '../../licensing/licence.service';
 import { VERSION } from '../../version';
 

@@ -5,7 +5,7 @@ import { openProjectSessions, revokeSession, rotateRefresh } from '../../auth/se
 import { beginLoginAttempt } from '../../auth/throttle';
 import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
-import { signedIn, type SomeHandlers } from '../../http/handler';
+import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 
 export const sessionHandlers = {
   'session.login': async (ctx, args) => {

@@ -5,7 +5,7 @@ import { audit } from '../../audit/audit';
 import { hashPassword } from '../../auth/crypto';
 import { AppError } from '../../errors';
 import { familyCtx, type FamilyCtx } from '../../engine/family';
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 import { checkDuplicates, checkRows, type CheckedRow } from './user-import.check';
 import { counts, insertValid, problems, recheck } from './user-import.commit';
 import { importUserLimits } from '../../licensing/limits';

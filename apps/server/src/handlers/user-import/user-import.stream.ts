@@ -2,7 +2,7 @@ import { ImportRow, IMPORT_STREAM_BATCH, type ImportProgress, type ImportRowErro
 import { AppError } from '../../errors';
 import { ndjsonBatches, openStager, streamedBody, type StagingTable } from '../../engine/bulk-import';
 import type { FamilyCtx } from '../../engine/family';
-import type { HandlerContext } from '../../http/handler';
+import type { HandlerContext } from '../../pipeline/handler';
 import { checkDuplicates, checkRows, type CheckedRow } from './user-import.check';
 import { REPORT_ERRORS } from './user-import.commit';
 import { withImportTables } from './user-import.tables';
@@ -66,7 +66,7 @@ export async function importStream(
   batchSize: number | undefined,
   hashAll: (rows: CheckedRow[]) => Promise<Map<number, string>>,
 ): Promise<ImportProgress> {
-  const stream = streamedBody(ctx.reply);
+  const stream = streamedBody(ctx.body);
   const db = withImportTables(ctx.app.db);
   const own = async () => {
     const imp = await db

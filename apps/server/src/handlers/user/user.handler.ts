@@ -3,7 +3,7 @@ import { revokeAccountSessions } from '../../auth/sessions';
 import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
 import { assertMay, familyCtx, familyHandlers } from '../../engine/family';
-import type { SomeHandlers } from '../../http/handler';
+import type { SomeHandlers } from '../../pipeline/handler';
 import { sendInvitation } from '../registration/codes';
 import { assertMayTakeOver } from '../../engine/grants';
 import { userStore } from './user.store';

@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
 import ExcelJS from 'exceljs';
+import { StreamedReply } from '../pipeline/streamed-reply';
 
-/** One cell of a report file. */
+/** One cell of a file: a report's, or an export's. */
 export type Cell = string | number | boolean | null;
 
 /**
@@ -17,6 +18,22 @@ export function reportFile(
   rows: AsyncIterable<Cell[]>,
 ): Readable {
   return format === 'csv' ? csvStream(header, rows) : xlsxStream(sheet, header, rows);
+}
+
+const FILE_TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+} as const;
+
+/** A file as the streamed reply a handler answers: sent as a download named `filename`. */
+export function fileReply(
+  format: 'csv' | 'xlsx',
+  filename: string,
+  sheet: string,
+  header: string[],
+  rows: AsyncIterable<Cell[]>,
+): StreamedReply {
+  return new StreamedReply(FILE_TYPES[format], reportFile(format, sheet, header, rows), filename);
 }
 
 const csvCell = (v: Cell): string => {
@@ -38,7 +55,7 @@ function csvStream(header: string[], rows: AsyncIterable<Cell[]>): Readable {
   );
 }
 
-function xlsxStream(sheet: string, header: string[], rows: AsyncIterable<Cell[]>): Readable {
+export function xlsxStream(sheet: string, header: string[], rows: AsyncIterable<Cell[]>): Readable {
   const out = new PassThrough();
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: out,

@@ -1,0 +1,216 @@
+/**
+ * The composition root: the one place that knows every part of the server. It opens the database, builds
+ * the context every handler and service shares (once, whole: each part is made with what it needs), gives
+ * the jobs their kinds, and lists the long-lived parts as modules in their start order (modules/lifecycle.ts).
+ * Adding a module is one line in `modules` below, beside its neighbours: its name, what it needs, its start
+ * and its stop (a `defineModule` next to its code).
+ */
+import pino from 'pino';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Config } from './config';
+import type { ServerContext } from './context';
+import { openDatabase, migrate } from './db/database';
+import { createMailer } from './mail/mailer';
+import { EventBus } from './realtime/bus';
+import { pruneSessions } from './auth/sessions';
+import { bootstrap } from './bootstrap';
+import { firstStartLicence, startLicenceChecks } from './licensing/licence.service';
+import { handlers } from './handlers';
+import { systemClock } from './clock';
+import { JobQueue } from './jobs/queue';
+import { defineJob } from './jobs/define';
+import { EventOutbox, type Fanout } from './events/outbox';
+import { RealtimeSockets } from './realtime/websocket';
+import { defineRetentionJobs } from './jobs/journal-retention';
+import { journals } from './handlers/journals';
+import { dispatchJob } from './pipeline/dispatch';
+import { defineDeviceTaskJob } from './devices/tasks';
+import { defineBrokerAccountJobs } from './devices/dynsec';
+import { DeviceGateway } from './devices/gateway';
+import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
+import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
+import { createHttp } from './http/app';
+import { z } from 'zod';
+
+export interface LintelServer {
+  app: FastifyInstance;
+  context: ServerContext;
+  /** set on the first start when the administrator's password was generated: print it once, never log it */
+  generatedAdminPassword?: string;
+  /** this start created the project (else a password was made again for an administrator never signed in) */
+  firstStart: boolean;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Fields that never reach a log, wherever they appear. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.password',
+  '*.token',
+  '*.refresh',
+  '*.code',
+  '*.user_password',
+  '*.old',
+  '*.new',
+  '*.device_password',
+  'req.headers["x-device-password"]',
+];
+
+/** `events.prune`: old outbox rows go once a day, whichever instance comes first. */
+const EventsPruneJob = defineJob({
+  kind: 'events.prune',
+  payload: z.object({}),
+  run: async (ctx) => void (await ctx.app.outbox.prune()),
+});
+
+export async function createServer(config: Config): Promise<LintelServer> {
+  const log: FastifyBaseLogger = pino(
+    { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
+    config.logStream ?? process.stdout,
+  );
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    waitMs: config.dbWaitMs,
+    onConnectionLost: (err) =>
+      log.warn({ err: err.message }, 'database connection lost; the next query opens a new one'),
+  });
+  await migrate(database);
+  const clock = config.clock ?? systemClock;
+  const events = new EventBus();
+  // the callers of requests, remembered between them; forgotten on any change (engine/request-cache.ts)
+  const authCache = new RequestCache({
+    ttlMs: config.authCacheMs,
+    needsListener: database.kind === 'postgres',
+  });
+  if (database.listen) await database.listen(AUTH_CHANGED_CHANNEL, () => authCache.clear());
+  const estimates = new RequestCache({ ttlMs: config.authCacheMs, needsListener: false });
+  // one instance on PGlite: in process; several on PostgreSQL: NOTIFY, or Redis when REDIS_URL is set
+  const fanout: Fanout = config.redisUrl ? 'redis' : database.kind === 'postgres' ? 'postgres' : 'local';
+  const outbox = new EventOutbox({
+    db: database.db,
+    kind: database.kind,
+    databaseUrl: config.databaseUrl,
+    fanout,
+    redisUrl: config.redisUrl,
+    onAuthChanged: () => authCache.clear(),
+    onListening: (on) => authCache.setListening(on),
+    bus: events,
+    clock,
+    log,
+  });
+  // The parts below serve the context they belong to (a job, a device's push and a socket's message all go
+  // through `dispatch`, which reads the context): each is made with the way to it, and reads it when it runs.
+  const contextOf = (): ServerContext => context;
+  const jobs = new JobQueue({
+    db: database.db,
+    kind: database.kind,
+    databaseUrl: config.databaseUrl,
+    clock,
+    log,
+    settings: config.jobs,
+    dispatch: (kind, job) => dispatchJob(contextOf(), kind, job),
+  });
+  const mailer = createMailer({
+    db: database.db,
+    log,
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    jobs,
+    clock,
+  });
+  const context: ServerContext = {
+    config,
+    database,
+    db: database.db,
+    log,
+    mailer,
+    events,
+    clock,
+    jobs,
+    outbox,
+    authCache,
+    estimates,
+    handlers,
+    devices: new DeviceGateway(contextOf),
+    sockets: new RealtimeSockets(contextOf, config.websocket),
+  };
+  defineDeviceTaskJob(context);
+  defineBrokerAccountJobs(context);
+  jobs.define(EventsPruneJob);
+  const retention = defineRetentionJobs({
+    db: database.db,
+    jobs,
+    clock,
+    stores: journals,
+    configured: config.retentionDays,
+  });
+  // under the start-up lock: of instances starting at once on one database, one creates the first project
+  const boot = await database.exclusive(async () => {
+    const b = await bootstrap(database.db, {
+      adminLogin: config.adminLogin,
+      adminPassword: config.adminPassword,
+    });
+    // a first start on an empty database runs on an evaluation licence (licensing/licence.service.ts)
+    if (b.created) await firstStartLicence(context);
+    return b;
+  });
+  await startLicenceChecks(context);
+  await pruneSessions(database.db, clock.now());
+  const http = await createHttp(context);
+
+  // The long-lived parts in their start order; they stop in reverse. The configuration picks which run.
+  const modules: ServerModule[] = [
+    defineModule({ name: 'events', start: () => outbox.start(), stop: () => outbox.stop() }),
+    defineModule({
+      name: 'jobs',
+      start: async () => {
+        await jobs.start();
+        await jobs.enqueue(
+          database.db,
+          EventsPruneJob,
+          {},
+          { idempotencyKey: `events.prune:${clock.now().toISOString().slice(0, 10)}` },
+        );
+        await retention.enqueueToday();
+      },
+      stop: () => jobs.stop(),
+    }),
+    // the device gateway: the embedded MQTT broker (or MQTT_URL's), devices' pushes, the offline sweep
+    defineModule({
+      name: 'devices',
+      start: () => context.devices.start(),
+      stop: () => context.devices.stop(),
+    }),
+    http.module,
+    // served by http, and after it: its sockets close (1001) before HTTP stops, so clients reconnect
+    // to another instance or later
+    defineModule({
+      name: 'websocket',
+      needs: ['http'],
+      start: () => context.sockets.start(),
+      stop: () => context.sockets.stop(),
+    }),
+  ];
+  const lifecycle = new Lifecycle(chooseModules(modules, config.modules));
+
+  return {
+    app: http.app,
+    context,
+    generatedAdminPassword: boot.generatedPassword,
+    firstStart: boot.created,
+    async listen() {
+      await lifecycle.start();
+      return http.address();
+    },
+    async close() {
+      await lifecycle.stop((name, err) =>
+        log.error({ module: name, err: (err as Error)?.message }, 'module did not stop cleanly'),
+      );
+      await http.app.close();
+      await database.close();
+    },
+  };
+}
