@@ -21,6 +21,26 @@ consoleWorld({}, (w) => ({ server, browser } = w));
 const freshPage = () => openPage(browser);
 
 describe('sessions in the browser', () => {
+  it('after an empty submit, what is typed into Login stays in Login', async () => {
+    // issue 25 item 4: the first key went to Login and the rest to Password ("a" / "dmin")
+    const { context, page } = await freshPage();
+    try {
+      await page.goto(`${server.url}/login`);
+      const login = page.getByRole('textbox', { name: 'Login or e-mail', exact: true });
+      await login.waitFor();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => login.getAttribute('aria-invalid')).toBe('true');
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.getAttribute('name')))
+        .toBe('login');
+      await page.keyboard.type('admin');
+      expect(await login.inputValue()).toBe('admin');
+      expect(await page.locator('input[name="password"]').inputValue()).toBe('');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('guards /home, signs in, switches language, signs out', async () => {
     const { context, page } = await freshPage();
     try {

@@ -11,6 +11,8 @@ export function useForm<V extends Record<string, string | boolean>>(initial: V) 
   const [busy, setBusy] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const running = useRef(false);
+  /** a submit just failed: the cursor goes to the first field to fix once, not on every later edit */
+  const justFailed = useRef(false);
 
   const set = useCallback(<K extends keyof V & string>(key: K, value: V[K]) => {
     setValues((v) => ({ ...v, [key]: value }));
@@ -22,9 +24,13 @@ export function useForm<V extends Record<string, string | boolean>>(initial: V) 
     });
   }, []);
 
-  // After a failure, put the cursor in the first field to fix.
+  // After a failed submit, put the cursor in the first field to fix. Only then: editing a field clears its
+  // message (a new failure object), and moving the cursor on that took the next key typed into another
+  // field (issue 25 item 4: `a` went to Login, `dmin` to Password).
   useEffect(() => {
-    if (!failure || Object.keys(failure.fields).length === 0) return;
+    if (!failure || !justFailed.current) return;
+    justFailed.current = false;
+    if (Object.keys(failure.fields).length === 0) return;
     formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
   }, [failure]);
 
@@ -36,8 +42,12 @@ export function useForm<V extends Record<string, string | boolean>>(initial: V) 
     setFailure(null);
     try {
       const result = await action();
-      if (result) setFailure(result);
+      if (result) {
+        justFailed.current = true;
+        setFailure(result);
+      }
     } catch (err) {
+      justFailed.current = true;
       setFailure(describeError(err));
     } finally {
       running.current = false;
