@@ -175,6 +175,32 @@ describe('the generic views from the keyboard (issue 13)', () => {
     });
   });
 
+  it('issue 25 item 4: letters typed in the tree find a group by its name; Shift+Enter adds one under it', async () => {
+    await asAdmin('typeahead', async (page) => {
+      await page.goto(`${server.url}/groups`);
+      const tree = page.getByRole('tree');
+      await tree.waitFor();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tree');
+      // open every level, so the apartments are in view: → on each group with children
+      for (let i = 0; i < 6; i++) {
+        await page.keyboard.press('ArrowRight');
+        await page.keyboard.press('ArrowRight');
+      }
+      // "apartment" typed into the tree: no "New group", the cursor on an apartment
+      await page.keyboard.type('apartment');
+      const activeName = () =>
+        page.evaluate(() => {
+          const id = document.querySelector('[role="tree"]')?.getAttribute('aria-activedescendant');
+          return (id && document.getElementById(id)?.querySelector('span.font-medium')?.textContent) ?? '';
+        });
+      await expect.poll(activeName).toMatch(/^Apartment /);
+      expect(new URL(page.url()).pathname).toBe('/groups');
+      // Shift+Enter: a new group under the chosen one
+      await page.keyboard.press('Shift+Enter');
+      await waitForPath(page, '/groups/add');
+    });
+  });
+
   it('point 8: names sort as people read them in the tree, the table and the picker', async () => {
     const natural = Array.from({ length: 12 }, (_, i) => `Apartment ${i + 1}`);
     await asAdmin('natural', async (page) => {

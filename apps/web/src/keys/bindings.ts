@@ -37,7 +37,7 @@ const STATIC: KeyBinding[] = [
   { keys: 'mod+k', labelKey: 'keys.palette', scope: 'global' },
   { keys: 'n', labelKey: 'keys.new', scope: 'page' },
   { keys: 'mod+enter', labelKey: 'keys.approve', scope: 'form' },
-  { keys: 'a', labelKey: 'keys.add_child', scope: 'tree' },
+  { keys: 'shift+enter', labelKey: 'keys.add_child', scope: 'tree' },
   { keys: 'j, down', labelKey: 'table.keys.next', scope: 'table' },
   { keys: 'k, up', labelKey: 'table.keys.previous', scope: 'table' },
   { keys: 'pagedown', labelKey: 'table.keys.page_down', scope: 'table' },

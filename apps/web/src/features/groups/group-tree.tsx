@@ -19,6 +19,8 @@ interface Visible {
 }
 
 const KEY = 'lintel.groups.expanded';
+/** letters typed closer together than this find one name (typeahead) */
+const TYPEAHEAD_MS = 700;
 
 function storedExpanded(): Set<number> | null {
   try {
@@ -121,10 +123,11 @@ export function GroupTree({
   );
   const current = visible[activeIndex];
 
-  // `a` adds a group under the chosen one, wherever the focus is on this screen but in a field: an `a` typed
-  // into the filter is a letter (issue 13 point 7)
+  // Shift+Enter adds a group under the chosen one, wherever the focus is on this screen but in a field. It
+  // was `a`, and a name typed into the tree ("apartment") opened "New group": letters in the tree now find
+  // a group by its name (issue 25 item 4)
   useShortcut(
-    'a',
+    'shift+enter',
     (e) => {
       if (typing(e)) return;
       e.preventDefault();
@@ -168,8 +171,33 @@ export function GroupTree({
     });
   }
 
+  // typeahead (WAI-ARIA tree pattern): letters typed in quick succession find the next group whose name
+  // starts with them; the keys are the tree's own while it has the focus (not `n` or `g` then a letter)
+  const typed = useRef({ text: '', at: 0 });
+  function typeahead(e: KeyboardEvent): boolean {
+    if (e.key.length !== 1 || e.ctrlKey || e.metaKey || e.altKey || !/[\p{L}\p{N} ]/u.test(e.key))
+      return false;
+    if (e.key === ' ' && typed.current.text === '') return false;
+    const fresh = e.timeStamp - typed.current.at > TYPEAHEAD_MS;
+    typed.current = { text: (fresh ? '' : typed.current.text) + e.key.toLowerCase(), at: e.timeStamp };
+    const text = typed.current.text;
+    // one letter again and again steps through the groups starting with it; more letters refine in place
+    const from = text.length === 1 ? activeIndex + 1 : activeIndex;
+    for (let k = 0; k < visible.length; k++) {
+      const v = visible[(from + k) % visible.length]!;
+      if (v.node.name.toLowerCase().startsWith(text)) {
+        setActive(v.node.id);
+        break;
+      }
+    }
+    e.preventDefault();
+    e.stopPropagation();
+    return true;
+  }
+
   function onKeyDown(e: KeyboardEvent) {
     if (!current) return;
+    if (typeahead(e)) return;
     const move = (i: number) => setActive(visible[Math.max(0, Math.min(visible.length - 1, i))]!.node.id);
     const open = needle !== '' || expanded?.has(current.node.id);
     switch (e.key) {
@@ -194,6 +222,8 @@ export function GroupTree({
         else if (current.parent !== null) setActive(current.parent);
         break;
       case 'Enter':
+        // Shift+Enter is "add a group under it" (the shortcut above)
+        if (e.shiftKey) return;
         onOpen(current.node.id);
         break;
       default:
