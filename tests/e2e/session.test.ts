@@ -41,6 +41,35 @@ describe('sessions in the browser', () => {
     }
   }, 60_000);
 
+  it('Ctrl+K pressed while the console still loads opens the palette once it is there', async () => {
+    // issue 25 item 4: the key was lost while the profile loaded
+    const { context, page } = await freshPage();
+    try {
+      await page.goto(`${server.url}/login`);
+      await signIn(page, server.adminLogin, server.adminPassword);
+      await waitForPath(page, '/home');
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let asked = false;
+      await page.route('**/api/v0/profile', async (route) => {
+        asked = true;
+        await held;
+        await route.continue();
+      });
+      await page.reload();
+      await expect.poll(() => asked).toBe(true);
+      expect(await page.getByTestId('side-menu').count()).toBe(0);
+      await page.keyboard.press('Control+k');
+      release();
+      await page.getByTestId('palette-input').waitFor();
+      await expect
+        .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+        .toBe('palette-input');
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   it('guards /home, signs in, switches language, signs out', async () => {
     const { context, page } = await freshPage();
     try {
