@@ -117,11 +117,31 @@ function PaletteButton() {
  * The signed-in layout of spec part 1 §2.3: side menu, top bar with title, palette, language and user menu,
  * breadcrumbs, the floating action area, alerts, and the dialogs opened from anywhere.
  */
+/**
+ * Ctrl/Cmd+K before the palette is there (the profile still loading): remembered, so the palette opens as
+ * soon as it mounts (issue 25 item 4: the key was lost). The palette's own binding takes over once it is.
+ */
+function useEarlyPaletteKey(waiting: boolean) {
+  const setOpen = useSetAtom(paletteOpenAtom);
+  useEffect(() => {
+    if (!waiting) return;
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key.toLowerCase() === 'k') {
+        e.preventDefault();
+        setOpen(true);
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [waiting, setOpen]);
+}
+
 export function AppLayout() {
   const { t } = useTranslation();
   const title = useAtomValue(pageTitleAtom);
   const session = useSession();
   const { profile, error, retry } = useProfileLoader();
+  useEarlyPaletteKey(!profile);
   useLiveProfile();
   useLiveNotifications();
 
