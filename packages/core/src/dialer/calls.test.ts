@@ -635,3 +635,27 @@ describe('whatever the events (property)', () => {
     );
   });
 });
+
+describe('a confirmation that no longer applies', () => {
+  it('keeps the active call when the ringing call was answered by another user meanwhile', () => {
+    const ask = run(talking, [
+      { type: 'incoming', speechId: 'i', number: '2001' },
+      { type: 'accept', speechId: 'i' },
+      { type: 'server_update', call: server('i', 'answered', { type: 'normal', answered_by: '1005-q' }) },
+    ]).state;
+    const yes = run(ask, [{ type: 'confirm', accept: true }]);
+    expect(yes.effects).toEqual([]);
+    expect(status(yes.state, 'a')).toBe('active');
+    expect(yes.state.pending).toBeNull();
+  });
+
+  it('does not dial a speech id taken meanwhile', () => {
+    const ask = run(talking, [
+      { type: 'dial', speechId: 'b', number: '2003' },
+      { type: 'incoming', speechId: 'b', number: '2001' },
+    ]).state;
+    const yes = run(ask, [{ type: 'confirm', accept: true }]);
+    expect(yes.effects).toEqual([]);
+    expect(status(yes.state, 'a')).toBe('active');
+  });
+});

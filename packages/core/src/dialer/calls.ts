@@ -378,6 +378,13 @@ function request(state: CallsState, action: PendingAction, now: number): CallsRe
   return { state: { ...state, pending: confirmation }, effects: [{ type: 'ask', confirmation }] };
 }
 
+function stillPossible(state: CallsState, action: PendingAction): boolean {
+  if (action.type === 'dial') return !find(state, action.speechId);
+  const call = live(state, action.speechId);
+  if (!call) return false;
+  return action.type === 'accept' ? isRingingIncoming(call) : canJoin(state, call);
+}
+
 function confirm(state: CallsState, accept: boolean, now: number): CallsResult {
   const pending = state.pending;
   if (!pending) return refuse(state, 'cant_perform_action');
@@ -388,9 +395,9 @@ function confirm(state: CallsState, accept: boolean, now: number): CallsResult {
     if (!parent || !canJoin(cleared, parent)) return { state: cleared, effects: [] };
     return request(cleared, { type: 'join', speechId: parent.speechId }, now);
   }
-  // the action's call may have gone meanwhile (a ringing call hung up by its caller)
-  if (pending.action.type !== 'dial' && !live(cleared, pending.action.speechId))
-    return { state: cleared, effects: [] };
+  // the action may no longer apply (a ringing call hung up by its caller or answered elsewhere): then
+  // nothing happens, and the call holding the media keeps it
+  if (!stillPossible(cleared, pending.action)) return { state: cleared, effects: [] };
   let current: CallsResult = { state: cleared, effects: [] };
   let heldParent: string | null = null;
   const holder = mediaHolder(cleared, pending.action.speechId);
