@@ -608,6 +608,7 @@ describe('whatever the events (property)', () => {
             expect(
               next.calls.filter((c) => c.status === 'active' && c.hasSipSession).length,
             ).toBeLessThanOrEqual(1);
+            expect(new Set(next.calls.map((c) => c.speechId)).size).toBe(next.calls.length);
             for (const c of next.calls) {
               expect(c.status === 'destroyed').toBe(c.destroyedAt !== null);
               if (c.destroyedAt !== null)
