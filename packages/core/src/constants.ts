@@ -24,6 +24,8 @@ export const Dialer = {
   callTimerTickMs: 1000,
   doorTone: { tone: '#', durationMs: 160, gapMs: 1200 },
   otherToneMs: 1000,
+  /** ours: the spec gives no gap after other tones; the WebRTC RTCDTMFSender default */
+  otherToneGapMs: 70,
   secureSipWebsocketPort: 8443,
   iceCheckingTimeoutMs: 200,
   historyPageSize: 50,

@@ -69,6 +69,11 @@ export const ErrorCatalogue = {
   ip_range_invalid: 422,
   /** network search: more addresses than a search may probe (`DeviceSearchLimits.maxAddresses`) */
   ip_range_too_large: 422,
+  // Calls (spec part 2 §5 "Calls" and "Keypad", §8 "Unable to call your number")
+  /** calling one's own number */
+  own_number_call: 422,
+  /** a voice call with no number entered (nor a last number for a video call) */
+  call_number_required: 422,
   // Identifiers (spec part 2 §8)
   /** "Error saving identifier {name}" */
   identifier_save_error: 422,

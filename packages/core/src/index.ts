@@ -18,3 +18,4 @@ export * from './timers';
 export * from './reports';
 export * from './notifications';
 export * from './access';
+export * from './dialer';

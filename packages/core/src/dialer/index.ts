@@ -1,0 +1,4 @@
+export * from './numbers';
+export * from './dtmf';
+export * from './registration';
+export * from './calls';
