@@ -1,5 +1,5 @@
 export { createServer, type LintelServer } from './http/app';
-export { loadConfig, type Config } from './config';
+export { loadConfig, defaultDeviceLimits, type Config, type DeviceLimits } from './config';
 export { sendInvitation, sendConfirmation } from './handlers/registration/codes';
 export { ManualClock, systemClock, type Clock } from './clock';
 export { dispatch, ResultShapeError } from './pipeline/dispatch';

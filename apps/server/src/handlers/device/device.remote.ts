@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { RemoteDevice, RemoteSession, RemoteState } from '@lintel/commands';
+import { deviceInfoOf, type RemoteDevice, type RemoteSession, type RemoteState } from '@lintel/commands';
 import { audit } from '../../audit/audit';
 import { newToken, safeEqual, sha256 } from '../../auth/crypto';
 import { after } from '../../clock';
@@ -144,7 +144,7 @@ export const deviceRemoteHandlers = {
     const locks = await ctx.app.devices.request(device, { method: 'GET', uri: LOCK_STATUS_URI });
     return {
       device: remoteDevice(device),
-      info: typeof info.body === 'object' && info.body !== null ? (info.body as Record<string, unknown>) : {},
+      info: deviceInfoOf(info.body),
       // a device without the lock state call answers 404: its locks are not known
       locks: locks.status === 200 ? lockStates(locks.body) : [],
       read_at: ctx.app.clock.now().toISOString(),
