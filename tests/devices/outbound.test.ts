@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
-import { defaultDeviceLimits } from '@lintel/server';
+import { defaultDeviceLimits, loadConfig } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, raw, rootGroup, uid } from '../support/fixtures';
 
@@ -191,5 +191,15 @@ describe('requests to a device’s address (the default: loopback, link-local, u
     );
     expect([e.status, e.code]).toEqual([422, 'ip_range_invalid']);
     expect(internalHits).toBe(0);
+  });
+});
+
+describe('a fresh install’s defaults', () => {
+  it('refuses loopback device addresses and keeps self-registration (as installer) closed', () => {
+    const config = loadConfig({});
+    expect(config.devices.allowLoopback).toBe(false);
+    expect(config.selfRegistrationOpen).toBe(false);
+    expect(loadConfig({ LINTEL_DEVICE_ALLOW_LOOPBACK: '1' }).devices.allowLoopback).toBe(true);
+    expect(loadConfig({ LINTEL_SELF_REGISTRATION_OPEN: '1' }).selfRegistrationOpen).toBe(true);
   });
 });

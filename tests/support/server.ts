@@ -90,6 +90,8 @@ export async function startTestServer(
       mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 5_000, sweepMs: 0 },
       // the simulated devices answer on loopback: the operator's switch that allows it (off by default)
       devices: { ...defaultDeviceLimits, allowLoopback: true },
+      // closed by default (LINTEL_SELF_REGISTRATION_OPEN); the tests of self-registration need it open
+      selfRegistrationOpen: true,
       ...opts.config,
     },
   );

@@ -188,7 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     resendCodeAfterS: int(env.LINTEL_RESEND_CODE_AFTER, 60),
     codeTtlH: int(env.LINTEL_CODE_TTL_HOURS, 24),
     registrationOpen: bool(env.LINTEL_REGISTRATION_OPEN, false),
-    selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, true),
+    // closed on a fresh install: an installer comes by invitation unless the operator opens it (issue 20 item 3)
+    selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, false),
     modules: (env.LINTEL_MODULES || 'events,jobs,devices,http,websocket')
       .split(',')
       .map((m) => m.trim())

@@ -12,6 +12,7 @@ import { DynsecClient, platformPassword, queueBrokerReconcile } from './dynsec';
 import { writeDemoDevicesFile } from './demo';
 import { DeviceSearches } from './search';
 import { FairQueue, WindowCounter } from './fair-queue';
+import { beginDeviceAttempt } from '../auth/device-throttle';
 import { deviceFetch, deviceUrl } from './outbound';
 import { sweepOffline } from './status';
 import { resumeWaiting } from './tasks';
@@ -177,6 +178,7 @@ export class DeviceGateway {
         host: cfg.host,
         log: this.app.log,
         passwordOf: async (serial) => (await deviceBySerial(this.app, serial))?.password ?? null,
+        throttle: (ip, serial) => beginDeviceAttempt(this.app, ip, serial),
       });
       await this.broker.start();
       url = `mqtt://127.0.0.1:${this.broker.port}`;

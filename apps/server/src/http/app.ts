@@ -34,7 +34,8 @@ import { RealtimeSockets, WS_ROUTE } from '../realtime/websocket';
 import { defineRetentionJobs } from '../jobs/journal-retention';
 import { journals } from '../handlers/journals';
 import { dispatch } from '../pipeline/dispatch';
-import { authenticateBearer, authenticateDevice, type Principal } from '../pipeline/principal';
+import { authenticateBearer, type Principal } from '../pipeline/principal';
+import { authenticateDeviceThrottled } from '../auth/device-throttle';
 import { notePoolContact } from '../devices/pool';
 import { defineDeviceTaskJob } from '../devices/tasks';
 import { defineBrokerAccountJobs } from '../devices/dynsec';
@@ -286,15 +287,18 @@ export async function createServer(config: Config): Promise<LintelServer> {
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const caller = callerOf(req);
         // a person by the bearer token; a device (what it pushes over HTTP) by its login and password
+        // (a device's password guesses are throttled like people's logins: auth/device-throttle.ts)
+        const asDevice =
+          cmd.access === 'device'
+            ? await authenticateDeviceThrottled(context, req.headers.authorization, req.ip)
+            : null;
         const principal: Principal =
           cmd.access === 'session'
             ? await authenticateBearer(context, bearer(req))
-            : cmd.access === 'device'
-              ? await authenticateDevice(context, req.headers.authorization)
-              : { kind: 'anonymous' };
+            : (asDevice?.principal ?? { kind: 'anonymous' });
         if (cmd.access !== 'public' && principal.kind === 'anonymous') {
           // a device the platform does not know, calling in: noted in the pool for an installer to adopt
-          if (cmd.id === 'device_gateway.heartbeat')
+          if (cmd.id === 'device_gateway.heartbeat' && asDevice?.unknown)
             await notePoolContact(context, req.headers.authorization, req.ip, req.body);
           return reply.status(401).send(unauthenticatedBody());
         }

@@ -3,6 +3,7 @@ import { deviceInfoOf, type RemoteDevice, type RemoteSession, type RemoteState }
 import { audit } from '../../audit/audit';
 import { newToken, safeEqual, sha256 } from '../../auth/crypto';
 import { after } from '../../clock';
+import { beginDeviceAttempt } from '../../auth/device-throttle';
 import { AppError } from '../../errors';
 import { assertMay, familyCtx, visibleSql, type FamilyCtx } from '../../engine/family';
 import type { SomeHandlers } from '../../http/handler';
@@ -105,12 +106,17 @@ export const deviceRemoteHandlers = {
   'device.remote_session': async (ctx, args): Promise<RemoteSession> => {
     const c = await familyCtx(ctx);
     const device = await reachable(c, { serial: args.serial_number });
-    // the spec's body carries the device's own login and password: when given, they must be the stored ones
-    if (
-      (args.login !== undefined && !safeEqual(args.login, device.device_login)) ||
-      (args.password !== undefined && !safeEqual(args.password, device.device_password))
-    )
-      throw new AppError('invalid_credentials');
+    // the spec's body carries the device's own login and password: when given, they must be the stored ones;
+    // guesses are throttled like people's logins (issue 20 item 8)
+    if (args.login !== undefined || args.password !== undefined) {
+      const attempt = beginDeviceAttempt(c.app, c.ip ?? '', device.serial_number);
+      if (
+        (args.login !== undefined && !safeEqual(args.login, device.device_login)) ||
+        (args.password !== undefined && !safeEqual(args.password, device.device_password))
+      )
+        throw new AppError('invalid_credentials');
+      await attempt.succeeded();
+    }
     const session = newToken();
     const expires = after(c.app.clock, REMOTE_SESSION_S);
     await c.app.db.transaction().execute(async (trx) => {
