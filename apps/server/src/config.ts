@@ -85,9 +85,12 @@ export interface DeviceLimits {
   /** messages one device may push per window before it is refused on its own topic (LINTEL_DEVICE_PUSH_LIMIT, default 120 per 10 s) */
   pushLimit: number;
   pushWindowS: number;
-  /** device messages handled at once by this instance, all devices together (LINTEL_DEVICE_CONCURRENCY, default 2; below the database's places) */
+  /**
+   * device messages handled at once by this instance, all devices together (LINTEL_DEVICE_CONCURRENCY; 0, the
+   * default: 2 on the embedded database, 5 of PostgreSQL's 10 connections) — always below the database's places
+   */
   concurrency: number;
-  /** device messages waiting for a place, all devices together; past it a push is refused (LINTEL_DEVICE_QUEUE, default 200) */
+  /** device messages waiting for a place, all devices together; past it a push is refused (LINTEL_DEVICE_QUEUE, default 1,000) */
   queueMax: number;
 }
 
@@ -96,8 +99,8 @@ export const defaultDeviceLimits: DeviceLimits = {
   replyMaxBytes: 1024 * 1024,
   pushLimit: 120,
   pushWindowS: 10,
-  concurrency: 2,
-  queueMax: 200,
+  concurrency: 0,
+  queueMax: 1000,
 };
 
 export interface MqttConfig {
@@ -242,7 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       replyMaxBytes: int(env.LINTEL_DEVICE_REPLY_MAX_BYTES, defaultDeviceLimits.replyMaxBytes),
       pushLimit: int(env.LINTEL_DEVICE_PUSH_LIMIT, defaultDeviceLimits.pushLimit),
       pushWindowS: int(env.LINTEL_DEVICE_PUSH_WINDOW_S, defaultDeviceLimits.pushWindowS),
-      concurrency: Math.max(1, int(env.LINTEL_DEVICE_CONCURRENCY, defaultDeviceLimits.concurrency)),
+      concurrency: int(env.LINTEL_DEVICE_CONCURRENCY, defaultDeviceLimits.concurrency),
       queueMax: int(env.LINTEL_DEVICE_QUEUE, defaultDeviceLimits.queueMax),
     },
     ...overrides,

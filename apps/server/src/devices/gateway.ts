@@ -110,11 +110,9 @@ export class DeviceGateway {
   constructor(private readonly app: ServerContext) {
     this.searches = new DeviceSearches(app);
     const limits = app.config.devices;
-    this.queue = new FairQueue(
-      limits.concurrency,
-      limits.queueMax,
-      Math.max(1, Math.ceil(limits.queueMax / 4)),
-    );
+    // below the database's places: PGlite's one connection, PostgreSQL's pool of 10
+    const concurrency = limits.concurrency > 0 ? limits.concurrency : app.config.databaseUrl ? 5 : 2;
+    this.queue = new FairQueue(concurrency, limits.queueMax, Math.max(1, Math.ceil(limits.queueMax / 4)));
     this.pushes = new WindowCounter(limits.pushLimit, limits.pushWindowS * 1000);
   }
 
