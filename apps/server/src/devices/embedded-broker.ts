@@ -100,6 +100,17 @@ export class EmbeddedBroker {
       },
     });
     this.broker = broker;
+    // a clean session leaves nothing behind to take over: its client id is free again once it is gone
+    // (the map stays as large as the connections, and a serial number stays its device's by the rule)
+    broker.on('clientDisconnect', (client) => {
+      const id = client.id;
+      if (!client.clean || id === undefined) return;
+      // unless the same identity connected again under it (a takeover ends the older connection)
+      setImmediate(() => {
+        const live = (this.broker as unknown as { clients?: Record<string, Client> } | null)?.clients;
+        if (!live?.[id]) this.owners.delete(id);
+      });
+    });
     broker.on('clientError', (client, err) =>
       this.opts.log.debug({ client: client.id, err: err.message }, 'mqtt: client error'),
     );
