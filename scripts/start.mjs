@@ -17,6 +17,8 @@ if (demo && !env.LINTEL_DEMO_DEVICES_FILE)
     path.resolve(root, env.LINTEL_DATA_DIR || 'data'),
     'demo-devices.json',
   );
+// the demo's simulated devices answer on loopback: the server may reach them there (off by default)
+if (demo && env.LINTEL_DEVICE_ALLOW_LOOPBACK === undefined) env.LINTEL_DEVICE_ALLOW_LOOPBACK = '1';
 
 const server = spawn(
   process.execPath,

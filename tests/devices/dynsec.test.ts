@@ -86,12 +86,13 @@ const as = (username: string, password: string): BrokerAddress => ({
   username,
   password,
 });
-const heartbeat = (b: BrokerAddress, serial: string) =>
+const heartbeat = (b: BrokerAddress, serial: string, clientId?: string) =>
   mosquittoPub(
     b,
     deviceTopics(serial).push,
     JSON.stringify({ request_id: uid(), method: 'POST', uri: '/heartbeat', body: {} }),
-    { v5: true },
+    // a device's account signs in only under its own client id, its serial number
+    { v5: true, clientId: clientId ?? b.username },
   );
 const refusedLogin = (r: { code: number; stderr: string }) =>
   r.code !== 0 && /not authori[sz]ed|bad user name|refused/i.test(r.stderr);
@@ -101,7 +102,10 @@ const mayRead = (b: BrokerAddress, topic: string) =>
   new Promise<boolean>((resolve, reject) => {
     const p = spawn(
       'mosquitto_sub',
-      ['-h', b.host, '-p', String(b.port), '-u', b.username!, '-P', b.password!, '-t', topic, '-d', '-E'],
+      [
+        ...['-h', b.host, '-p', String(b.port), '-u', b.username!, '-P', b.password!, '-i', b.username!],
+        ...['-t', topic, '-d', '-E'],
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -151,6 +155,17 @@ describe('an external Mosquitto whose accounts Lintel keeps (dynamic security)',
     expect(await statusOf(b.id)).toBe('offline');
     expect(refusedLogin(await heartbeat(as(a.serial, `${a.password}x`), a.serial))).toBe(true);
     expect(refusedLogin(await heartbeat(as(a.serial, b.password), a.serial))).toBe(true);
+  });
+
+  it('an account signs in only under its own client id: another device cannot take A’s (issue 20 item 5)', async () => {
+    const a = await device();
+    const b = await device();
+    await drain();
+    // B with its own right password and A's client id: refused by the broker
+    expect(refusedLogin(await heartbeat(as(b.serial, b.password), b.serial, a.serial))).toBe(true);
+    // under its own, B is welcome; A too
+    expect((await heartbeat(as(b.serial, b.password), b.serial)).code).toBe(0);
+    expect((await heartbeat(as(a.serial, a.password), a.serial)).code).toBe(0);
   });
 
   it('after a password reset the old password is refused and the new one works', async () => {

@@ -233,4 +233,21 @@ describe('remote control', () => {
     expect(stolen.message).toBe('remote_session_expired');
     expect((await keepalive(editor, s.session)).device.id).toBe(d.id);
   });
+
+  it('throttles guesses at the device credentials like people’s logins: past the limit the right ones too (issue 20 item 8)', async () => {
+    const d = await device();
+    // a fresh window (the tests above guessed once)
+    clock.advance(900_000);
+    // the address's limit (LINTEL_LOGIN_BLOCK_AFTER, 10) comes first; each failure is answered 400
+    for (let i = 0; i < 10; i++) {
+      const e = await failure(session(api, d.serial, { login: 'admin', password: `guess-${i}` }));
+      expect([e.status, e.message]).toEqual([400, 'invalid_credentials']);
+    }
+    const locked = await failure(session(api, d.serial, { login: 'admin', password: 'panel-secret' }));
+    expect([locked.status, locked.message]).toEqual([429, 'too_many_attempts']);
+    // the window ends by the server's clock: the right credentials open a session again
+    clock.advance(900_000);
+    const s = await session(api, d.serial, { login: 'admin', password: 'panel-secret' });
+    expect(s.session).toBeTruthy();
+  }, 60_000);
 });

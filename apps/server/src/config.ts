@@ -74,7 +74,38 @@ export interface Config {
   licences: LicenceConfig;
   /** the device gateway (devices/gateway.ts) */
   mqtt: MqttConfig;
+  /** what devices may cost the server (docs/decisions.md "Hardening, second pass (devices)") */
+  devices: DeviceLimits;
 }
+
+export interface DeviceLimits {
+  /**
+   * send to device addresses in loopback, link-local and unspecified ranges (LINTEL_DEVICE_ALLOW_LOOPBACK,
+   * default off; the demo and the tests, whose simulated devices are on loopback, turn it on)
+   */
+  allowLoopback: boolean;
+  /** the largest reply read from a device's own address (LINTEL_DEVICE_REPLY_MAX_BYTES, default 1 MiB) */
+  replyMaxBytes: number;
+  /** messages one device may push per window before it is refused on its own topic (LINTEL_DEVICE_PUSH_LIMIT, default 120 per 10 s) */
+  pushLimit: number;
+  pushWindowS: number;
+  /**
+   * device messages handled at once by this instance, all devices together (LINTEL_DEVICE_CONCURRENCY; 0, the
+   * default: 2 on the embedded database, 5 of PostgreSQL's 10 connections) — always below the database's places
+   */
+  concurrency: number;
+  /** device messages waiting for a place, all devices together; past it a push is refused (LINTEL_DEVICE_QUEUE, default 1,000) */
+  queueMax: number;
+}
+
+export const defaultDeviceLimits: DeviceLimits = {
+  allowLoopback: false,
+  replyMaxBytes: 1024 * 1024,
+  pushLimit: 120,
+  pushWindowS: 10,
+  concurrency: 0,
+  queueMax: 1000,
+};
 
 export interface MqttConfig {
   /**
@@ -165,7 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     resendCodeAfterS: int(env.LINTEL_RESEND_CODE_AFTER, 60),
     codeTtlH: int(env.LINTEL_CODE_TTL_HOURS, 24),
     registrationOpen: bool(env.LINTEL_REGISTRATION_OPEN, false),
-    selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, true),
+    // closed on a fresh install: an installer comes by invitation unless the operator opens it (issue 20 item 3)
+    selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, false),
     modules: (env.LINTEL_MODULES || 'events,jobs,devices,http,websocket')
       .split(',')
       .map((m) => m.trim())
@@ -212,6 +244,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       dynsec: bool(env.MQTT_DYNSEC, false),
       username: env.MQTT_USERNAME || undefined,
       password: env.MQTT_PASSWORD || undefined,
+    },
+    devices: {
+      allowLoopback: bool(env.LINTEL_DEVICE_ALLOW_LOOPBACK, defaultDeviceLimits.allowLoopback),
+      replyMaxBytes: int(env.LINTEL_DEVICE_REPLY_MAX_BYTES, defaultDeviceLimits.replyMaxBytes),
+      pushLimit: int(env.LINTEL_DEVICE_PUSH_LIMIT, defaultDeviceLimits.pushLimit),
+      pushWindowS: int(env.LINTEL_DEVICE_PUSH_WINDOW_S, defaultDeviceLimits.pushWindowS),
+      concurrency: int(env.LINTEL_DEVICE_CONCURRENCY, defaultDeviceLimits.concurrency),
+      queueMax: int(env.LINTEL_DEVICE_QUEUE, defaultDeviceLimits.queueMax),
     },
     ...overrides,
   };

@@ -1,5 +1,5 @@
 export { createServer, type LintelServer } from './server';
-export { loadConfig, type Config } from './config';
+export { loadConfig, defaultDeviceLimits, type Config, type DeviceLimits } from './config';
 export { sendInvitation, sendConfirmation } from './handlers/registration/codes';
 export { ManualClock, systemClock, type Clock } from './clock';
 export { dispatch, ResultShapeError } from './pipeline/dispatch';
@@ -21,3 +21,4 @@ export { keysetReader, EXPORT_APPLICATION } from './engine/export';
 export { planList } from './engine/list';
 export { userStore } from './handlers/user/user.store';
 export { notify, deviceStatusRecipients } from './notifications/notify';
+export { POOL_NEW_PER_ADDRESS_HOUR, POOL_REFRESH_MS } from './devices/pool';

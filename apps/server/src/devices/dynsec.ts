@@ -263,6 +263,9 @@ export class DynsecClient {
           command: 'createClient',
           username: serial,
           password,
+          // the account signs in only under its own client id: no device can end another's connection
+          // by connecting with its client id (issue 20 item 5)
+          clientid: serial,
           textname: 'Lintel device',
           roles: [{ rolename: role }],
         },
@@ -274,23 +277,28 @@ export class DynsecClient {
       await this.must(
         [
           { command: 'setClientPassword', username: serial, password },
+          { command: 'setClientId', username: serial, clientid: serial },
           { command: 'addClientRole', username: serial, rolename: role },
         ],
         exists,
       );
   }
 
-  /** The accounts of devices the broker has (username → has its role). */
-  async deviceAccounts(): Promise<Set<string>> {
+  /**
+   * The accounts of devices the broker has (username → whether it is complete: its role, and its client id
+   * pinned to its serial number).
+   */
+  async deviceAccounts(): Promise<Map<string, boolean>> {
     const [r] = await this.must([{ command: 'listClients', verbose: true, count: -1 }]);
     const clients = (r?.data?.clients ?? []) as Array<{
       username: string;
+      clientid?: string;
       roles?: Array<{ rolename: string }>;
     }>;
-    return new Set(
+    return new Map(
       clients
         .filter((c) => (c.roles ?? []).some((x) => x.rolename === deviceRole(c.username)))
-        .map((c) => c.username),
+        .map((c) => [c.username, c.clientid === c.username]),
     );
   }
 }
@@ -330,11 +338,11 @@ export async function reconcileBroker(
   let created = 0;
   let deleted = 0;
   for (const d of r.rows)
-    if (!accounts.has(d.serial_number)) {
+    if (!accounts.get(d.serial_number)) {
       await dynsec.syncDevice(d.serial_number, d.password);
       created++;
     }
-  for (const serial of accounts)
+  for (const serial of accounts.keys())
     if (!serials.has(serial)) {
       await dynsec.syncDevice(serial, null);
       deleted++;

@@ -11,8 +11,16 @@ type Identity = { kind: 'platform' } | { kind: 'device'; serial: string };
 /** The platform's own user on the embedded broker: `$` is no character of a serial number, so no device has it. */
 export const PLATFORM_USER = '$lintel';
 
-const refused = (code: 4 | 5): AuthenticateError =>
-  Object.assign(new Error(code === 4 ? 'bad user name or password' : 'not authorised'), { returnCode: code });
+const refused = (code: 2 | 4 | 5): AuthenticateError =>
+  Object.assign(
+    new Error(
+      code === 2 ? 'client id not allowed' : code === 4 ? 'bad user name or password' : 'not authorised',
+    ),
+    { returnCode: code },
+  );
+
+/** The platform's client ids (`lintel-…`): no device may take one. */
+const PLATFORM_CLIENT_PREFIX = 'lintel-';
 
 /**
  * The MQTT broker `npm start` runs (aedes), on a port of its own. Devices sign in with their serial number and
@@ -25,6 +33,8 @@ export class EmbeddedBroker {
   private broker: Aedes | null = null;
   private server: net.Server | null = null;
   private readonly identities = new WeakMap<Client, Identity>();
+  /** who first signed in under each client id (the serial, or the platform): only they may use it again */
+  private readonly owners = new Map<string, string>();
   /** publishes and subscriptions refused (for the log and the tests) */
   readonly refusals: Array<{ serial: string; topic: string; action: 'publish' | 'subscribe' }> = [];
   port = 0;
@@ -36,16 +46,37 @@ export class EmbeddedBroker {
       log: FastifyBaseLogger;
       /** the stored password of a device, by serial number; null when there is no such device */
       passwordOf(serial: string): Promise<string | null>;
+      /** counts a sign-in attempt by address and serial; throws when over the limits (auth/device-throttle.ts) */
+      throttle?(ip: string, serial: string): { succeeded(): Promise<void> };
     },
   ) {}
 
   async start(): Promise<void> {
     const broker = await Aedes.createBroker({
       authenticate: (client, username, password, done) => {
+        let attempt: { succeeded(): Promise<void> } | undefined;
+        try {
+          // a device's password guesses are throttled like people's logins (issue 20 item 8)
+          const ip = (client.conn as Partial<net.Socket> | undefined)?.remoteAddress ?? '';
+          if (username && username !== PLATFORM_USER) attempt = this.opts.throttle?.(ip, username);
+        } catch {
+          this.opts.log.warn({ serial: username }, 'mqtt: too many failed sign-ins; refused unchecked');
+          return done(refused(5), false);
+        }
         this.authenticate(username, password).then(
-          (identity) => {
+          async (identity) => {
             if (!identity) return done(refused(4), false);
+            await attempt?.succeeded();
+            // a client id is bound to who signed in: taking another's would end its connection
+            if (!(await this.mayUseClientId(identity, client.id))) {
+              this.opts.log.warn(
+                { serial: identity.kind === 'device' ? identity.serial : PLATFORM_USER, clientId: client.id },
+                'mqtt: a client id bound to another identity was refused',
+              );
+              return done(refused(2), false);
+            }
             this.identities.set(client, identity);
+            this.owners.set(client.id, identity.kind === 'device' ? identity.serial : PLATFORM_USER);
             done(null, true);
           },
           (err: Error) => {
@@ -69,6 +100,17 @@ export class EmbeddedBroker {
       },
     });
     this.broker = broker;
+    // a clean session leaves nothing behind to take over: its client id is free again once it is gone
+    // (the map stays as large as the connections, and a serial number stays its device's by the rule)
+    broker.on('clientDisconnect', (client) => {
+      const id = client.id;
+      if (!client.clean || id === undefined) return;
+      // unless the same identity connected again under it (a takeover ends the older connection)
+      setImmediate(() => {
+        const live = (this.broker as unknown as { clients?: Record<string, Client> } | null)?.clients;
+        if (!live?.[id]) this.owners.delete(id);
+      });
+    });
     broker.on('clientError', (client, err) =>
       this.opts.log.debug({ client: client.id, err: err.message }, 'mqtt: client error'),
     );
@@ -93,6 +135,22 @@ export class EmbeddedBroker {
       return samePassword(this.platformPassword, password) ? { kind: 'platform' } : null;
     const stored = await this.opts.passwordOf(username);
     return stored !== null && samePassword(stored, password) ? { kind: 'device', serial: username } : null;
+  }
+
+  /**
+   * Whether this identity may connect under this client id (issue 20 item 5): MQTT ends the older connection
+   * of a client id that connects again, so a client id is bound to the first identity that used it, a device's
+   * serial number (the client id its credentials name) is its own, and the platform's ids are the platform's.
+   */
+  private async mayUseClientId(who: Identity, clientId: string): Promise<boolean> {
+    const me = who.kind === 'device' ? who.serial : PLATFORM_USER;
+    const owner = this.owners.get(clientId);
+    if (owner !== undefined) return owner === me;
+    if (who.kind === 'platform') return true;
+    if (clientId === who.serial) return true;
+    if (clientId.startsWith(PLATFORM_CLIENT_PREFIX)) return false;
+    // another device's serial number is that device's client id
+    return (await this.opts.passwordOf(clientId)) === null;
   }
 
   /** A device reads its requests and writes its replies, pushes and status, under its own serial only. */

@@ -11,6 +11,9 @@ import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
 import { DynsecClient, platformPassword, queueBrokerReconcile } from './dynsec';
 import { writeDemoDevicesFile } from './demo';
 import { DeviceSearches } from './search';
+import { FairQueue, WindowCounter } from './fair-queue';
+import { beginDeviceAttempt } from '../auth/device-throttle';
+import { deviceFetch, deviceUrl } from './outbound';
 import { sweepOffline } from './status';
 import { resumeWaiting } from './tasks';
 
@@ -96,6 +99,10 @@ export class DeviceGateway {
   subscriptions: string[] = [];
 
   private searchesRun: DeviceSearches | null = null;
+  private queueMade: FairQueue | null = null;
+  private pushesMade: WindowCounter | null = null;
+  /** device messages refused because their device was over its budget or the queue was full */
+  refused = 0;
 
   /**
    * The gateway is a part of the context it serves (`context.devices`) and dispatches into it: it is made
@@ -110,6 +117,28 @@ export class DeviceGateway {
   /** the network searches this instance runs */
   get searches(): DeviceSearches {
     return (this.searchesRun ??= new DeviceSearches(this.app));
+  }
+
+  /** device messages waiting for their turn, fair across devices (issue 20 item 4) */
+  get queue(): FairQueue {
+    if (!this.queueMade) {
+      const app = this.app;
+      const limits = app.config.devices;
+      // below the database's places: PGlite's one connection, PostgreSQL's pool of 10
+      const concurrency = limits.concurrency > 0 ? limits.concurrency : app.config.databaseUrl ? 5 : 2;
+      this.queueMade = new FairQueue(
+        concurrency,
+        limits.queueMax,
+        Math.max(1, Math.ceil(limits.queueMax / 4)),
+      );
+    }
+    return this.queueMade;
+  }
+
+  /** what each device pushed in the current window */
+  private get pushes(): WindowCounter {
+    const limits = this.app.config.devices;
+    return (this.pushesMade ??= new WindowCounter(limits.pushLimit, limits.pushWindowS * 1000));
   }
 
   /** The embedded broker, when this instance runs it. */
@@ -172,6 +201,7 @@ export class DeviceGateway {
         host: cfg.host,
         log: this.app.log,
         passwordOf: async (serial) => (await deviceBySerial(this.app, serial))?.password ?? null,
+        throttle: (ip, serial) => beginDeviceAttempt(this.app, ip, serial),
       });
       await this.broker.start();
       url = `mqtt://127.0.0.1:${this.broker.port}`;
@@ -262,6 +292,7 @@ export class DeviceGateway {
   async stop(): Promise<void> {
     this.started = false;
     await this.searches.stop();
+    await this.queue.idle();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = null;
     await this.sweeping?.catch(() => undefined);
@@ -285,12 +316,47 @@ export class DeviceGateway {
     return this.sweeping;
   }
 
-  /** One message from the broker. */
+  /**
+   * One message from the broker. A reply is paired at once; what a device pushes is counted against its
+   * budget and queued fairly (issue 20 item 4) before it costs a database statement: over its budget or
+   * with the queue full it is refused on the device's own topic (`too_many_requests` with the seconds to
+   * wait, when it carried a request id), and the console never waits behind it.
+   */
   private async onMessage(topic: string, payload: Buffer): Promise<void> {
     const t = parseDeviceTopic(topic);
     if (!t) return;
     if (t.kind === 'response') return this.onResponse(t.serial, payload);
-    if (t.kind === 'request') return;
+    if (t.kind === 'request' || t.kind === 'push_reply') return;
+    const pushed = { kind: t.kind, serial: t.serial, topic };
+    const wait = this.pushes.hit(t.serial, this.app.clock.now().getTime());
+    const queued =
+      wait === 0 &&
+      this.queue.push(t.serial, () =>
+        this.onPush(pushed, payload).catch((err: Error) =>
+          this.app.log.error({ topic, err: err.message }, 'device message failed'),
+        ),
+      );
+    if (queued) return;
+    this.refused++;
+    const message = t.kind === 'push' ? parseJson(payload) : undefined;
+    const requestId = isRecord(message) ? message.request_id : undefined;
+    if ((typeof requestId === 'string' || typeof requestId === 'number') && this.client?.connected) {
+      const body = new AppError('too_many_requests', { seconds: Math.max(1, wait) }).body;
+      await this.client
+        .publishAsync(
+          deviceTopics(t.serial).push_reply,
+          JSON.stringify({ request_id: requestId, status: 429, body }),
+          { qos: 0 },
+        )
+        .catch(() => undefined);
+    }
+  }
+
+  private async onPush(
+    t: { kind: 'push' | 'status'; serial: string; topic: string },
+    payload: Buffer,
+  ): Promise<void> {
+    const topic = t.topic;
     const device = await deviceBySerial(this.app, t.serial);
     if (!device) {
       this.app.log.warn({ serial: t.serial, topic }, 'mqtt: a message of an unknown device');
@@ -404,28 +470,35 @@ export class DeviceGateway {
       return reply;
     }
     if (!device.ip_address) throw new AppError('device_not_available', { reason: 'no_address' });
-    const host = device.ip_address.includes(':') ? `[${device.ip_address}]` : device.ip_address;
+    const limits = this.app.config.devices;
+    // loopback, link-local and unspecified addresses refused unless allowed; no redirect, a bounded reply
+    const url = deviceUrl(device.ip_address, device.port, req.uri, limits.allowLoopback);
+    let reply;
     try {
-      const res = await fetch(`http://${host}:${device.port}${req.uri}`, {
+      reply = await deviceFetch(url, {
         method: req.method,
         headers: {
           ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
           ...(req.requestId ? { 'x-request-id': req.requestId } : {}),
         },
         body: req.body === undefined ? undefined : JSON.stringify(req.body),
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
+        maxBytes: limits.replyMaxBytes,
       });
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = text ? JSON.parse(text) : null;
-      } catch {
-        // a reply that is not JSON stays text
-      }
-      return { status: res.status, body };
     } catch {
       throw new AppError('device_not_available', { serial: device.serial_number, reason: 'unreachable' });
     }
+    if (reply.status >= 300 && reply.status < 400)
+      throw new AppError('device_not_available', { serial: device.serial_number, reason: 'redirect' });
+    if (reply.text === null)
+      throw new AppError('device_not_available', { serial: device.serial_number, reason: 'reply_too_large' });
+    let body: unknown = reply.text;
+    try {
+      body = reply.text ? JSON.parse(reply.text) : null;
+    } catch {
+      // a reply that is not JSON stays text
+    }
+    return { status: reply.status, body };
   }
 
   /** A device's password changed or it is gone: its broker connections end (embedded broker). */

@@ -5,6 +5,10 @@ import type { DeviceSearch, FoundDevice } from '@lintel/commands';
 import type { ServerContext } from '../context';
 import { AppError } from '../errors';
 import { DeviceSearchEvent } from '../events/define';
+import { deviceFetch, deviceUrl, refusedRange } from './outbound';
+
+/** A device's description is small: a reply larger than this is no device. */
+const INFO_MAX_BYTES = 64 * 1024;
 
 /** An IPv4 address as a number (the schema checked its form). */
 export function ipv4ToNumber(ip: string): number {
@@ -49,25 +53,6 @@ type Probe = { device?: Omit<FoundDevice, 'registered' | 'device_id'>; timedOut?
 const SERIAL = /^[A-Za-z0-9._:-]{1,64}$/;
 const text = (v: unknown, max = 255): string => (typeof v === 'string' ? v.slice(0, max) : '');
 
-/** Reads at most `limit` bytes of a reply: a device's description is small, anything else is not one. */
-async function readSmall(res: Response, limit = 64 * 1024): Promise<string | null> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * Network searches (issue 16 item 8), each a task of the instance that was asked, probing
  * `GET http://{ip}:{port}/api/info` over the range with `DeviceSearchLimits.concurrency` probes at once and a
@@ -90,6 +75,18 @@ export class DeviceSearches {
     args: { start_ip: string; end_ip: string; port: number; request_id?: string },
   ): Promise<DeviceSearch> {
     const total = rangeSize(args.start_ip, args.end_ip);
+    // loopback, link-local and unspecified addresses are not searched unless the operator allows them
+    const first = ipv4ToNumber(args.start_ip);
+    for (let i = 0; i < total; i++) {
+      const range = refusedRange(numberToIpv4(first + i), this.app.config.devices.allowLoopback);
+      if (range)
+        throw new AppError('ip_range_invalid', {
+          start_ip: args.start_ip,
+          end_ip: args.end_ip,
+          reason: 'address_refused',
+          range,
+        });
+    }
     const requestId = args.request_id ?? randomUUID();
     const existing = await this.row(who.userId, requestId);
     if (existing) return this.view(existing);
@@ -157,19 +154,19 @@ export class DeviceSearches {
 
   /** One address: a device when it answers `/api/info` with a serial number, else nothing. */
   private async probe(ip: string, port: number, stop: AbortSignal): Promise<Probe> {
+    // the same rules as every request to a device: refused ranges not probed, no redirect, a bounded reply
+    if (refusedRange(ip, this.app.config.devices.allowLoopback)) return {};
     const timeout = AbortSignal.timeout(this.probeTimeoutMs);
     try {
-      const res = await fetch(`http://${ip}:${port}/api/info`, {
+      const res = await deviceFetch(deviceUrl(ip, port, '/api/info', this.app.config.devices.allowLoopback), {
+        method: 'GET',
         headers: { accept: 'application/json' },
-        redirect: 'manual',
+        timeoutMs: this.probeTimeoutMs,
+        maxBytes: Math.min(INFO_MAX_BYTES, this.app.config.devices.replyMaxBytes),
         signal: AbortSignal.any([stop, timeout]),
       });
-      if (res.status !== 200) {
-        await res.body?.cancel();
-        return {};
-      }
-      const body = await readSmall(res);
-      if (body === null) return {};
+      if (res.status !== 200 || res.text === null) return {};
+      const body = res.text;
       const info = JSON.parse(body) as unknown;
       if (!info || typeof info !== 'object') return {};
       const serial = text((info as Record<string, unknown>).device_serial_number, 64).trim();

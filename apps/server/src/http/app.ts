@@ -18,7 +18,8 @@ import { AppError } from '../errors';
 import { registerRateLimits } from '../security/rate-limit';
 import { WS_ROUTE } from '../realtime/websocket';
 import { dispatch } from '../pipeline/dispatch';
-import { authenticateBearer, authenticateDevice, type Principal } from '../pipeline/principal';
+import { authenticateBearer, type Principal } from '../pipeline/principal';
+import { authenticateDeviceThrottled } from '../auth/device-throttle';
 import { StreamedReply } from '../pipeline/streamed-reply';
 import { notePoolContact } from '../devices/pool';
 import { defineModule, type ServerModule } from '../modules/lifecycle';
@@ -172,15 +173,18 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const caller = callerOf(req);
         // a person by the bearer token; a device (what it pushes over HTTP) by its login and password
+        // (a device's password guesses are throttled like people's logins: auth/device-throttle.ts)
+        const asDevice =
+          cmd.access === 'device'
+            ? await authenticateDeviceThrottled(context, req.headers.authorization, req.ip)
+            : null;
         const principal: Principal =
           cmd.access === 'session'
             ? await authenticateBearer(context, bearer(req))
-            : cmd.access === 'device'
-              ? await authenticateDevice(context, req.headers.authorization)
-              : { kind: 'anonymous' };
+            : (asDevice?.principal ?? { kind: 'anonymous' });
         if (cmd.access !== 'public' && principal.kind === 'anonymous') {
           // a device the platform does not know, calling in: noted in the pool for an installer to adopt
-          if (cmd.id === 'device_gateway.heartbeat')
+          if (cmd.id === 'device_gateway.heartbeat' && asDevice?.unknown)
             await notePoolContact(context, req.headers.authorization, req.ip, req.body);
           return reply.status(401).send(unauthenticatedBody());
         }

@@ -19,7 +19,21 @@ export const DeviceInfo = z
     hybrid_version: z.string().optional(),
     commit: z.string().optional(),
   })
-  .loose();
+  .strip();
+
+/**
+ * The documented fields of a device's `/api/info` reply, each kept only when it has its documented type:
+ * whatever else the address answered is dropped (issue 20 item 3: a device's address may be any service).
+ */
+export function deviceInfoOf(body: unknown): z.infer<typeof DeviceInfo> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(DeviceInfo.shape)) {
+    const value = (body as Record<string, unknown>)[key];
+    if (value !== undefined && schema.safeParse(value).success) out[key] = value;
+  }
+  return out as z.infer<typeof DeviceInfo>;
+}
 
 /**
  * What the installer types into the device's management settings: the platform's address for its protocol

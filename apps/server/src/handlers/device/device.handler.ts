@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { deviceTopics, DeviceTiming } from '@lintel/core';
 import {
+  deviceInfoOf,
   getCommand,
   IpAddress,
   type DeviceCredentials,
@@ -220,7 +221,8 @@ export const deviceHandlers = {
     const reply = await ctx.app.devices.request(device, { method: 'GET', uri: '/api/info' });
     if (reply.status !== 200 || typeof reply.body !== 'object' || reply.body === null)
       throw new AppError('device_not_available', { serial: device.serial_number, status: reply.status });
-    return reply.body as Record<string, unknown>;
+    // only the documented fields: whatever else the address answered never reaches the caller
+    return deviceInfoOf(reply.body);
   },
 
   'device.tasks': async (ctx, args) => {

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import type { RemoteDevice, RemoteSession, RemoteState } from '@lintel/commands';
+import { deviceInfoOf, type RemoteDevice, type RemoteSession, type RemoteState } from '@lintel/commands';
 import { audit } from '../../audit/audit';
 import { newToken, safeEqual, sha256 } from '../../auth/crypto';
 import { after } from '../../clock';
+import { beginDeviceAttempt } from '../../auth/device-throttle';
 import { AppError } from '../../errors';
 import { assertMay, familyCtx, visibleSql, type FamilyCtx } from '../../engine/family';
 import type { SomeHandlers } from '../../pipeline/handler';
@@ -105,12 +106,17 @@ export const deviceRemoteHandlers = {
   'device.remote_session': async (ctx, args): Promise<RemoteSession> => {
     const c = await familyCtx(ctx);
     const device = await reachable(c, { serial: args.serial_number });
-    // the spec's body carries the device's own login and password: when given, they must be the stored ones
-    if (
-      (args.login !== undefined && !safeEqual(args.login, device.device_login)) ||
-      (args.password !== undefined && !safeEqual(args.password, device.device_password))
-    )
-      throw new AppError('invalid_credentials');
+    // the spec's body carries the device's own login and password: when given, they must be the stored ones;
+    // guesses are throttled like people's logins (issue 20 item 8)
+    if (args.login !== undefined || args.password !== undefined) {
+      const attempt = beginDeviceAttempt(c.app, c.ip ?? '', device.serial_number);
+      if (
+        (args.login !== undefined && !safeEqual(args.login, device.device_login)) ||
+        (args.password !== undefined && !safeEqual(args.password, device.device_password))
+      )
+        throw new AppError('invalid_credentials');
+      await attempt.succeeded();
+    }
     const session = newToken();
     const expires = after(c.app.clock, REMOTE_SESSION_S);
     await c.app.db.transaction().execute(async (trx) => {
@@ -144,7 +150,7 @@ export const deviceRemoteHandlers = {
     const locks = await ctx.app.devices.request(device, { method: 'GET', uri: LOCK_STATUS_URI });
     return {
       device: remoteDevice(device),
-      info: typeof info.body === 'object' && info.body !== null ? (info.body as Record<string, unknown>) : {},
+      info: deviceInfoOf(info.body),
       // a device without the lock state call answers 404: its locks are not known
       locks: locks.status === 200 ? lockStates(locks.body) : [],
       read_at: ctx.app.clock.now().toISOString(),

@@ -1,0 +1,89 @@
+/**
+ * Device work between people's requests (issue 20 item 4): what devices push runs through one queue per
+ * instance with at most `concurrency` messages handled at once — fewer than the database's places, so people's
+ * requests always find one — FIFO per device and round-robin across devices, so one device's burst waits
+ * behind its own messages and not in front of another device's. The queue is bounded, in all and per device:
+ * a message that finds it full is refused at once (the caller answers the device on its own topic).
+ */
+export class FairQueue {
+  private readonly queues = new Map<string, Array<() => Promise<void>>>();
+  private running = 0;
+  private waiting = 0;
+  private readonly drained: Array<() => void> = [];
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly max: number,
+    private readonly perKeyMax: number,
+  ) {}
+
+  /** Queues `task` under `key`; false (and nothing queued) when the queue or the key's share is full. */
+  push(key: string, task: () => Promise<void>): boolean {
+    const q = this.queues.get(key);
+    if (this.waiting >= this.max || (q?.length ?? 0) >= this.perKeyMax) return false;
+    if (q) q.push(task);
+    else this.queues.set(key, [task]);
+    this.waiting++;
+    this.pump();
+    return true;
+  }
+
+  /** messages waiting and running now */
+  get size(): { waiting: number; running: number } {
+    return { waiting: this.waiting, running: this.running };
+  }
+
+  /** Resolves once nothing waits or runs. */
+  idle(): Promise<void> {
+    if (!this.waiting && !this.running) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  private pump(): void {
+    while (this.running < this.concurrency && this.waiting > 0) {
+      // the key first in line gives one task and goes to the back: round-robin across devices
+      const [key, q] = this.queues.entries().next().value as [string, Array<() => Promise<void>>];
+      const task = q.shift()!;
+      this.queues.delete(key);
+      if (q.length) this.queues.set(key, q);
+      this.waiting--;
+      this.running++;
+      void task()
+        .catch(() => undefined)
+        .finally(() => {
+          this.running--;
+          this.pump();
+          if (!this.waiting && !this.running) for (const done of this.drained.splice(0)) done();
+        });
+    }
+  }
+}
+
+/**
+ * A fixed-window counter per key in memory (what one device may push): no database write per message, so a
+ * flood costs the server nothing but this map. Windows by the server's clock.
+ */
+export class WindowCounter {
+  private readonly counts = new Map<string, { start: number; count: number }>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Counts one hit; the seconds to wait when it is over the limit, else 0. */
+  hit(key: string, now: number): number {
+    let c = this.counts.get(key);
+    if (!c || now - c.start >= this.windowMs) {
+      if (this.counts.size > 10_000) this.prune(now);
+      c = { start: now, count: 0 };
+      this.counts.set(key, c);
+    }
+    c.count++;
+    return c.count > this.limit ? Math.max(1, Math.ceil((c.start + this.windowMs - now) / 1000)) : 0;
+  }
+
+  private prune(now: number): void {
+    for (const [k, c] of this.counts) if (now - c.start >= this.windowMs) this.counts.delete(k);
+  }
+}
