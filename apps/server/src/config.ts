@@ -31,6 +31,8 @@ export interface Config {
   logLevel: string;
   /** behind a reverse proxy: take the caller's address from X-Forwarded-For */
   trustProxy: boolean;
+  /** bounds on HTTP connections (issue 20, item 1; docs/decisions.md "Hardening, second pass (HTTP)") */
+  http: HttpLimits;
   /** where the log goes (tests capture it); default stdout */
   logStream?: Writable;
   accessTtlS: number;
@@ -70,6 +72,18 @@ export interface Config {
   licences: LicenceConfig;
   /** the device gateway (devices/gateway.ts) */
   mqtt: MqttConfig;
+}
+
+export interface HttpLimits {
+  /** the whole request, headers and body, must arrive within this (LINTEL_HTTP_REQUEST_TIMEOUT_MS, default 120 s) */
+  requestTimeoutMs: number;
+  /** a connection that sends and receives nothing for this long is closed (LINTEL_HTTP_IDLE_TIMEOUT_MS, default 30 s) */
+  idleTimeoutMs: number;
+  /**
+   * open connections from one address; the next is closed at once (LINTEL_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+   * default 256; behind a reverse proxy, LINTEL_TRUST_PROXY, default 0: the proxy is every caller; 0: no limit)
+   */
+  maxConnectionsPerAddress: number;
 }
 
 export interface MqttConfig {
@@ -148,6 +162,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailFrom: env.LINTEL_MAIL_FROM || 'Lintel <lintel@localhost>',
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: bool(env.LINTEL_TRUST_PROXY, false),
+    http: {
+      requestTimeoutMs: int(env.LINTEL_HTTP_REQUEST_TIMEOUT_MS, 120_000),
+      idleTimeoutMs: int(env.LINTEL_HTTP_IDLE_TIMEOUT_MS, 30_000),
+      maxConnectionsPerAddress: int(
+        env.LINTEL_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+        bool(env.LINTEL_TRUST_PROXY, false) ? 0 : 256,
+      ),
+    },
     accessTtlS: int(env.LINTEL_ACCESS_TTL, 900),
     refreshTtlS: int(env.LINTEL_REFRESH_TTL, 30 * 24 * 3600),
     login: {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -91,6 +92,37 @@ function multipartBody(req: FastifyRequest, cmd: Command): Promise<Record<string
   return multipartArgs(req, uploadFields(cmd.args));
 }
 
+/** The multipart bodies read by the preValidation hook, by request; the command of each API route. */
+const multipartBodies = new WeakMap<FastifyRequest, Record<string, unknown>>();
+const bodyDoneAt = new WeakMap<FastifyRequest, number>();
+const commandOfRoute = new Map<string, Command>();
+
+const hasBody = (req: FastifyRequest) =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/**
+ * At most `max` open connections from one address (0: no limit); the next is closed at once, before it is
+ * read. Behind a reverse proxy every connection comes from the proxy: the limit is the proxy's to keep.
+ */
+function limitConnectionsPerAddress(app: FastifyInstance, max: number): void {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  app.server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const n = open.get(address) ?? 0;
+    if (n >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, n + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+}
+
 /** Maps database and framework failures onto the catalogue; anything unknown is a logged 500. */
 function toReply(
   err: unknown,
@@ -141,9 +173,14 @@ export async function createServer(config: Config): Promise<LintelServer> {
     loggerInstance: logger as unknown as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
+    // a request must arrive whole within requestTimeout, and a connection quiet for connectionTimeout is closed:
+    // a client that sends the first bytes of a body and stops holds nothing for ever (issue 20, item 1)
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionTimeout: config.http.idleTimeoutMs,
     // requests are logged by route pattern, never by the raw URL: links carry tokens
     logController: new LogController({ disableRequestLogging: true }),
   });
+  limitConnectionsPerAddress(app, config.http.maxConnectionsPerAddress);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -232,10 +269,18 @@ export async function createServer(config: Config): Promise<LintelServer> {
   await startLicenceChecks(context);
   await pruneSessions(database.db, clock.now());
 
+  // a multipart body is read whole before any hook touches the database (the rate limits write to it): a
+  // client that stops half-way through a body must not hold a place of the embedded database (issue 20)
+  app.addHook('preValidation', async (req) => {
+    const cmd = commandOfRoute.get(`${req.method} ${req.routeOptions.url}`);
+    if (cmd && req.isMultipart()) multipartBodies.set(req, await multipartBody(req, cmd));
+    if (hasBody(req)) bodyDoneAt.set(req, performance.now());
+  });
   // each request is one borrower of the embedded database: its first wait is bounded, its later ones go first
-  // (not the websocket: a socket lives for hours and must not hold a place among the requests)
+  // (not the websocket: a socket lives for hours and must not hold a place among the requests); the bound
+  // counts from when its body had arrived, so a slow upload is not refused for the time it took to send
   app.addHook('preHandler', (req, reply, done) =>
-    req.routeOptions.url === WS_ROUTE ? done() : asDatabaseRequest(reply, done),
+    req.routeOptions.url === WS_ROUTE ? done() : asDatabaseRequest(reply, done, bodyDoneAt.get(req)),
   );
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
@@ -277,6 +322,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
 
   registerRateLimits(app, context);
   await sockets.register(app);
+  for (const cmd of registry.values()) commandOfRoute.set(`${cmd.http.method} /api/v0${cmd.http.path}`, cmd);
   for (const cmd of registry.values()) {
     const handler = (handlers as Record<string, Handler<Command>>)[cmd.id];
     if (!handler) throw new Error(`no handler for ${cmd.id}`);
@@ -298,7 +344,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
             await notePoolContact(context, req.headers.authorization, req.ip, req.body);
           return reply.status(401).send(unauthenticatedBody());
         }
-        const body = req.isMultipart() ? await multipartBody(req, cmd) : req.body;
+        const body = req.isMultipart() ? multipartBodies.get(req) : req.body;
         if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
           throw new AppError('invalid_data_sent');
         // query, then body, then path: raw callers may put flags like `gently` in the query (spec) or the body
