@@ -42,8 +42,18 @@ export function policies(app: ServerContext) {
       windowS: login.windowS,
       error: 'too_many_attempts',
     },
-    /** failed logins per account (or per unknown login name); a success clears it */
+    /**
+     * failed logins per account (or per unknown login name); a success clears it. Over it, the account is
+     * refused only to addresses that failed on it (login_pair): never locked for its owner from elsewhere
+     */
     login_account: {
+      key: 'account',
+      limit: login.accountBlockAfter,
+      windowS: login.windowS,
+      error: 'too_many_attempts',
+    },
+    /** failed logins per account and address: counted to tell which addresses an account refuses */
+    login_pair: {
       key: 'account',
       limit: login.accountBlockAfter,
       windowS: login.windowS,
@@ -128,7 +138,12 @@ export async function hit(app: ServerContext, name: PolicyName, value: string, r
 }
 
 /** The refusal of a hit over its limit; the first refusal of a window is an audit event. */
-async function refuse(app: ServerContext, name: PolicyName, h: Hit, ip: string | null): Promise<never> {
+export async function refuse(
+  app: ServerContext,
+  name: PolicyName,
+  h: Hit,
+  ip: string | null,
+): Promise<never> {
   if (h.count === h.limit + 1)
     await audit(app.db, {
       projectId: null,
