@@ -4,6 +4,7 @@ import { DeviceSearchLimits } from '@lintel/core';
 import type { Clock } from './clock';
 import { defaultJobSettings, type JobSettings } from './jobs/queue';
 import { defaultWebsocketSettings, type WebsocketSettings } from './realtime/websocket';
+import { defaultImageSettings, type ImageSettings } from './storage/image-worker';
 
 export interface Config {
   port: number;
@@ -31,6 +32,8 @@ export interface Config {
   logLevel: string;
   /** behind a reverse proxy: take the caller's address from X-Forwarded-For */
   trustProxy: boolean;
+  /** the image decoder's deadline and processes (storage/image-worker.ts) */
+  images: ImageSettings;
   /** bounds on HTTP connections (issue 20, item 1; docs/decisions.md "Hardening, second pass (HTTP)") */
   http: HttpLimits;
   /** where the log goes (tests capture it); default stdout */
@@ -162,6 +165,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailFrom: env.LINTEL_MAIL_FROM || 'Lintel <lintel@localhost>',
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: bool(env.LINTEL_TRUST_PROXY, false),
+    images: {
+      deadlineMs: int(env.LINTEL_IMAGE_DEADLINE_MS, defaultImageSettings.deadlineMs),
+      decoders: int(env.LINTEL_IMAGE_DECODERS, defaultImageSettings.decoders),
+    },
     http: {
       requestTimeoutMs: int(env.LINTEL_HTTP_REQUEST_TIMEOUT_MS, 120_000),
       idleTimeoutMs: int(env.LINTEL_HTTP_IDLE_TIMEOUT_MS, 30_000),
