@@ -247,6 +247,20 @@ describe('point 6: mail floods', () => {
     expectRefused(await post('/password/recovery', { email: target }, freshIp()), 'too_many_requests');
   });
 
+  it('counts plus-addressed variants as the same recipient (issue 20, item 10)', async () => {
+    const name = `victim-${uid()}`;
+    const statuses: number[] = [];
+    for (let i = 0; i <= MAIL_TARGET_LIMIT; i++)
+      statuses.push(
+        (await post('/password/recovery', { email: `${name}+${i}@Example.test` }, freshIp())).status,
+      );
+    expect(statuses).toEqual([...Array(MAIL_TARGET_LIMIT).fill(200), 429]);
+    expectRefused(
+      await post('/password/recovery', { email: `${name}@example.test` }, freshIp()),
+      'too_many_requests',
+    );
+  });
+
   it('limits one address sending to many e-mails', async () => {
     const ip = freshIp();
     const statuses: number[] = [];

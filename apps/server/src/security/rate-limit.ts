@@ -182,9 +182,22 @@ export async function clear(app: ServerContext, name: PolicyName, value: string)
   await app.db.deleteFrom('rate_limits').where('key', '=', keyOf(name, value)).execute();
 }
 
-/** One message to `email`: refused when the address got its share of mail in this window. */
+/**
+ * The mailbox an address delivers to, as the per-recipient cap counts it: lower case, without the
+ * `+tag` of plus-addressing (`victim+1@host` is `victim@host`), so variants cannot multiply the cap.
+ */
+export function mailbox(email: string): string {
+  const address = email.trim().toLowerCase();
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return address;
+  const local = address.slice(0, at);
+  const plus = local.indexOf('+');
+  return (plus > 0 ? local.slice(0, plus) : local) + address.slice(at);
+}
+
+/** One message to `email`: refused when its mailbox got its share of mail in this window. */
 export const enforceMailTarget = (app: ServerContext, email: string, ip?: string) =>
-  enforce(app, 'mail_target', email.trim(), { ip });
+  enforce(app, 'mail_target', mailbox(email), { ip });
 
 const PRUNE_EVERY_MS = 10 * 60_000;
 
