@@ -134,7 +134,14 @@ function toReply(
   const e = err as { code?: string; statusCode?: number; message?: string };
   if (e.code === '23505') return { status: 409, body: errorBody('value_not_unique') };
   if (e.code === '23503') return { status: 400, body: errorBody('invalid_data_sent') };
-  if (e.code === '22P02' || e.code === '22003' || e.code === '22001')
+  // invalid text, out of range, too long, a date the database cannot hold (year 0000)
+  if (
+    e.code === '22P02' ||
+    e.code === '22003' ||
+    e.code === '22001' ||
+    e.code === '22008' ||
+    e.code === '22007'
+  )
     return { status: 400, body: errorBody('wrong_parameters') };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.code === 'FST_REQ_FILE_TOO_LARGE' || e.statusCode === 413)
     return { status: 413, body: errorBody('payload_too_large') };
