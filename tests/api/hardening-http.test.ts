@@ -5,14 +5,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
+import { defaultWebsocketSettings } from '../../apps/server/src/realtime/websocket';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, failure, raw, rootGroup, uid, userWith } from '../support/fixtures';
+import { RawSocket } from '../support/ws';
+import { admin, failure, raw, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
 
 let ts: TestServer;
 let api: ApiClient;
 let root: number;
 beforeAll(async () => {
-  ts = await startTestServer();
+  ts = await startTestServer({
+    config: { websocket: { ...defaultWebsocketSettings, maxSocketsPerUser: 3 } },
+  });
   api = await admin(ts);
   root = await rootGroup(api);
 }, 120_000);
@@ -119,3 +123,37 @@ describe('the system role Private client', () => {
     ).toBe('method_prohibited');
   });
 });
+
+describe('websockets per user', () => {
+  it('are bounded: the socket over the limit is closed with 1008 too_many_requests; another user is not affected', async () => {
+    const token = tokenOf(api);
+    const open: RawSocket[] = [];
+    try {
+      for (let i = 0; i < 3; i++) open.push(await RawSocket.signedIn(ts.url, token));
+      const over = await RawSocket.open(ts.url, token);
+      const [code, reason] = await new Promise<[number, string]>((resolve) =>
+        over.ws.once('close', (c, r) => resolve([c, r.toString()])),
+      );
+      expect([code, reason]).toEqual([1008, 'too_many_requests']);
+      const other = await userWith(ts, api, { permissions: ['users.edit_profile'], domains: [root] });
+      open.push(await RawSocket.signedIn(ts.url, tokenOf(await other.client())));
+      // closing one makes room again
+      const closed = new Promise((r) => open[0]!.ws.once('close', r));
+      open[0]!.close();
+      await closed;
+      await until(() => ts.server.context.sockets!.size === 3);
+      open.push(await RawSocket.signedIn(ts.url, token));
+    } finally {
+      for (const s of open) s.close();
+    }
+  });
+});
+
+/** Polls a condition (never a fixed sleep), with a generous bound. */
+async function until(check: () => boolean): Promise<void> {
+  const end = Date.now() + 60_000;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition never held');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -205,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ...defaultWebsocketSettings,
       pingMs: int(env.LINTEL_WS_PING_MS, defaultWebsocketSettings.pingMs),
       revalidateMs: int(env.LINTEL_WS_REVALIDATE_MS, defaultWebsocketSettings.revalidateMs),
+      maxSocketsPerUser: int(env.LINTEL_WS_MAX_PER_USER, defaultWebsocketSettings.maxSocketsPerUser),
     },
     redisUrl: env.REDIS_URL || undefined,
     listExactCount: int(env.LINTEL_LIST_EXACT_COUNT, 1_000),

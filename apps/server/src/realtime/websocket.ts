@@ -36,6 +36,8 @@ export interface WebsocketSettings {
   /** a re-subscription also replays the events committed this long before its last one (commit order ≠ id order) */
   backlogOverlapS: number;
   maxSubscriptions: number;
+  /** sockets one user may hold open on this instance (LINTEL_WS_MAX_PER_USER) */
+  maxSocketsPerUser: number;
   messagesPerWindow: number;
   windowS: number;
   backlogLimit: number;
@@ -48,6 +50,7 @@ export const defaultWebsocketSettings: WebsocketSettings = {
   sendBufferBytes: 1024 * 1024,
   backlogOverlapS: 30,
   maxSubscriptions: WsLimits.maxSubscriptions,
+  maxSocketsPerUser: WsLimits.maxSocketsPerUser,
   messagesPerWindow: WsLimits.messagesPerWindow,
   windowS: WsLimits.windowS,
   backlogLimit: WsLimits.backlogLimit,
@@ -272,6 +275,13 @@ export class RealtimeSockets {
     }
     if ('refused' in checked) {
       ws.close(WsClose.unauthenticated, checked.refused);
+      return;
+    }
+    // a user's sockets are bounded: a stolen or scripted token cannot hold thousands open (issue 20)
+    let held = 0;
+    for (const other of this.conns) if (other.auth.userId === checked.auth.userId) held++;
+    if (held >= this.settings.maxSocketsPerUser) {
+      ws.close(WsClose.policy, WsCloseReason.tooManySockets);
       return;
     }
     const c: Conn = {
