@@ -2,6 +2,7 @@
  * Issue 20, item 10 (the people's side): a device log dated year 0000, look-alike names, a scoped
  * administrator emptying the system role Private client. Each refused with a catalogue error.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
@@ -145,6 +146,51 @@ describe('websockets per user', () => {
       open.push(await RawSocket.signedIn(ts.url, token));
     } finally {
       for (const s of open) s.close();
+    }
+  });
+});
+
+describe('network searches per user', () => {
+  it('at most two run at once; a third is limit_exceeded until one ends', async () => {
+    // an address that takes connections and never answers: each search waits on its probe
+    const held = new Set<net.Socket>();
+    const silent = net.createServer((socket) => void held.add(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as net.AddressInfo).port;
+    const config = ts.server.context.config.mqtt;
+    const saved = config.searchProbeTimeoutMs;
+    config.searchProbeTimeoutMs = 600_000;
+    const search = (request_id: string) =>
+      raw(ts, api, 'POST', getCommand('device.search').http.path, {
+        body: { start_ip: '127.0.0.1', end_ip: '127.0.0.1', port, request_id },
+      });
+    try {
+      const ids = [`s1-${uid()}`, `s2-${uid()}`];
+      const first = await search(ids[0]!);
+      const second = await search(ids[1]!);
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const third = await search(`s3-${uid()}`);
+      expect([third.status, third.body.error_code, third.body.data]).toEqual([
+        422,
+        'limit_exceeded',
+        { used: 2, max: 2 },
+      ]);
+      // the address closes its connections: the probes fail, the searches end, and a new one may start
+      silent.close();
+      await until(() => held.size >= 2);
+      for (const socket of held) socket.destroy();
+      for (const id of ids) {
+        let state = 'running';
+        while (state === 'running') {
+          state = (await getCommand('device.search_result').run({ api }, { request_id: id })).state;
+          if (state === 'running') await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      expect((await search(`s4-${uid()}`)).status).toBe(200);
+    } finally {
+      config.searchProbeTimeoutMs = saved;
+      silent.close();
+      for (const socket of held) socket.destroy();
     }
   });
 });
