@@ -149,14 +149,21 @@ describe('point 3: the login throttle', () => {
     expect(audited.length).toBe(evaluated.length);
   });
 
-  it('locks an account guessed at from many addresses, until its window ends; a success clears only the account', async () => {
+  it('refuses an account guessed at from many addresses only to those addresses, until its window ends; a success clears only the account', async () => {
     const victim = await account();
     const statuses: number[] = [];
-    for (let i = 0; i <= ACCOUNT_LIMIT; i++)
-      statuses.push((await login(victim.login, `spread-${i}`, freshIp())).status);
-    expect(statuses).toEqual([...Array(ACCOUNT_LIMIT).fill(401), 429]);
-    // the right password from a new address is refused too while the account is locked
-    expectRefused(await login(victim.login, victim.password, freshIp()), 'too_many_attempts');
+    const spread: string[] = [];
+    for (let i = 0; i <= ACCOUNT_LIMIT; i++) {
+      spread.push(freshIp());
+      statuses.push((await login(victim.login, `spread-${i}`, spread[i]!)).status);
+    }
+    // each address gets its guess evaluated (none failed on this account before) ...
+    expect(statuses).toEqual(Array(ACCOUNT_LIMIT + 1).fill(401));
+    // ... and, the account over its limit, none of them gets another, the right password included
+    expectRefused(await login(victim.login, `spread-again`, spread[0]!), 'too_many_attempts');
+    expectRefused(await login(victim.login, victim.password, spread[1]!), 'too_many_attempts');
+    // the owner, from an address that never failed, is not locked out (issue 20, item 9)
+    expect((await login(victim.login, victim.password, freshIp())).status).toBe(200);
 
     clock.advance(901_000);
     try {
@@ -238,6 +245,20 @@ describe('point 6: mail floods', () => {
     for (const r of replies.filter((x) => x.status !== 200)) expectRefused(r, 'too_many_requests');
     // password recovery to the same address counts against the same share, whether or not it has an account
     expectRefused(await post('/password/recovery', { email: target }, freshIp()), 'too_many_requests');
+  });
+
+  it('counts plus-addressed variants as the same recipient (issue 20, item 10)', async () => {
+    const name = `victim-${uid()}`;
+    const statuses: number[] = [];
+    for (let i = 0; i <= MAIL_TARGET_LIMIT; i++)
+      statuses.push(
+        (await post('/password/recovery', { email: `${name}+${i}@Example.test` }, freshIp())).status,
+      );
+    expect(statuses).toEqual([...Array(MAIL_TARGET_LIMIT).fill(200), 429]);
+    expectRefused(
+      await post('/password/recovery', { email: `${name}@example.test` }, freshIp()),
+      'too_many_requests',
+    );
   });
 
   it('limits one address sending to many e-mails', async () => {

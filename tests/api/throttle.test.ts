@@ -62,3 +62,19 @@ describe('repeated failed logins', () => {
     }
   });
 });
+
+describe('a lock-out aimed at an account (issue 20, item 9)', () => {
+  it('does not keep its owner out from an address that never failed; the addresses that failed stay refused', async () => {
+    // 20 failures (the account's limit) from five addresses, then one more: the administrator's account is over
+    const attackers = ['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4', '192.0.2.5'];
+    for (const ip of attackers)
+      for (let i = 0; i < 4; i++) expect((await attempt(`guess-${i}`, ip)).status).toBe(401);
+    expect((await attempt('one-more', '192.0.2.6')).status).toBe(401);
+    // an attacker's address, even with the right password, is refused while the account is over its limit
+    const refused = await attempt(ts.adminPassword, '192.0.2.1');
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error_code: 'too_many_attempts' });
+    // the administrator, from an address that never failed, signs in (before: 429 for 15 minutes)
+    expect((await attempt(ts.adminPassword, '198.51.100.77')).status).toBe(200);
+  }, 60_000);
+});

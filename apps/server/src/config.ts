@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { DeviceSearchLimits, WsLimits } from '@lintel/core';
 import type { Clock } from './clock';
+import { defaultImageSettings, type ImageSettings } from './storage/image-worker';
 
 export interface Config {
   port: number;
@@ -29,6 +30,10 @@ export interface Config {
   logLevel: string;
   /** behind a reverse proxy: take the caller's address from X-Forwarded-For */
   trustProxy: boolean;
+  /** the image decoder's deadline and processes (storage/image-worker.ts) */
+  images: ImageSettings;
+  /** bounds on HTTP connections (issue 20, item 1; docs/decisions.md "Hardening, second pass (HTTP)") */
+  http: HttpLimits;
   /** where the log goes (tests capture it); default stdout */
   logStream?: Writable;
   accessTtlS: number;
@@ -107,6 +112,18 @@ export const defaultDeviceLimits: DeviceLimits = {
   queueMax: 1000,
 };
 
+export interface HttpLimits {
+  /** the whole request, headers and body, must arrive within this (LINTEL_HTTP_REQUEST_TIMEOUT_MS, default 120 s) */
+  requestTimeoutMs: number;
+  /** a connection that sends and receives nothing for this long is closed (LINTEL_HTTP_IDLE_TIMEOUT_MS, default 30 s) */
+  idleTimeoutMs: number;
+  /**
+   * open connections from one address; the next is closed at once (LINTEL_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+   * default 256; behind a reverse proxy, LINTEL_TRUST_PROXY, default 0: the proxy is every caller; 0: no limit)
+   */
+  maxConnectionsPerAddress: number;
+}
+
 export interface MqttConfig {
   /**
    * an external broker (MQTT_URL, e.g. `mqtt://lintel:secret@127.0.0.1:1883`): Mosquitto or any MQTT 3.1.1 or 5
@@ -183,6 +200,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mailFrom: env.LINTEL_MAIL_FROM || 'Lintel <lintel@localhost>',
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: bool(env.LINTEL_TRUST_PROXY, false),
+    images: {
+      deadlineMs: int(env.LINTEL_IMAGE_DEADLINE_MS, defaultImageSettings.deadlineMs),
+      decoders: int(env.LINTEL_IMAGE_DECODERS, defaultImageSettings.decoders),
+    },
+    http: {
+      requestTimeoutMs: int(env.LINTEL_HTTP_REQUEST_TIMEOUT_MS, 120_000),
+      idleTimeoutMs: int(env.LINTEL_HTTP_IDLE_TIMEOUT_MS, 30_000),
+      maxConnectionsPerAddress: int(
+        env.LINTEL_HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+        bool(env.LINTEL_TRUST_PROXY, false) ? 0 : 256,
+      ),
+    },
     accessTtlS: int(env.LINTEL_ACCESS_TTL, 900),
     refreshTtlS: int(env.LINTEL_REFRESH_TTL, 30 * 24 * 3600),
     refreshReuseGraceS: int(env.LINTEL_REFRESH_REUSE_GRACE_S, 30),
@@ -213,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ...defaultWebsocketSettings,
       pingMs: int(env.LINTEL_WS_PING_MS, defaultWebsocketSettings.pingMs),
       revalidateMs: int(env.LINTEL_WS_REVALIDATE_MS, defaultWebsocketSettings.revalidateMs),
+      maxSocketsPerUser: int(env.LINTEL_WS_MAX_PER_USER, defaultWebsocketSettings.maxSocketsPerUser),
     },
     redisUrl: env.REDIS_URL || undefined,
     listExactCount: int(env.LINTEL_LIST_EXACT_COUNT, 1_000),
@@ -291,6 +321,8 @@ export interface WebsocketSettings {
   /** a re-subscription also replays the events committed this long before its last one (commit order ≠ id order) */
   backlogOverlapS: number;
   maxSubscriptions: number;
+  /** sockets one user may hold open on this instance (LINTEL_WS_MAX_PER_USER) */
+  maxSocketsPerUser: number;
   messagesPerWindow: number;
   windowS: number;
   backlogLimit: number;
@@ -303,6 +335,7 @@ export const defaultWebsocketSettings: WebsocketSettings = {
   sendBufferBytes: 1024 * 1024,
   backlogOverlapS: 30,
   maxSubscriptions: WsLimits.maxSubscriptions,
+  maxSocketsPerUser: WsLimits.maxSocketsPerUser,
   messagesPerWindow: WsLimits.messagesPerWindow,
   windowS: WsLimits.windowS,
   backlogLimit: WsLimits.backlogLimit,

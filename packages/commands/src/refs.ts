@@ -5,14 +5,42 @@ export const Ref = z.object({ id: z.number().int(), name: z.string() });
 export type Ref = z.infer<typeof Ref>;
 export const Id = z.number().int().min(1).max(2_147_483_647);
 export const Ids = (max = 1000) => z.array(Id).max(max);
+/** Letters (and emoji) a zero-width joiner or non-joiner may stand between: scripts that need them, not Latin, Cyrillic or Greek. */
+const JOINABLE = /[\p{L}\p{M}\p{Extended_Pictographic}]/u;
+const NO_JOINERS = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u;
+
+/**
+ * Whether a text holds characters that show nothing (Unicode's format characters: zero-width space, word
+ * joiner, direction marks and overrides, soft hyphen, BOM, tags): "Administrator" with a zero-width space
+ * looks like the real one (issue 20, item 10). The zero-width joiner and non-joiner pass only between two
+ * characters of scripts (or emoji) that use them.
+ */
+export function hasInvisible(text: string): boolean {
+  const chars = [...text];
+  return chars.some((c, i) => {
+    if (!/\p{Cf}/u.test(c)) return false;
+    if (c !== '\u200c' && c !== '\u200d') return true;
+    const joinable = (x = '') => JOINABLE.test(x) && !NO_JOINERS.test(x);
+    return !(joinable(chars[i - 1]) && joinable(chars[i + 1]));
+  });
+}
+
 /** 1 to 31 characters without the special characters of names (spec part 2 §5 "name-like field") */
 export const NameLike = z
   .string()
   .trim()
   .min(1)
   .max(31)
-  .regex(/^[^<>{}[\]\\/|`~^"';:=+*?!@#$%&]*$/, { message: 'name_chars' });
-export const Text = (max = 255) => z.string().trim().min(1).max(max);
+  .regex(/^[^<>{}[\]\\/|`~^"';:=+*?!@#$%&]*$/, { message: 'name_chars' })
+  .refine((s) => !hasInvisible(s), { message: 'invisible_chars' });
+/** A name: 1 to `max` characters, none of them invisible */
+export const Text = (max = 255) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !hasInvisible(s), { message: 'invisible_chars' });
 export const Description = z.string().trim().max(2000).meta({ multiline: true });
 export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, { message: 'color' });
 export const Timestamp = z.string();

@@ -92,6 +92,8 @@ export const DeviceTiming = {
  */
 export const DeviceSearchLimits = {
   maxAddresses: 1024,
+  /** searches one user may have running at once; another is `limit_exceeded` (issue 20) */
+  perUser: 2,
   concurrency: 32,
   probeTimeoutMs: 1500,
 } as const;

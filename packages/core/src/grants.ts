@@ -106,6 +106,16 @@ export function mayEditAdministratorRole(held: readonly string[], next: readonly
   return missing.length ? no('administrator_role', { permissions: missing }) : OK;
 }
 
+/**
+ * A system role (Private client, Installer: what self-registration and every group hand out) changes its
+ * permissions only for whoever edits all roles, and never loses all of them (issue 20, item 10: a scoped
+ * administrator emptied Private client).
+ */
+export function maySetSystemRolePermissions(next: readonly string[], editsAllRoles: boolean): Verdict {
+  if (!editsAllRoles) return no('system_role');
+  return next.length === 0 ? no('system_role_emptied') : OK;
+}
+
 /** The last holder of the Administrator role may not lose it, nor be deleted: someone must be able to fix things. */
 export function mayRemoveAdministrator(holders: number, leaving: number): Verdict {
   return holders - leaving < 1 ? no('last_administrator') : OK;

@@ -26,6 +26,8 @@ export const WsLimits = {
   maxTextLength: 4000,
   /** topics one socket may hold at once */
   maxSubscriptions: 100,
+  /** sockets one user may hold open on one instance; the next is closed with 1008 `too_many_requests` */
+  maxSocketsPerUser: 20,
   /** messages a socket may send per window; past it each is refused, past twice it the socket is closed */
   messagesPerWindow: 60,
   windowS: 10,
@@ -58,6 +60,8 @@ export const WsCloseReason = {
   serverStopping: 'server_stopping',
   notServed: 'not_served',
   tooManyMessages: 'too_many_messages',
+  /** the user has WsLimits.maxSocketsPerUser sockets open already (the catalogue's code) */
+  tooManySockets: 'too_many_requests',
   tooSlow: 'too_slow',
 } as const;
 

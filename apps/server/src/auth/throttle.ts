@@ -1,5 +1,5 @@
 import type { ServerContext } from '../context';
-import { clear, enforce, refund } from '../security/rate-limit';
+import { clear, enforce, hit, refund, refuse } from '../security/rate-limit';
 
 export interface LoginAttempt {
   /** how long to hold the answer if this attempt fails (ms) */
@@ -9,11 +9,15 @@ export interface LoginAttempt {
 }
 
 /**
- * Counts a login attempt as a failure BEFORE the password is checked, per address and per account (an
- * unknown login counts under its name), and decides from the counts this attempt got: over either limit
- * it is refused (429 too_many_attempts, `{seconds}`) without checking anything, so parallel attempts
- * cannot all pass one check. After `slowAfter` failures a failed answer is held 250 ms more each time.
- * A success clears only its account's failures: the address keeps every failure it made.
+ * Counts a login attempt as a failure BEFORE the password is checked, per address, per account (an unknown
+ * login counts under its name) and per account and address, and decides from the counts this attempt got,
+ * so parallel attempts cannot all pass one check:
+ * - an address over its limit is refused (429 too_many_attempts, `{seconds}`) whatever account it tries;
+ * - an account over its limit is refused only to the addresses that have already failed on it in the
+ *   window: an attacker elsewhere cannot lock its owner out (issue 20, item 9), while each of his addresses
+ *   gets one guess at it, slowed;
+ * - after `slowAfter` failures (of the address or the account) a failed answer is held 250 ms more each time.
+ * A success clears its account's failures; the address keeps every failure it made.
  */
 export async function beginLoginAttempt(
   app: ServerContext,
@@ -21,7 +25,9 @@ export async function beginLoginAttempt(
   account: string,
 ): Promise<LoginAttempt> {
   const byAddress = await enforce(app, 'login_address', ip, { ip });
-  const byAccount = await enforce(app, 'login_account', account, { ip });
+  const byAccount = await hit(app, 'login_account', account);
+  const byPair = await hit(app, 'login_pair', `${account} ${ip}`);
+  if (byAccount.over && byPair.count > 1) await refuse(app, 'login_account', byAccount, ip);
   const { slowAfter, maxDelayMs } = app.config.login;
   const failures = Math.max(byAddress.count, byAccount.count);
   return {
@@ -29,6 +35,7 @@ export async function beginLoginAttempt(
     async succeeded() {
       await refund(app, byAddress);
       await clear(app, 'login_account', account);
+      await clear(app, 'login_pair', `${account} ${ip}`);
     },
   };
 }

@@ -25,11 +25,13 @@ const SLICE_MS = 20;
 
 /**
  * Runs `next` (the rest of one HTTP request) as one borrower of the embedded database; see PGlitePool.
- * `reply` tells how long ago the request arrived and when it ends.
+ * `reply` tells how long ago the request arrived and when it ends; `bodyDoneAt` (performance.now()) when its
+ * body had arrived whole: the wait is bounded from then, not from the first byte of a slow upload.
  */
 export function asDatabaseRequest(
   reply: { elapsedTime: number; raw: { once(event: 'close', fn: () => void): unknown } },
   next: () => void,
+  bodyDoneAt?: number,
 ): void {
   // a request may end (its client gone) before it asks: what is asked after that runs at once, or a place
   // given to a request already gone would never come back (after eight, no request was ever admitted again)
@@ -40,7 +42,7 @@ export function asDatabaseRequest(
     for (const fn of onEnd.splice(0)) fn();
   });
   const scope: RequestScope = {
-    arrivedAt: performance.now() - reply.elapsedTime,
+    arrivedAt: Math.max(performance.now() - reply.elapsedTime, bodyDoneAt ?? -Infinity),
     onEnd: (fn) => (ended ? fn() : void onEnd.push(fn)),
     started: false,
   };

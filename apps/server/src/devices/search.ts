@@ -94,6 +94,16 @@ export class DeviceSearches {
     // a search cannot outlast this; one still "running" past it lost its instance
     const boundMs = (Math.ceil(total / DeviceSearchLimits.concurrency) + 1) * this.probeTimeoutMs + 60_000;
     const inserted = await this.app.db.transaction().execute(async (trx) => {
+      // a user has at most so many searches running (each probes up to 1,024 addresses): counted under a lock
+      // of the user's, so parallel starts cannot all pass
+      await sql`select pg_advisory_xact_lock(hashtext('lintel.device_search'), ${who.userId}::int)`.execute(
+        trx,
+      );
+      const running = await sql<{ n: number }>`select count(*)::int as n from device_searches
+        where user_id = ${who.userId} and state = 'running' and deadline_at > ${now}`.execute(trx);
+      const used = running.rows[0]?.n ?? 0;
+      if (used >= DeviceSearchLimits.perUser)
+        throw new AppError('limit_exceeded', { used, max: DeviceSearchLimits.perUser });
       // a user's searches are kept a day
       await sql`delete from device_searches where user_id = ${who.userId}
         and created_at < ${new Date(now.getTime() - 86_400_000)}`.execute(trx);

@@ -4,6 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { z } from 'zod';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { DB } from '../db/schema';
 import type { Clock } from '../clock';
@@ -49,8 +50,10 @@ export class EventOutbox {
   private redisPub: Redis | null = null;
   private redisSub: Redis | null = null;
   private redisChannel = '';
+  /** the key that signs what this installation's instances publish on Redis (table installation_secrets) */
+  private redisKey: Buffer | null = null;
   /** events delivered here that came from other instances (tests and diagnostics) */
-  readonly received = { postgres: 0, redis: 0 };
+  readonly received = { postgres: 0, redis: 0, forged: 0 };
 
   constructor(
     private readonly opts: {
@@ -133,16 +136,41 @@ export class EventOutbox {
     for (const row of rows.rows) this.deliver(row);
     // with Redis, the instance that committed the rows tells the others, rows and all
     if (from === 'here' && this.redisPub && rows.rows.length)
-      this.redisPub.publish(this.redisChannel, JSON.stringify(rows.rows)).catch((err: Error) => {
+      this.redisPub.publish(this.redisChannel, this.sign(JSON.stringify(rows.rows))).catch((err: Error) => {
         this.opts.log.error({ err: err.message }, 'events could not be published to Redis');
       });
   }
 
-  /** Rows another instance published on Redis. */
+  /** `<hex HMAC-SHA256 of the body>.<body>`: what the instances of this installation publish on Redis. */
+  private sign(body: string): string {
+    return `${createHmac('sha256', this.redisKey!).update(body).digest('hex')}.${body}`;
+  }
+
+  /** The body of a message signed with the installation's key, else null (anyone who can reach Redis can publish). */
+  private verify(message: string): string | null {
+    const dot = message.indexOf('.');
+    if (dot !== 64 || !this.redisKey) return null;
+    const body = message.slice(dot + 1);
+    const expected = createHmac('sha256', this.redisKey).update(body).digest();
+    const given = Buffer.from(message.slice(0, dot), 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected) ? body : null;
+  }
+
+  /** Rows another instance published on Redis; a message not signed with the installation's key is dropped. */
   private receiveRedis(message: string): void {
+    const body = this.verify(message);
+    if (body === null) {
+      // counted, and logged now and then (a flood of forgeries must not flood the log)
+      if (this.received.forged++ % 1000 === 0)
+        this.opts.log.warn(
+          { forged: this.received.forged },
+          'a message on the Redis channel was not signed by an instance: dropped',
+        );
+      return;
+    }
     let rows: OutboxRow[];
     try {
-      rows = JSON.parse(message) as OutboxRow[];
+      rows = JSON.parse(body) as OutboxRow[];
       if (!Array.isArray(rows)) return;
     } catch {
       return;
@@ -184,6 +212,13 @@ export class EventOutbox {
       instance_id: string;
     }>`select instance_id from projects order by id limit 1`.execute(this.opts.db);
     this.redisChannel = `lintel:events:${first.rows[0]?.instance_id ?? 'default'}`;
+    // the signing key: made by the first instance that needs it, read by the others from the same database
+    await sql`insert into installation_secrets (name, value) values ('redis_signing_key', ${randomBytes(32).toString('hex')})
+      on conflict (name) do nothing`.execute(this.opts.db);
+    const key = await sql<{
+      value: string;
+    }>`select value from installation_secrets where name = 'redis_signing_key'`.execute(this.opts.db);
+    this.redisKey = Buffer.from(key.rows[0]!.value, 'hex');
     const log = (role: string) => (err: Error) =>
       this.opts.log.warn({ err: err.message, role }, 'Redis connection error; reconnecting');
     const pub = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });

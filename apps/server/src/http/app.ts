@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
   type FastifyInstance,
@@ -72,6 +73,37 @@ function multipartBody(req: FastifyRequest, cmd: Command): Promise<Record<string
   return multipartArgs(req, uploadFields(cmd.args));
 }
 
+/** The multipart bodies read by the preValidation hook, by request; the command of each API route. */
+const multipartBodies = new WeakMap<FastifyRequest, Record<string, unknown>>();
+const bodyDoneAt = new WeakMap<FastifyRequest, number>();
+const commandOfRoute = new Map<string, Command>();
+
+const hasBody = (req: FastifyRequest) =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/**
+ * At most `max` open connections from one address (0: no limit); the next is closed at once, before it is
+ * read. Behind a reverse proxy every connection comes from the proxy: the limit is the proxy's to keep.
+ */
+function limitConnectionsPerAddress(app: FastifyInstance, max: number): void {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  app.server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const n = open.get(address) ?? 0;
+    if (n >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, n + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+}
+
 /** Maps database and framework failures onto the catalogue; anything unknown is a logged 500. */
 function toReply(
   err: unknown,
@@ -83,7 +115,14 @@ function toReply(
   const e = err as { code?: string; statusCode?: number; message?: string };
   if (e.code === '23505') return { status: 409, body: errorBody('value_not_unique') };
   if (e.code === '23503') return { status: 400, body: errorBody('invalid_data_sent') };
-  if (e.code === '22P02' || e.code === '22003' || e.code === '22001')
+  // invalid text, out of range, too long, a date the database cannot hold (year 0000)
+  if (
+    e.code === '22P02' ||
+    e.code === '22003' ||
+    e.code === '22001' ||
+    e.code === '22008' ||
+    e.code === '22007'
+  )
     return { status: 400, body: errorBody('wrong_parameters') };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.code === 'FST_REQ_FILE_TOO_LARGE' || e.statusCode === 413)
     return { status: 413, body: errorBody('payload_too_large') };
@@ -116,13 +155,27 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
     loggerInstance: context.log,
     bodyLimit: 1024 * 1024,
     trustProxy: config.trustProxy,
+    // a request must arrive whole within requestTimeout, and a connection quiet for connectionTimeout is closed:
+    // a client that sends the first bytes of a body and stops holds nothing for ever (issue 20, item 1)
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionTimeout: config.http.idleTimeoutMs,
     // requests are logged by route pattern, never by the raw URL: links carry tokens
     logController: new LogController({ disableRequestLogging: true }),
   });
+  limitConnectionsPerAddress(app, config.http.maxConnectionsPerAddress);
+
+  // a multipart body is read whole before any hook touches the database (the rate limits write to it): a
+  // client that stops half-way through a body must not hold a place of the embedded database (issue 20)
+  app.addHook('preValidation', async (req) => {
+    const cmd = commandOfRoute.get(`${req.method} ${req.routeOptions.url}`);
+    if (cmd && req.isMultipart()) multipartBodies.set(req, await multipartBody(req, cmd));
+    if (hasBody(req)) bodyDoneAt.set(req, performance.now());
+  });
   // each request is one borrower of the embedded database: its first wait is bounded, its later ones go first
-  // (not the websocket: a socket lives for hours and must not hold a place among the requests)
+  // (not the websocket: a socket lives for hours and must not hold a place among the requests); the bound
+  // counts from when its body had arrived, so a slow upload is not refused for the time it took to send
   app.addHook('preHandler', (req, reply, done) =>
-    req.routeOptions.url === WS_ROUTE ? done() : asDatabaseRequest(reply, done),
+    req.routeOptions.url === WS_ROUTE ? done() : asDatabaseRequest(reply, done, bodyDoneAt.get(req)),
   );
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
@@ -165,6 +218,7 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
 
   registerRateLimits(app, context);
   await context.sockets.register(app);
+  for (const cmd of registry.values()) commandOfRoute.set(`${cmd.http.method} /api/v0${cmd.http.path}`, cmd);
   for (const cmd of registry.values()) {
     if (!(context.handlers as Record<string, unknown>)[cmd.id]) throw new Error(`no handler for ${cmd.id}`);
     app.route({
@@ -189,8 +243,9 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
           return reply.status(401).send(unauthenticatedBody());
         }
         // an NDJSON body goes to the handler unread, as a stream; any other body is the command's arguments
+        // (a multipart body was read whole before the hooks: multipartBodies)
         const stream = bodyStream(req.body);
-        const body = stream ? undefined : req.isMultipart() ? await multipartBody(req, cmd) : req.body;
+        const body = stream ? undefined : req.isMultipart() ? multipartBodies.get(req) : req.body;
         if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body)))
           throw new AppError('invalid_data_sent');
         // query, then body, then path: raw callers may put flags like `gently` in the query (spec) or the body

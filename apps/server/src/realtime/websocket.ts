@@ -259,6 +259,13 @@ export class RealtimeSockets {
       ws.close(WsClose.unauthenticated, checked.refused);
       return;
     }
+    // a user's sockets are bounded: a stolen or scripted token cannot hold thousands open (issue 20)
+    let held = 0;
+    for (const other of this.conns) if (other.auth.userId === checked.auth.userId) held++;
+    if (held >= this.settings.maxSocketsPerUser) {
+      ws.close(WsClose.policy, WsCloseReason.tooManySockets);
+      return;
+    }
     const c: Conn = {
       ws,
       auth: checked.auth,

@@ -42,8 +42,18 @@ export function policies(app: ServerContext) {
       windowS: login.windowS,
       error: 'too_many_attempts',
     },
-    /** failed logins per account (or per unknown login name); a success clears it */
+    /**
+     * failed logins per account (or per unknown login name); a success clears it. Over it, the account is
+     * refused only to addresses that failed on it (login_pair): never locked for its owner from elsewhere
+     */
     login_account: {
+      key: 'account',
+      limit: login.accountBlockAfter,
+      windowS: login.windowS,
+      error: 'too_many_attempts',
+    },
+    /** failed logins per account and address: counted to tell which addresses an account refuses */
+    login_pair: {
       key: 'account',
       limit: login.accountBlockAfter,
       windowS: login.windowS,
@@ -128,7 +138,12 @@ export async function hit(app: ServerContext, name: PolicyName, value: string, r
 }
 
 /** The refusal of a hit over its limit; the first refusal of a window is an audit event. */
-async function refuse(app: ServerContext, name: PolicyName, h: Hit, ip: string | null): Promise<never> {
+export async function refuse(
+  app: ServerContext,
+  name: PolicyName,
+  h: Hit,
+  ip: string | null,
+): Promise<never> {
   if (h.count === h.limit + 1)
     await audit(app.db, {
       projectId: null,
@@ -167,9 +182,22 @@ export async function clear(app: ServerContext, name: PolicyName, value: string)
   await app.db.deleteFrom('rate_limits').where('key', '=', keyOf(name, value)).execute();
 }
 
-/** One message to `email`: refused when the address got its share of mail in this window. */
+/**
+ * The mailbox an address delivers to, as the per-recipient cap counts it: lower case, without the
+ * `+tag` of plus-addressing (`victim+1@host` is `victim@host`), so variants cannot multiply the cap.
+ */
+export function mailbox(email: string): string {
+  const address = email.trim().toLowerCase();
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return address;
+  const local = address.slice(0, at);
+  const plus = local.indexOf('+');
+  return (plus > 0 ? local.slice(0, plus) : local) + address.slice(at);
+}
+
+/** One message to `email`: refused when its mailbox got its share of mail in this window. */
 export const enforceMailTarget = (app: ServerContext, email: string, ip?: string) =>
-  enforce(app, 'mail_target', email.trim(), { ip });
+  enforce(app, 'mail_target', mailbox(email), { ip });
 
 const PRUNE_EVERY_MS = 10 * 60_000;
 

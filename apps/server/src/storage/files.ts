@@ -13,20 +13,22 @@ const AVATAR_SIZE = 256;
  * `storage/avatars/`. Returns the URL path the server serves it at.
  */
 export async function storeAvatar(
-  config: Pick<Config, 'storageDir'>,
+  config: Pick<Config, 'storageDir' | 'images'>,
   image: Blob,
   crop: { x: number; y: number; size: number },
 ): Promise<string> {
-  // the upload path already refused what is no image or too many pixels; the decode runs off the event loop
-  const result = await cropToJpeg({
-    data: new Uint8Array(await image.arrayBuffer()),
-    crop,
-    side: AVATAR_SIZE,
-    quality: 88,
-  });
-  if (!result.ok && result.error === 'decode') throw new AppError('invalid_file', { field: 'image' });
-  if (!result.ok)
+  // the upload path already refused what is no image or too many pixels by its header; the one decoding
+  // path checks the structure and decodes in a process of its own, with limits and a deadline
+  const result = await cropToJpeg(
+    'avatar',
+    { data: new Uint8Array(await image.arrayBuffer()), crop, side: AVATAR_SIZE, quality: 88 },
+    config.images,
+  );
+  if (!result.ok && result.error === 'outside')
     throw new AppError('wrong_parameters', { field: 'size', width: result.width, height: result.height });
+  if (!result.ok && result.error === 'malformed') throw new AppError('wrong_file_body', { field: 'image' });
+  if (!result.ok)
+    throw new AppError('payload_too_large', { field: 'image', limit: result.reason ?? result.error });
   const jpeg = result.jpeg;
   const name = `${randomBytes(12).toString('hex')}.jpg`;
   const dir = path.join(config.storageDir, 'avatars');

@@ -120,7 +120,11 @@ export const DeviceLogEntry = z
       .max(64)
       .regex(/^[A-Za-z0-9._:-]+$/, { message: 'invalid_format' }),
     /** when it happened (ISO 8601); the platform's time when absent */
-    time: z.iso.datetime({ offset: true }).optional(),
+    time: z.iso
+      .datetime({ offset: true })
+      // not before 1970 (a device whose clock was never set says 1970): year 0000 made the database fail
+      .refine((t) => Date.parse(t) >= 0, { message: 'invalid_format' })
+      .optional(),
     kind: DeviceEventKind,
     identifier_type: z.enum(DeviceIdentifierTypes).optional(),
     identifier_number: z.string().min(1).max(100).optional(),

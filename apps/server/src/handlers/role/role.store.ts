@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { roleResource, type Role } from '@lintel/commands';
-import { AllPermissions, PermissionCategories } from '@lintel/core';
+import { AllPermissions, PermissionCategories, maySetSystemRolePermissions } from '@lintel/core';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../errors';
 import { inIds } from '../../engine/caller';
@@ -10,11 +10,14 @@ import {
   assertAdministratorRoleKept,
   assertMayGrantPermissions,
   assertMayListRoles,
+  enforce,
 } from '../../engine/grants';
 import { RoleChangedEvent } from '../../events/define';
 import { BuiltInRoles } from '../../bootstrap';
 
 const known: ReadonlySet<string> = new Set(AllPermissions);
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  new Set(a).size === new Set(b).size && a.every((x) => b.includes(x));
 
 function groupPermissions(permissions: readonly string[]): Role['permission_groups'] {
   const held = new Set(permissions);
@@ -179,6 +182,9 @@ export const roleStore: FamilyStore<typeof roleResource> = {
       );
       // but nobody empties the Administrator role: it is the way back from every mistake
       await assertAdministratorRoleKept(trx, caller.projectId, id, before.permissions, permissions);
+      // nor a system role (Private client is every group's), and only whoever edits all roles changes one
+      if (before.is_system && !sameSet(permissions, before.permissions))
+        enforce(maySetSystemRolePermissions(permissions, caller.has('roles.edit_all')));
     }
     if (args.available_roles) {
       const had = new Set(before.available_roles.map((r) => r.id));
