@@ -118,6 +118,11 @@ export function registerFixtureResource(resource: AnyResource): void {
   for (const c of Object.values(resource.commands)) (registry as Map<string, Command>).set(c.id, c);
 }
 
+/** Every family: the registry's and those a test declared in a fixture. */
+export function allResources(): readonly AnyResource[] {
+  return [...resources, ...fixtureResources];
+}
+
 /** Typed access to one command by id. */
 export function getCommand<Id extends CommandId>(id: Id): CommandById<Id> {
   const cmd = registry.get(id);
@@ -142,9 +147,7 @@ export function familyCommandId<V extends FamilyVerb>(noun: string, verb: V): Fa
 
 /** The family a command belongs to, if it is one of a generic family's six. */
 export function resourceOf(commandId: string) {
-  return [...resources, ...fixtureResources].find((r) =>
-    Object.values(r.commands).some((c) => c.id === commandId),
-  );
+  return allResources().find((r) => Object.values(r.commands).some((c) => c.id === commandId));
 }
 
 const isPickerFamily = (noun: string): noun is PickerFamily =>

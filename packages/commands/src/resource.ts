@@ -47,13 +47,51 @@ export interface ResourceUi {
 }
 
 /**
+ * A many-to-many reference stored in a join table: one row `(owner, column)` per related id, `owner` holding
+ * this family's row id and `column` the other family's. Declare the table with `on delete cascade` on both.
+ */
+export interface JoinTable {
+  table: string;
+  /** the join table's column holding this family's row id */
+  owner: string;
+  /** the join table's column holding the related family's id */
+  column: string;
+}
+
+/**
+ * An argument field holding ids of another family. `many: false` is one id, stored in the row's column of the
+ * argument's name; `many: true` a list the family's own store keeps; `many: {table, owner, column}` a list
+ * stored in that join table, which the generic store then loads into the record, filters with `has`, writes
+ * on create and update (the list replaces the stored one) and checks (each id a row of the project).
+ */
+export interface ResourceRef<F extends string = string> {
+  family: F;
+  many: boolean | JoinTable;
+  /**
+   * the record field that shows the related rows (default the argument's name): a list of ids, or of objects
+   * (`{id, name}`, a marker's `{id, name, color}`) read from the related family's table by the record's schema
+   */
+  record?: string;
+}
+
+/**
+ * What places a row for the scopes: one group column (`group`), or the many-to-many groups relation (`groups`:
+ * the name of a `refs` entry to the group family with a join table), and the creator's column.
+ */
+export interface ResourceOwner {
+  group?: string;
+  groups?: string;
+  creator?: string;
+}
+
+/**
  * Who may see and change which rows: the columns that place a row (`owner.group`: the group it belongs to,
  * `owner.creator`: the user who made it; without a group column a row is where its maker's groups are), and
  * for each kind of action which permission reaches how far. Without it every gate permission reaches the
  * whole project. `create` scopes check the group a new row is placed in.
  */
 export interface ResourceScopes {
-  owner?: { group?: string; creator?: string };
+  owner?: ResourceOwner;
   view?: Readonly<Record<string, ScopeKind>>;
   create?: Readonly<Record<string, ScopeKind>>;
   edit?: Readonly<Record<string, ScopeKind>>;
@@ -117,7 +155,7 @@ export interface ResourceSpec<
   /** fields a list's `search` looks in (default `name`) */
   search?: readonly string[];
   /** argument fields that hold ids of another family (the pickers of forms and the CLI palette) */
-  refs?: Readonly<Record<string, { family: string; many: boolean }>>;
+  refs?: Readonly<Record<string, ResourceRef>>;
   /** how a picker row of this family reads: its secondary line and colour */
   picker?: PickerHints;
 }
@@ -165,7 +203,7 @@ export interface Resource<
   licenceCount?: 'sip' | 'mobile_app' | 'ukey2';
   unique: readonly string[];
   search: readonly string[];
-  refs: Readonly<Record<string, { family: string; many: boolean }>>;
+  refs: Readonly<Record<string, ResourceRef>>;
   commands: ReturnType<typeof familyCommands<N, Rec, Cre, Upd>>;
 }
 
