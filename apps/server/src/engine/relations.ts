@@ -38,10 +38,14 @@ export function familyTable(noun: string): string {
   return table;
 }
 
-/** Every table a family writes: its own and the join tables of its declared relations. */
+/** Tables a store of its own writes beside its family's table and join tables: a user's account. */
+const ALSO_WRITES: Partial<Record<OwnStoreNoun, readonly string[]>> = { user: ['accounts'] };
+
+/** Every table a family writes: its own, the join tables of its declared relations, and any its store adds. */
 export function familyTables(resource: AnyResource): string[] {
   return [
     familyTable(resource.noun),
+    ...((ALSO_WRITES as Record<string, readonly string[] | undefined>)[resource.noun] ?? []),
     ...relationsOf(resource).flatMap((r) => (r.join ? [r.join.table] : [])),
   ];
 }
