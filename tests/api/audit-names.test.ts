@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand, resources, type AuditEvent } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
+import { eventsOf as eventsOfIn, namesEveryFamily } from '../support/registry-suites';
 import { admin, everyFeatureOn, licence, rootGroup, uid, userWith } from '../support/fixtures';
 
 let ts: TestServer;
@@ -21,77 +22,16 @@ afterAll(async () => {
   await ts?.close();
 });
 
-/** The newest events of one entity row. */
-async function eventsOf(entity: string, id: number): Promise<AuditEvent[]> {
-  return (
-    await getCommand('audit_event.list').run(
-      { api },
-      {
-        limit: 50,
-        filters: [
-          { field: 'entity', rule: 'equals', value: entity },
-          { field: 'entity_id', rule: 'equals', value: String(id) },
-        ],
-      },
-    )
-  ).data;
-}
+const eventsOf = (entity: string, id: number): Promise<AuditEvent[]> => eventsOfIn(api, entity, id);
 
 describe('the audit log names its rows', () => {
   it('names a row of every family by its name now, and a deleted row by the name it had', async () => {
-    const tag = uid();
+    // every family of the registry, each made from its example (tests/support/family-examples.ts)
     const root = await rootGroup(api);
-    const role = (await getCommand('role.list').run({ api }, { limit: 1 })).data[0]!.id;
-    const made: Record<string, number> = {
-      user: (
-        await getCommand('user.create').run(
-          { api },
-          {
-            login: `an${tag}`,
-            name: `Anna ${tag}`,
-            role,
-            domains: [root],
-            send_registration_link: false,
-          },
-        )
-      ).data.id,
-      role: (await getCommand('role.create').run({ api }, { name: `Role ${tag}`, permissions: [] })).data.id,
-      group: (await getCommand('group.create').run({ api }, { name: `Group ${tag}`, parent_id: root })).data
-        .id,
-      marker: (await getCommand('marker.create').run({ api }, { name: `Marker ${tag}`, color: '#aa3300' }))
-        .data.id,
-      domain_type: (
-        await getCommand('domain_type.create').run({ api }, { type: `t_${tag}`, name: `Type ${tag}` })
-      ).data.id,
-      device: (
-        await getCommand('device.create').run(
-          { api },
-          { name: `Device ${tag}`, type: 'panel', serial_number: `AN-${tag}`, domain_id: root },
-        )
-      ).data.id,
-      sip_number: (
-        await getCommand('sip_number.create').run(
-          { api },
-          { number: String(Date.now() % 1e9), name: `Number ${tag}`, domain_id: root },
-        )
-      ).data.id,
-    };
-    // every family of the registry is covered here: a new one needs its line above
-    expect(Object.keys(made).sort()).toEqual(resources.map((r) => r.noun).sort());
-
-    const nameNow: Record<string, string> = {
-      user: `Anna ${tag}`,
-      role: `Role ${tag}`,
-      group: `Group ${tag}`,
-      marker: `Marker ${tag}`,
-      domain_type: `Type ${tag}`,
-      device: `Device ${tag}`,
-      sip_number: `Number ${tag}`,
-    };
-    for (const [noun, id] of Object.entries(made)) {
-      const [created] = await eventsOf(noun, id);
-      expect(created, noun).toMatchObject({ action: 'create', entity_name: nameNow[noun] });
-    }
+    const rows = await namesEveryFamily(resources, () => ({ ts, api, root, A: root, B: root }));
+    expect(Object.keys(rows).sort()).toEqual(resources.map((r) => r.noun).sort());
+    const made = Object.fromEntries(Object.entries(rows).map(([noun, r]) => [noun, r.id]));
+    const tag = uid();
 
     // renamed: every event of the row reads its name now
     await getCommand('marker.update').run({ api }, { id: made.marker!, name: `Renamed ${tag}` });
@@ -105,8 +45,8 @@ describe('the audit log names its rows', () => {
     await getCommand('role.delete').run({ api }, { id: made.role! });
     const role2 = await eventsOf('role', made.role!);
     expect(role2.map((e) => [e.action, e.entity_name])).toEqual([
-      ['delete', `Role ${tag}`],
-      ['create', `Role ${tag}`],
+      ['delete', rows.role!.name],
+      ['create', rows.role!.name],
     ]);
   });
 

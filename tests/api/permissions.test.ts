@@ -8,9 +8,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Jimp } from 'jimp';
 import { SimulatedDevice } from '@lintel/device-sim';
-import { getCommand, registry, type CommandId } from '@lintel/commands';
+import { getCommand, registry, resources, type AnyResource, type CommandId } from '@lintel/commands';
 import { AllPermissions, LicenceFlags, licenceFlagOn, type ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
+import { familyMatrixSuite } from '../support/registry-suites';
 import {
   admin,
   everyFeatureOn,
@@ -772,7 +773,19 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'device_gateway.logs':
     "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/events.test.ts refuses sessions and wrong credentials",
 };
-const familyCommands = [...registry.values()].filter((c) => !OPT_OUT[c.id as CommandId]);
+/**
+ * Families of the registry without hand-written cases get theirs from the declaration
+ * (tests/support/registry-suites.ts `familyMatrixSuite`): adding a family to the registry is all it needs.
+ */
+const derivedFamilies = (resources as readonly AnyResource[]).filter((r) =>
+  Object.values(r.commands).every((c) => !cases[c.id]),
+);
+const derived = new Set<string>(
+  derivedFamilies.flatMap((r) => Object.values(r.commands).map((c) => c.id as string)),
+);
+const familyCommands = [...registry.values()].filter(
+  (c) => !OPT_OUT[c.id as CommandId] && !derived.has(c.id),
+);
 /** Commands any signed-in user may call: they act on the caller's own session and profile. */
 const SELF_SERVICE = new Set(
   Object.entries(OPT_OUT)
@@ -795,6 +808,8 @@ describe('the registry', () => {
     expect(Object.values(OPT_OUT).every((why) => why.length > 10)).toBe(true);
   });
 });
+
+familyMatrixSuite(derivedFamilies, () => ({ ts, api, root: w.root, A: w.A, B: w.B }));
 
 describe.each(familyCommands.filter((c) => cases[c.id]).map((c) => [c.id]))('%s', (id) => {
   const cmd = registry.get(id)!;

@@ -53,9 +53,9 @@ export function narrowest(resource: AnyResource, action: Action): { permission: 
 export const isScoped = (resource: AnyResource) =>
   (['view', 'edit', 'delete'] as const).some((a) => narrowest(resource, a).scope !== 'all');
 
-/** Whether an update of the family may move a row to another group. */
+/** Whether an update of the family may move a row to other groups (its group column, or its groups). */
 export const canMove = (resource: AnyResource) => {
-  const column = resource.scopes?.owner?.group;
+  const column = resource.scopes?.owner?.group ?? resource.scopes?.owner?.groups;
   return !!column && column in resource.updateArgs.shape && narrowest(resource, 'create').scope !== 'all';
 };
 

@@ -22,3 +22,4 @@ export { planList } from './engine/list';
 export { userStore } from './handlers/user/user.store';
 export { notify, deviceStatusRecipients } from './notifications/notify';
 export { POOL_NEW_PER_ADDRESS_HOUR, POOL_REFRESH_MS } from './devices/pool';
+export { familyTables } from './engine/relations';

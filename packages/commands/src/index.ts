@@ -65,6 +65,17 @@ export const resources = [
   sipNumberResource,
 ] as const;
 
+/** A reference to a family no registry declares is a mistake of the declaration, refused as the registry loads. */
+function assertRefFamilies(families: readonly AnyResource[]): void {
+  for (const r of families)
+    for (const [field, ref] of Object.entries(r.refs))
+      if (!families.some((f) => f.noun === ref.family))
+        throw new Error(
+          `${r.noun}.refs.${field} names the family ${ref.family}, which is not in the registry`,
+        );
+}
+assertRefFamilies(resources);
+
 /**
  * Every module of commands: the one list the registry and its type both come from, so a module added
  * here is registered and typed at once (and one left out is neither).
@@ -115,7 +126,13 @@ const fixtureResources: AnyResource[] = [];
 /** Test-only: adds a throwaway family's seven commands to the registry, as a fixture of tests/support. */
 export function registerFixtureResource(resource: AnyResource): void {
   fixtureResources.push(resource);
+  assertRefFamilies(allResources());
   for (const c of Object.values(resource.commands)) (registry as Map<string, Command>).set(c.id, c);
+}
+
+/** Every family: the registry's and those a test declared in a fixture. */
+export function allResources(): readonly AnyResource[] {
+  return [...resources, ...fixtureResources];
 }
 
 /** Typed access to one command by id. */
@@ -142,9 +159,7 @@ export function familyCommandId<V extends FamilyVerb>(noun: string, verb: V): Fa
 
 /** The family a command belongs to, if it is one of a generic family's six. */
 export function resourceOf(commandId: string) {
-  return [...resources, ...fixtureResources].find((r) =>
-    Object.values(r.commands).some((c) => c.id === commandId),
-  );
+  return allResources().find((r) => Object.values(r.commands).some((c) => c.id === commandId));
 }
 
 const isPickerFamily = (noun: string): noun is PickerFamily =>

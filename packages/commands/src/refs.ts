@@ -102,11 +102,11 @@ const pickerHints = new Map<string, PickerHints>();
 export function declarePicker(
   family: string,
   hints: PickerHints | undefined,
-  refs: Readonly<Record<string, { family: string; many: boolean }>> | undefined,
+  refs: Readonly<Record<string, { family: string; many: unknown }>> | undefined,
 ): void {
   if (hints) pickerHints.set(family, hints);
   for (const [field, ref] of Object.entries(refs ?? {}))
-    REF_FIELDS[field] ??= ref as { family: PickerFamily; many: boolean };
+    REF_FIELDS[field] ??= { family: ref.family as PickerFamily, many: !!ref.many };
 }
 
 const at = (r: Record<string, unknown>, path: string): unknown =>

@@ -46,18 +46,73 @@ export interface ResourceUi {
   search?: boolean;
 }
 
+/** The permission gates of each kind of action (any one of the listed codes lets the caller try). */
+export interface ResourceGates {
+  view: readonly PermissionCode[];
+  create: readonly PermissionCode[];
+  edit: readonly PermissionCode[];
+  delete: readonly PermissionCode[];
+}
+
+/**
+ * How far each permission of an action reaches: its keys are permission codes of the action's gate (a code
+ * the gate does not list, or a typo, does not compile), so scopes and gates cannot disagree.
+ */
+export type ScopeReach<P extends PermissionCode = PermissionCode> = Readonly<Partial<Record<P, ScopeKind>>>;
+
+/**
+ * A many-to-many reference stored in a join table: one row `(owner, column)` per related id, `owner` holding
+ * this family's row id and `column` the other family's. Declare the table with `on delete cascade` on both.
+ */
+export interface JoinTable {
+  table: string;
+  /** the join table's column holding this family's row id */
+  owner: string;
+  /** the join table's column holding the related family's id */
+  column: string;
+}
+
+/**
+ * An argument field holding ids of another family. `many: false` is one id, stored in the row's column of the
+ * argument's name; `many: true` a list the family's own store keeps; `many: {table, owner, column}` a list
+ * stored in that join table, which the generic store then loads into the record, filters with `has`, writes
+ * on create and update (the list replaces the stored one) and checks (each id a row of the project).
+ */
+export interface ResourceRef<F extends string = string> {
+  family: F;
+  many: boolean | JoinTable;
+  /**
+   * the record field that shows the related rows (default the argument's name): a list of ids, or of objects
+   * (`{id, name}`, a marker's `{id, name, color}`) read from the related family's table by the record's schema
+   */
+  record?: string;
+}
+
+/**
+ * What places a row for the scopes: one group column (`group`), or the many-to-many groups relation (`groups`:
+ * the name of a `refs` entry to the group family with a join table), and the creator's column.
+ */
+export interface ResourceOwner<A extends string = string> {
+  /** an argument field (and the row's column) holding the row's group */
+  group?: A;
+  /** an argument field declared in `refs` as many-to-many to groups */
+  groups?: A;
+  /** the row's column of its maker (not an argument: the server sets it) */
+  creator?: string;
+}
+
 /**
  * Who may see and change which rows: the columns that place a row (`owner.group`: the group it belongs to,
  * `owner.creator`: the user who made it; without a group column a row is where its maker's groups are), and
  * for each kind of action which permission reaches how far. Without it every gate permission reaches the
  * whole project. `create` scopes check the group a new row is placed in.
  */
-export interface ResourceScopes {
-  owner?: { group?: string; creator?: string };
-  view?: Readonly<Record<string, ScopeKind>>;
-  create?: Readonly<Record<string, ScopeKind>>;
-  edit?: Readonly<Record<string, ScopeKind>>;
-  delete?: Readonly<Record<string, ScopeKind>>;
+export interface ResourceScopes<G extends ResourceGates = ResourceGates, A extends string = string> {
+  owner?: ResourceOwner<A>;
+  view?: ScopeReach<G['view'][number]>;
+  create?: ScopeReach<G['create'][number]>;
+  edit?: ScopeReach<G['edit'][number]>;
+  delete?: ScopeReach<G['delete'][number]>;
   /** people may always see the rows they made (spec part 2 §6), default true when there is a creator */
   ownAlwaysVisible?: boolean;
 }
@@ -72,11 +127,15 @@ export interface CountedLimit {
   feature: string;
 }
 
+/** A field of the record (compile-time check of the declaration's field names). */
+export type RecordKey<Rec extends ZodObject> = keyof Rec['shape'] & string;
+
 export interface ResourceSpec<
   N extends string,
   Rec extends ZodObject,
   Cre extends ZodObject,
   Upd extends ZodObject,
+  G extends ResourceGates = ResourceGates,
 > {
   /** singular noun: command ids are `<noun>.list`, `<noun>.get`, ... */
   noun: N;
@@ -87,12 +146,7 @@ export interface ResourceSpec<
   update: Upd;
   fields: Record<string, ResourceField>;
   /** the permission gates of each kind of action (any one of the listed codes lets the caller try) */
-  gates: {
-    view: readonly PermissionCode[];
-    create: readonly PermissionCode[];
-    edit: readonly PermissionCode[];
-    delete: readonly PermissionCode[];
-  };
+  gates: G;
   licence?: readonly LicenceFlag[];
   /** extra arguments of delete and delete-all (e.g. roles' `gently`) */
   deleteOptions?: ZodObject;
@@ -103,7 +157,7 @@ export interface ResourceSpec<
    * handler code); a family whose store does more leaves it out and gives its own in apps/server/src/handlers
    */
   table?: string;
-  scopes?: ResourceScopes;
+  scopes?: ResourceScopes<G, RecordKey<Cre>>;
   /** counted limits on this family's rows (see CountedLimit) */
   limits?: readonly CountedLimit[];
   /**
@@ -112,12 +166,12 @@ export interface ResourceSpec<
    * `limit_exceeded` with used and max. Virtual numbers count against SIP.
    */
   licenceCount?: 'sip' | 'mobile_app' | 'ukey2';
-  /** fields unique in a project: a duplicate is `value_not_unique` naming the field */
-  unique?: readonly string[];
-  /** fields a list's `search` looks in (default `name`) */
-  search?: readonly string[];
-  /** argument fields that hold ids of another family (the pickers of forms and the CLI palette) */
-  refs?: Readonly<Record<string, { family: string; many: boolean }>>;
+  /** fields unique in a project (of the record): a duplicate is `value_not_unique` naming the field */
+  unique?: readonly RecordKey<Rec>[];
+  /** fields of the record a list's `search` looks in (default `name`) */
+  search?: readonly RecordKey<Rec>[];
+  /** argument fields (of the create) that hold ids of another family (the pickers of forms and the CLI palette) */
+  refs?: Readonly<Partial<Record<RecordKey<Cre>, ResourceRef>>>;
   /** how a picker row of this family reads: its secondary line and colour */
   picker?: PickerHints;
 }
@@ -165,7 +219,7 @@ export interface Resource<
   licenceCount?: 'sip' | 'mobile_app' | 'ukey2';
   unique: readonly string[];
   search: readonly string[];
-  refs: Readonly<Record<string, { family: string; many: boolean }>>;
+  refs: Readonly<Record<string, ResourceRef>>;
   commands: ReturnType<typeof familyCommands<N, Rec, Cre, Upd>>;
 }
 
@@ -250,13 +304,15 @@ export function defineResource<
   Rec extends ZodObject,
   Cre extends ZodObject,
   Upd extends ZodObject,
->(spec: ResourceSpec<N, Rec, Cre, Upd> & { table: string }): PlainResource<N, Rec, Cre, Upd>;
+  const G extends ResourceGates,
+>(spec: ResourceSpec<N, Rec, Cre, Upd, G> & { table: string }): PlainResource<N, Rec, Cre, Upd>;
 export function defineResource<
   N extends string,
   Rec extends ZodObject,
   Cre extends ZodObject,
   Upd extends ZodObject,
->(spec: ResourceSpec<N, Rec, Cre, Upd>): Resource<N, Rec, Cre, Upd>;
+  const G extends ResourceGates,
+>(spec: ResourceSpec<N, Rec, Cre, Upd, G>): Resource<N, Rec, Cre, Upd>;
 export function defineResource<
   N extends string,
   Rec extends ZodObject,
@@ -271,7 +327,8 @@ export function defineResource<
       .filter(([, f]) => f.filterable)
       .map(([name, f]) => [name, { kind: f.kind, values: f.values } satisfies FilterableField]),
   );
-  declarePicker(spec.noun, spec.picker, spec.refs);
+  const refs = (spec.refs ?? {}) as Readonly<Record<string, ResourceRef>>;
+  declarePicker(spec.noun, spec.picker, refs);
   for (const limit of spec.limits ?? []) registerLimitKey(limit.feature);
   return {
     noun: spec.noun,
@@ -293,7 +350,7 @@ export function defineResource<
     ...(spec.licenceCount ? { licenceCount: spec.licenceCount } : {}),
     unique: spec.unique ?? [],
     search: spec.search ?? ['name'],
-    refs: spec.refs ?? {},
+    refs,
     commands: familyCommands(spec),
   };
 }

@@ -12,6 +12,7 @@ import { planList, runList, type ListSource } from './list';
 import { exportReply } from './export';
 import { scopePredicate, scopesFor, type ScopeRules, type ScopeSql } from './scope';
 import { checkPlacement } from './table-store';
+import { ownerGroups, placedIn } from './relations';
 import { declareEntityNames, tableNames } from './entity-names';
 
 export interface FamilyCtx {
@@ -43,6 +44,11 @@ export interface FamilyStore<R extends AnyResource, Rec = z.output<R['record']>>
     ctx: FamilyCtx,
     before: Rec,
   ): Promise<void>;
+  /**
+   * The check of an update that places the row in other groups (default: `checkPlacement`, the family's
+   * create scopes); a store whose placement rules are its own gives them here.
+   */
+  placement?(trx: Transaction<DB>, changes: Record<string, unknown>, caller: Caller): Promise<void>;
   /** after the create committed: e-mails and events, which must not hold the transaction */
   afterCreate?(ctx: FamilyCtx, id: number, args: z.output<R['createArgs']>): Promise<void>;
   /** after an update committed */
@@ -127,6 +133,22 @@ export async function assertMay(
   if (store.authority && ctx) await store.authority(q, id, ctx, action);
 }
 
+/** Whether an update places the row in other groups than it is in (its group column, or its groups). */
+function movesGroups(
+  resource: AnyResource,
+  changes: Record<string, unknown>,
+  before: Record<string, unknown>,
+) {
+  const next = placedIn(resource, changes);
+  if (!next) return false;
+  const groups = ownerGroups(resource);
+  const was = groups ? before[groups.recordKey] : before[resource.scopes!.owner!.group!];
+  const ids = (Array.isArray(was) ? was : [was]).map((g) =>
+    typeof g === 'object' && g !== null ? Number((g as { id: unknown }).id) : Number(g),
+  );
+  return [...new Set(ids)].sort().join() !== [...next].sort().join();
+}
+
 export async function loadOne<Rec>(q: Kysely<DB>, store: ListSource<Rec>, id: number): Promise<Rec> {
   const [rec] = await store.load(q, [id]);
   if (!rec) throw new AppError('item_not_found');
@@ -203,13 +225,10 @@ export function familyHandlers<R extends AnyResource>(
         await assertMay(trx, s, c.caller, id, 'edit', c);
         const before = await loadOne(trx, store, id);
         // authority over what the row becomes: a move to another group is a placement, as on create
-        const group = store.resource.scopes?.owner?.group;
-        if (
-          group &&
-          changes[group] !== undefined &&
-          changes[group] !== (before as Record<string, unknown>)[group]
-        )
-          await checkPlacement(store.resource, trx, changes, c.caller);
+        if (movesGroups(store.resource, changes, before as Record<string, unknown>))
+          await (s.placement
+            ? s.placement(trx, changes, c.caller)
+            : checkPlacement(store.resource, trx, changes, c.caller));
         // an empty PATCH changes nothing (and an empty SET is no SQL)
         if (Object.keys(changes).length) await s.update(trx, id, changes as never, c, before);
         const after = await loadOne(trx, store, id);

@@ -12,10 +12,21 @@ import {
 } from '../licensing/limits';
 import { assertLicenceCount } from '../licensing/licence.service';
 import type { Caller } from './caller';
-import { inIds } from './caller';
 import type { FamilyCtx, FamilyStore, Kept } from './family';
 import type { ColumnSql } from './list';
-import type { ScopeRule, ScopeSql } from './scope';
+import type { ScopeRule } from './scope';
+import {
+  assertRelated,
+  placedIn,
+  relationByRecordKey,
+  relationColumn,
+  ownerScopeSql,
+  relationSelect,
+  rowValues,
+  writeRelations,
+} from './relations';
+
+export { ownerScopeSql };
 
 /** What a family's table needs beyond its declaration: only what SQL cannot guess. */
 export interface TableStoreOptions {
@@ -54,28 +65,10 @@ export function uniqueError(resource: AnyResource, err: unknown): never {
   throw err;
 }
 
-/** Where rows of this family sit for a scope: by their group column, else by their maker's groups. */
-export function ownerScopeSql(resource: AnyResource): ScopeSql {
-  const owner = resource.scopes?.owner ?? {};
-  const placed = async (ids: readonly number[]): Promise<RawBuilder<boolean>> => {
-    if (owner.group) return inIds(col(owner.group), ids);
-    if (owner.creator)
-      return ids.length
-        ? sql<boolean>`exists (select 1 from user_domains s where s.user_id = ${col(owner.creator)} and ${inIds(sql`s.domain_id`, ids)})`
-        : sql<boolean>`false`;
-    return sql<boolean>`false`;
-  };
-  return async (scope: string, caller: Caller) => {
-    if (scope === 'descendants') return placed(await caller.subtree());
-    if (scope === 'domain') return placed(await caller.domains());
-    if (scope === 'own' && owner.creator) return sql<boolean>`${col(owner.creator)} = ${caller.userId}`;
-    return sql<boolean>`false`;
-  };
-}
-
 /**
- * The create-placement check: the group a new row is placed in must be in the project and within the reach
- * of the caller's create permissions (all, descendants, own groups), else the create is refused.
+ * The create-placement check: each group a new row is placed in (its group column, or its many-to-many
+ * groups) must be in the project and within the reach of the caller's create permissions (all, descendants,
+ * own groups), else the create is refused. A move on update is the same check (engine/family.ts).
  */
 export async function checkPlacement(
   resource: AnyResource,
@@ -83,22 +76,26 @@ export async function checkPlacement(
   values: Record<string, unknown>,
   caller: Caller,
 ): Promise<void> {
-  const column = resource.scopes?.owner?.group;
-  if (!column || values[column] === undefined || values[column] === null) return;
-  const id = Number(values[column]);
+  const ids = placedIn(resource, values);
+  if (!ids?.length) return;
+  const field = (resource.scopes?.owner?.group ?? resource.scopes?.owner?.groups)!;
   const found = await sql<{
     id: number;
-  }>`select id from domains where id = ${id} and project_id = ${caller.projectId}`.execute(trx);
-  if (!found.rows.length) throw new AppError('invalid_related_entity', { entity: 'domains', ids: [id] });
+  }>`select id from domains where id in (${sql.join(ids)}) and project_id = ${caller.projectId}`.execute(trx);
+  const missing = ids.filter((id) => !found.rows.some((r) => Number(r.id) === id));
+  if (missing.length) throw new AppError('invalid_related_entity', { entity: 'domains', ids: missing });
   const reach = new Set(
     rules(resource.scopes?.create, resource.gates.create)
       .filter((r) => caller.has(r.permission))
       .map((r) => r.scope),
   );
   if (reach.has('all')) return;
-  if (reach.has('descendants') && (await caller.subtree()).includes(id)) return;
-  if (reach.has('domain') && (await caller.domains()).includes(id)) return;
-  throw new AppError('method_prohibited', { reason: 'placement', field: column });
+  const within = new Set([
+    ...(reach.has('descendants') ? await caller.subtree() : []),
+    ...(reach.has('domain') ? await caller.domains() : []),
+  ]);
+  if (ids.every((id) => within.has(id))) return;
+  throw new AppError('method_prohibited', { reason: 'placement', field });
 }
 
 /**
@@ -139,16 +136,25 @@ export function tableStore<R extends AnyResource>(resource: R, opts: TableStoreO
   const keys = Object.keys(resource.record.shape);
   const exprOf = (key: string): RawBuilder<unknown> => {
     if (computed[key]) return computed[key];
+    const rel = relationByRecordKey(resource, key);
+    if (rel) return relationSelect(rel, sql`t.id`);
     if (key === 'created_by_user' && creator)
       return sql`(select json_build_object('id', u.id, 'name', u.name) from users u where u.id = ${col(creator)})`;
     return col(key);
   };
   const columns: Record<string, ColumnSql> = {};
-  for (const name of Object.keys(resource.fields)) columns[name] = { expr: exprOf(name) };
+  for (const name of Object.keys(resource.fields)) {
+    const rel = computed[name] ? undefined : relationByRecordKey(resource, name);
+    columns[name] = rel ? relationColumn(rel) : { expr: exprOf(name) };
+  }
   const prepare = opts.prepare ?? ((v: Record<string, unknown>) => v);
   const unique = (err: unknown) => uniqueError(resource, err);
   // what a group uses of each declared limit, for the check of a new maximum (licensing/group-licences.ts)
   const groupColumn = resource.scopes?.owner?.group;
+  if (resource.limits.length && !groupColumn)
+    throw new Error(
+      `${resource.noun}: counted limits need scopes.owner.group (a store of its own counts others)`,
+    );
   if (groupColumn)
     for (const limit of resource.limits) {
       registerGroupCounter(limit.feature, (q, groupId) =>
@@ -194,10 +200,14 @@ export function tableStore<R extends AnyResource>(resource: R, opts: TableStoreO
     async create(trx, args, ctx: FamilyCtx) {
       const values = prepare({ ...(args as Record<string, unknown>) });
       await checkPlacement(resource, trx, values, ctx.caller);
+      await assertRelated(trx, resource, ctx.caller.projectId, values);
       await checkLimits(resource, opts.table, trx, values, null);
       if (resource.licenceCount)
         await assertLicenceCount(ctx.app, trx, ctx.caller.projectId, resource.licenceCount);
-      const row: Record<string, unknown> = { project_id: ctx.caller.projectId, ...values };
+      const row: Record<string, unknown> = {
+        project_id: ctx.caller.projectId,
+        ...rowValues(resource, values),
+      };
       if (creator) row[creator] = ctx.caller.userId;
       const names = Object.keys(row);
       const r = await sql<{
@@ -205,13 +215,15 @@ export function tableStore<R extends AnyResource>(resource: R, opts: TableStoreO
       }>`insert into ${table} (${sql.join(names.map((n) => sql.ref(n)))}) values (${sql.join(names.map((n) => stored(row[n])))}) returning id`
         .execute(trx)
         .catch(unique);
+      await writeRelations(trx, resource, r.rows[0]!.id, values, false);
       return r.rows[0]!.id;
     },
 
-    async update(trx, id, args, _ctx, before) {
-      const values = Object.entries(prepare({ ...(args as Record<string, unknown>) })).filter(
-        ([, v]) => v !== undefined,
-      );
+    async update(trx, id, args, ctx, before) {
+      const all = prepare({ ...(args as Record<string, unknown>) });
+      await assertRelated(trx, resource, ctx.caller.projectId, all);
+      await writeRelations(trx, resource, id, all, true);
+      const values = Object.entries(rowValues(resource, all)).filter(([, v]) => v !== undefined);
       if (!values.length) return;
       // a move into another group is counted there (the placement itself is checked by familyHandlers)
       const group = resource.scopes?.owner?.group;

@@ -1,5 +1,6 @@
 import { z, type ZodType } from 'zod';
 import { NotificationEventType, NotificationRecord, RealtimeTopics } from '@lintel/core';
+import { deviceResource } from '@lintel/commands';
 import type { AuthInfo } from '../context';
 
 /**
@@ -23,12 +24,13 @@ export type Audience =
       reach: Readonly<Record<string, 'all' | 'descendants' | 'domain'>>;
     };
 
-/** The view scope of devices (part 2 §6), for the audiences of the devices' events. */
-export const DeviceViewReach = {
-  'devices.view_all': 'all',
-  'devices.view_descendant': 'descendants',
-  'devices.view': 'domain',
-} as const;
+/**
+ * The view scope of devices (part 2 §6), for the audiences of the devices' events: the declaration's, read
+ * here rather than restated (devices are seen by their events as by their list).
+ */
+export const DeviceViewReach = deviceResource.scopes!.view! as Readonly<
+  Record<string, 'all' | 'descendants' | 'domain'>
+>;
 
 /** An event declared once: where it goes, its name, the shape of its payload, and who may receive it. */
 export interface EventDef<P extends ZodType = ZodType, T extends string = string> {

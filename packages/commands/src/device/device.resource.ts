@@ -246,6 +246,7 @@ export const deviceResource = defineResource({
   },
   unique: ['serial_number'],
   search: ['name', 'serial_number', 'ip_address'],
-  refs: { domain_id: { family: 'group', many: false } },
+  // the record shows the group as `domain` ({id, name}); lists filter `domain` by its id
+  refs: { domain_id: { family: 'group', many: false, record: 'domain' } },
   picker: { hint: 'serial_number' },
 });

@@ -83,9 +83,11 @@ export const userResource = defineResource({
   ui: { path: '/users', key: 'users', icon: 'user', section: 'users', goKey: 'u' },
   refs: {
     role: { family: 'role', many: false },
-    domains: { family: 'group', many: true },
-    markers: { family: 'marker', many: true },
+    domains: { family: 'group', many: { table: 'user_domains', owner: 'user_id', column: 'domain_id' } },
+    markers: { family: 'marker', many: { table: 'user_markers', owner: 'user_id', column: 'marker_id' } },
   },
+  // a user is placed by his groups (the view scopes are the store's: his own record is always his)
+  scopes: { owner: { groups: 'domains', creator: 'created_by' } },
   // a group's licence may cap the users of its subtree; the users' store counts by their groups
   limits: [{ per: 'group', feature: 'users' }],
   picker: { hint: 'login' },

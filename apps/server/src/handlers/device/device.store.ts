@@ -48,7 +48,6 @@ const base = tableStore(deviceResource, {
     // a stored secret is never sent back: the placeholder says there is one
     password: sql`case when t.password <> '' then ${DUMMY_PASSWORD} else '' end`,
     device_password: sql`case when t.device_password <> '' then ${DUMMY_PASSWORD} else '' end`,
-    domain: sql`(select json_build_object('id', d.id, 'name', d.name) from domains d where d.id = t.domain_id)`,
   },
   prepare,
 });
@@ -61,14 +60,15 @@ function serialInUse(err: unknown, serial: unknown): never {
 }
 
 /**
- * Devices: the declaration's store, plus what a device needs beyond a plain row — its password issued on
- * create, settings merged with their defaults on read and section by section on update, the group filtered
- * by id, and a duplicate serial number named as the catalogue does.
+ * Devices: the declaration's store (its group, `domain` in the record, comes from `refs.domain_id`), plus
+ * what a device needs beyond a plain row, which is why it has a store of its own: its password issued on
+ * create and never read back, settings merged with their defaults on read and section by section on update,
+ * the device tasks and broker accounts a change queues, and a duplicate serial number named as the catalogue
+ * does.
  */
 export const deviceStore: FamilyStore<typeof deviceResource> = {
   ...base,
   entity: 'device',
-  columns: { ...base.columns, domain: { expr: sql`t.domain_id` } },
 
   async load(q, ids) {
     const rows = await base.load(q, ids);

@@ -5,7 +5,14 @@ import type { DB } from '../../db/schema';
 import { PREPARED } from '../../db/database';
 import { AppError } from '../../errors';
 import { hashPassword } from '../../auth/crypto';
-import { inIds } from '../../engine/caller';
+import {
+  assertRelated,
+  ownerScopeSql,
+  relationColumn,
+  relationSelect,
+  relationsOf,
+  writeRelations,
+} from '../../engine/relations';
 import type { FamilyStore } from '../../engine/family';
 import { sendInvitation } from '../registration/codes';
 import { assertUserLimit } from '../../licensing/limits';
@@ -18,6 +25,10 @@ import {
   assertNotLastAdministrator,
 } from '../../engine/grants';
 import { lockCount } from '../../licensing/limits';
+
+/** The user's groups and markers, declared in `userResource.refs` (join tables the generic parts read and write). */
+const relation = (key: 'domains' | 'markers') => relationsOf(userResource).find((r) => r.key === key)!;
+const placedScope = ownerScopeSql(userResource);
 
 export const DefaultUserProfile: User['profile'] = {
   phone: '',
@@ -59,10 +70,8 @@ export async function loadUsers(q: Kysely<DB>, ids: readonly number[]): Promise<
     select t.id, a.login, t.name, t.description, a.email, r.id as role_id, r.name as role_name, t.avatar_url,
       t.elevator_access_disabled, t.profile, (a.activated_at is not null) as activated, t.is_invited, t.is_group_admin,
       t.created_at, cu.id as created_by_id, cu.name as created_by_name,
-      coalesce((select json_agg(json_build_object('id', d.id, 'name', d.name) order by d.name, d.id)
-        from user_domains ud join domains d on d.id = ud.domain_id where ud.user_id = t.id), '[]'::json) as domains,
-      coalesce((select json_agg(json_build_object('id', m.id, 'name', m.name, 'color', m.color) order by m.name, m.id)
-        from user_markers um join markers m on m.id = um.marker_id where um.user_id = t.id), '[]'::json) as markers
+      ${relationSelect(relation('domains'), sql`t.id`)} as domains,
+      ${relationSelect(relation('markers'), sql`t.id`)} as markers
     from users t
     join accounts a on a.id = t.account_id
     join roles r on r.id = t.role_id
@@ -125,17 +134,17 @@ async function assertFreeLogin(
     throw new AppError('email_already_used', { field: 'email' });
 }
 
-async function assertMarkers(q: Kysely<DB>, projectId: number, ids: readonly number[]) {
-  if (!ids.length) return;
-  const found = await q
-    .selectFrom('markers')
-    .select('id')
-    .where('project_id', '=', projectId)
-    .where('id', 'in', ids)
-    .execute();
-  const missing = ids.filter((id) => !found.some((f) => f.id === id));
-  if (missing.length) throw new AppError('invalid_related_entity', { entity: 'markers', ids: missing });
-}
+/** The markers a write names are the project's (`invalid_related_entity` naming the others). */
+const assertMarkers = (q: Kysely<DB>, projectId: number, ids: readonly number[]) =>
+  assertRelated(q, userResource, projectId, { markers: ids });
+
+/*
+ * A user keeps a store of his own for what is particular to people, not for his relations (his groups and
+ * markers come from the declaration): his account (login, e-mail, password) in another table shared between
+ * projects, the authority rules over roles and groups (engine/grants.ts, a group administrator's
+ * assignable groups rather than the create scope), his own record always his to see and edit, the last
+ * administrator kept, and the invitation e-mailed after the create.
+ */
 
 /** What a user may change on his own record without "edit all". */
 const SELF_EDITABLE = new Set(['name', 'description', 'email', 'profile']);
@@ -158,14 +167,8 @@ export const userStore: FamilyStore<typeof userResource> = {
     email: { expr: sql`a.email`, joins: ['a'] },
     description: { expr: sql`t.description` },
     role: { expr: sql`t.role_id` },
-    domains: {
-      has: (v) =>
-        sql<boolean>`exists (select 1 from user_domains f where f.user_id = t.id and f.domain_id = ${v})`,
-    },
-    markers: {
-      has: (v) =>
-        sql<boolean>`exists (select 1 from user_markers f where f.user_id = t.id and f.marker_id = ${v})`,
-    },
+    domains: relationColumn(relation('domains')),
+    markers: relationColumn(relation('markers')),
     // an unset phone shows as '' in the record (DefaultUserProfile), so filters read it as '' too
     phone: { expr: sql`coalesce(t.profile->>'phone', '')` },
     is_activated: { expr: sql`(a.activated_at is not null)`, joins: ['a'] },
@@ -188,18 +191,14 @@ export const userStore: FamilyStore<typeof userResource> = {
     // "editing a user is allowed for oneself" (spec part 2 §6): one's own record, password and avatar
     always: { view: ['self'], edit: ['self'] },
   },
+  // the declaration's placement (his groups, his creator), and his own record
   async scopeSql(scope, caller) {
-    if (scope === 'descendants' || scope === 'domain') {
-      const ids = scope === 'domain' ? await caller.domains() : await caller.subtree();
-      return ids.length
-        ? sql<boolean>`exists (select 1 from user_domains s where s.user_id = t.id and ${inIds(sql`s.domain_id`, ids)})`
-        : sql<boolean>`false`;
-    }
     if (scope === 'self') return sql<boolean>`t.id = ${caller.userId}`;
-    if (scope === 'own') return sql<boolean>`t.created_by = ${caller.userId}`;
-    return sql<boolean>`false`;
+    return placedScope(scope, caller);
   },
   load: loadUsers,
+  // the groups a user may be given are the grants' (assertAssignableGroups, checked by create and update)
+  placement: async () => {},
 
   async create(trx, args, ctx) {
     const { caller } = ctx;
@@ -235,16 +234,7 @@ export const userStore: FamilyStore<typeof userResource> = {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await trx
-      .insertInto('user_domains')
-      .values([...new Set(args.domains)].map((domain_id) => ({ user_id: user.id, domain_id })))
-      .execute();
-    const markers = [...new Set(args.markers ?? [])];
-    if (markers.length)
-      await trx
-        .insertInto('user_markers')
-        .values(markers.map((marker_id) => ({ user_id: user.id, marker_id })))
-        .execute();
+    await writeRelations(trx, userResource, user.id, { domains: args.domains, markers: args.markers }, false);
     return user.id;
   },
 
@@ -304,22 +294,7 @@ export const userStore: FamilyStore<typeof userResource> = {
     // the user's consoles reload the profile: the menu and the permissions follow the new role at once
     if (args.role !== undefined && args.role !== before.role.id)
       await ctx.app.outbox.emit(trx, ProfileChangedEvent, { userId: id, projectId: caller.projectId });
-    if (args.domains) {
-      await trx.deleteFrom('user_domains').where('user_id', '=', id).execute();
-      await trx
-        .insertInto('user_domains')
-        .values([...new Set(args.domains)].map((domain_id) => ({ user_id: id, domain_id })))
-        .execute();
-    }
-    if (args.markers) {
-      await trx.deleteFrom('user_markers').where('user_id', '=', id).execute();
-      const markers = [...new Set(args.markers)];
-      if (markers.length)
-        await trx
-          .insertInto('user_markers')
-          .values(markers.map((marker_id) => ({ user_id: id, marker_id })))
-          .execute();
-    }
+    await writeRelations(trx, userResource, id, { domains: args.domains, markers: args.markers }, true);
   },
 
   /** authority over the user as he is: his current role and groups (create checks only the new values) */
