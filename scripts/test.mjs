@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: install what is missing (npm packages; Chromium on Debian as root), build, type-check, lint,
+// `npm test`: install what is missing (npm packages; Chromium, Mosquitto, Kamailio and sipp on Debian as root), build, type-check, lint,
 // check the formatting (prettier) and each workspace's dependency declarations (scripts/check-deps.mjs),
 // and run every test: unit, API against real servers, CLI as a child process, browser in Chromium.
 import fs from 'node:fs';
@@ -9,6 +9,7 @@ import {
   ensureInstalled,
   ensureMosquittoBroker,
   ensureMosquittoClients,
+  ensureSip,
   fail,
   root,
   run,
@@ -18,6 +19,7 @@ ensureInstalled();
 ensureChromium();
 ensureMosquittoClients();
 ensureMosquittoBroker();
+ensureSip();
 
 const step = (title, cmd, args) => {
   console.log(`\n== ${title}`);

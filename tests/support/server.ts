@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
-import { createServer, loadConfig, type Config, type LintelServer } from '@lintel/server';
+import { createServer, loadConfig, loadSipConfig, type Config, type LintelServer } from '@lintel/server';
 import { ApiClient, MemorySessionStore, type StoredSession } from '@lintel/core';
 
 export interface TestServer {
@@ -82,6 +82,8 @@ export async function startTestServer(
       licences: { publicKeys: [], cloudTimeoutMs: 10_000, evaluationDays: 0 },
       // the embedded MQTT broker on a free port of loopback; no sweep timer (tests call devices.sweep())
       mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 5_000, sweepMs: 0 },
+      // no SIP server unless the test asks for one (tests/sip start Kamailio on free ports)
+      sip: loadSipConfig({ LINTEL_SIP: 'off' }),
       ...opts.config,
     },
   );

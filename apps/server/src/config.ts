@@ -4,6 +4,7 @@ import { DeviceSearchLimits } from '@lintel/core';
 import type { Clock } from './clock';
 import { defaultJobSettings, type JobSettings } from './jobs/queue';
 import { defaultWebsocketSettings, type WebsocketSettings } from './realtime/websocket';
+import { loadSipConfig, type SipConfig } from './sip/config';
 
 export interface Config {
   port: number;
@@ -49,7 +50,7 @@ export interface Config {
   codeTtlH: number;
   registrationOpen: boolean;
   selfRegistrationOpen: boolean;
-  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,http,websocket) */
+  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,sip,http,websocket) */
   modules: string[];
   jobs: JobSettings;
   /** the websocket's timers and limits (realtime/websocket.ts) */
@@ -70,6 +71,8 @@ export interface Config {
   licences: LicenceConfig;
   /** the device gateway (devices/gateway.ts) */
   mqtt: MqttConfig;
+  /** the SIP service (sip/config.ts): LINTEL_SIP, LINTEL_SIP_PORT, LINTEL_SIP_WS_PORT, KAMAILIO_RPC_URL, … */
+  sip: SipConfig;
 }
 
 export interface MqttConfig {
@@ -161,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     codeTtlH: int(env.LINTEL_CODE_TTL_HOURS, 24),
     registrationOpen: bool(env.LINTEL_REGISTRATION_OPEN, false),
     selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, true),
-    modules: (env.LINTEL_MODULES || 'events,jobs,devices,http,websocket')
+    modules: (env.LINTEL_MODULES || 'events,jobs,devices,sip,http,websocket')
       .split(',')
       .map((m) => m.trim())
       .filter(Boolean),
@@ -208,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       username: env.MQTT_USERNAME || undefined,
       password: env.MQTT_PASSWORD || undefined,
     },
+    sip: loadSipConfig(env),
     ...overrides,
   };
 }

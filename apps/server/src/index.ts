@@ -18,3 +18,4 @@ export { keysetReader, EXPORT_APPLICATION } from './engine/export';
 export { planList } from './engine/list';
 export { userStore } from './handlers/user/user.store';
 export { notify, deviceStatusRecipients } from './notifications/notify';
+export { loadSipConfig, renderConfig, sipHa1, type SipConfig } from './sip/config';

@@ -69,6 +69,10 @@ export const ErrorCatalogue = {
   ip_range_invalid: 422,
   /** network search: more addresses than a search may probe (`DeviceSearchLimits.maxAddresses`) */
   ip_range_too_large: 422,
+  /** the SIP server did not start, or does not answer (spec: "Error starting SIP service") */
+  sip_service_start_failed: 503,
+  /** a number's change did not reach the SIP server (spec: "error sending the number to the SIP proxy") */
+  sip_number_send_failed: 502,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

@@ -40,6 +40,7 @@ import { defineDeviceTaskJob } from '../devices/tasks';
 import { defineBrokerAccountJobs } from '../devices/dynsec';
 import { DeviceGateway } from '../devices/gateway';
 import { Lifecycle, type ServerModule } from '../modules/lifecycle';
+import { SipService } from '../sip/service';
 import { multipartArgs } from '../storage/uploads';
 import { acceptNdjson } from '../engine/bulk-import';
 import { StreamedReply } from '../engine/export';
@@ -205,8 +206,10 @@ export async function createServer(config: Config): Promise<LintelServer> {
     authCache,
     estimates,
     devices: undefined as unknown as DeviceGateway,
+    sip: undefined as unknown as SipService,
   };
   context.devices = new DeviceGateway(context);
+  context.sip = new SipService(context);
   const sockets = new RealtimeSockets(context, config.websocket);
   context.sockets = sockets;
   defineDeviceTaskJob(context);
@@ -350,6 +353,8 @@ export async function createServer(config: Config): Promise<LintelServer> {
     },
     // the device gateway: the embedded MQTT broker (or MQTT_URL's), devices' pushes, the offline sweep
     devices: { name: 'devices', start: () => context.devices.start(), stop: () => context.devices.stop() },
+    // the SIP service: Kamailio started and supervised (or KAMAILIO_RPC_URL's), the numbers' credentials
+    sip: { name: 'sip', start: () => context.sip.start(), stop: () => context.sip.stop() },
     // the sockets close (1001) before the HTTP server stops: clients reconnect to another instance or later
     websocket: {
       name: 'websocket',
