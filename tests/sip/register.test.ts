@@ -151,6 +151,20 @@ describe('the SIP service', () => {
     await getCommand('sip_number.update').run({ api }, { id: n.id, is_active: true });
     expect((await eventually(() => sipp('register', n.number, 'Active3Pass'))).ok).toBe(true);
 
+    // activation is a permission of its own: an editor without it cannot switch a number off
+    const editor = await (
+      await userWith(ts, api, {
+        permissions: ['sip_numbers.view_descendant', 'sip_numbers.edit'],
+        domains: [group],
+      })
+    ).client();
+    const e = await failure(
+      getCommand('sip_number.update').run({ api: editor }, { id: n.id, is_active: false }),
+    );
+    expect(e.code).toBe('method_prohibited');
+    await getCommand('sip_number.update').run({ api: editor }, { id: n.id, name: 'Renamed desk' });
+    expect((await getCommand('sip_number.get').run({ api }, { id: n.id })).is_active).toBe(true);
+
     await getCommand('sip_number.delete').run({ api }, { id: n.id });
     const gone = await eventually(() => sipp('register-refused', n.number, 'Active3Pass'));
     expect(gone.ok, gone.output).toBe(true);

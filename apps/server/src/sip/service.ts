@@ -58,6 +58,10 @@ export class SipService {
   private stderr: string[] = [];
   private loaded = 0;
   private lastFailure: SipStatus['last_failure'] = null;
+  /** a Lintel that exits without closing (an uncaught error, `process.exit`) takes its Kamailio with it */
+  private readonly onProcessExit = () => {
+    if (this.child) killGroup(this.child, 'SIGKILL');
+  };
   /** serialises starts, restarts and credential loads */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -85,6 +89,7 @@ export class SipService {
   async start(): Promise<void> {
     this.stopping = false;
     if (this.config.mode === 'off') return this.down('disabled');
+    process.on('exit', this.onProcessExit);
     this.unsubscribe = this.ctx.events.subscribe((m) => {
       if (m.data.type !== 'SipNumberChangedEvent' || this.state !== 'up') return;
       const numbers = (m.data as { numbers?: unknown }).numbers;
@@ -101,6 +106,7 @@ export class SipService {
     this.restartTimer = null;
     await this.chain.catch(() => undefined);
     await this.kill();
+    process.off('exit', this.onProcessExit);
     this.down('stopped');
   }
 

@@ -34,12 +34,11 @@ export const SipNumberValue = z
  * device SIP password's length), no spaces. The dummy placeholder sent back keeps the stored one.
  */
 export const SipPassword = z
-  .union([
-    z.literal(DUMMY_PASSWORD),
-    z
-      .string()
-      .regex(/^(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])[\x21-\x7e]{6,31}$/, { message: 'sip_password_chars' }),
-  ])
+  .string()
+  .max(31)
+  .regex(new RegExp(`^(?:${DUMMY_PASSWORD}|(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])[\\x21-\\x7e]{6,31})$`), {
+    message: 'sip_password_chars',
+  })
   .meta({ secret: true });
 
 const SipNumberInput = z.object({

@@ -42,6 +42,13 @@ export const sipNumberStore: typeof base = {
     return id;
   },
   async update(trx, id, args, ctx, before) {
+    // activating and deactivating is a permission of its own (spec part 2 §6 "activate")
+    if (
+      args.is_active !== undefined &&
+      args.is_active !== before.is_active &&
+      !ctx.caller.auth.permissions.has('sip_numbers.activate')
+    )
+      throw new AppError('method_prohibited');
     const number = args.number ?? before.number;
     // the HA1 is made with the number: a new number needs its password again
     if (
