@@ -107,6 +107,10 @@ export class SipService {
     await this.chain.catch(() => undefined);
     await this.kill();
     process.off('exit', this.onProcessExit);
+    // a private temporary folder (memory:// data) goes with the instance
+    if (this.runtimeDir && !this.config.runtimeDir && this.ctx.config.dataDir.startsWith('memory://'))
+      fs.rmSync(this.runtimeDir, { recursive: true, force: true });
+    this.runtimeDir = null;
     this.down('stopped');
   }
 
