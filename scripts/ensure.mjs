@@ -126,3 +126,67 @@ export function ensureMosquittoClients() {
       'then run `npm test` again. They also need an MQTT broker on 127.0.0.1:1883 (Mosquitto).',
   );
 }
+
+/** Debian's packages of the SIP server and of the SIP client the tests use (ensureSip). */
+export const sipPackages = [
+  'kamailio',
+  'kamailio-websocket-modules',
+  'kamailio-tls-modules',
+  'kamailio-json-modules',
+  'sip-tester',
+];
+
+export const kamailioCandidates = () =>
+  [process.env.KAMAILIO_BIN, '/usr/sbin/kamailio', '/usr/local/sbin/kamailio'].filter(Boolean);
+
+/**
+ * Telephony: Lintel's SIP server is Debian's Kamailio with its websocket, TLS and JSON-RPC modules, and the
+ * SIP tests register with `sipp` (Debian's sip-tester). On Debian or Ubuntu as root they are installed with
+ * apt-get (the package's own service is not started: Lintel runs Kamailio with its own configuration).
+ * `required`: `npm test` needs them; `npm start` runs without telephony when they cannot be installed.
+ */
+export function ensureSip({ required = true } = {}) {
+  const modules = [
+    '/usr/lib/x86_64-linux-gnu/kamailio/modules',
+    '/usr/lib/aarch64-linux-gnu/kamailio/modules',
+  ];
+  const has = () =>
+    kamailioCandidates().some((p) => fs.existsSync(p)) &&
+    (!process.env.KAMAILIO_BIN
+      ? modules.some(
+          (d) => fs.existsSync(path.join(d, 'websocket.so')) && fs.existsSync(path.join(d, 'jsonrpcs.so')),
+        )
+      : true) &&
+    ['/usr/bin/sipp', '/usr/local/bin/sipp'].some((p) => fs.existsSync(p));
+  if (has()) return true;
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const debian = fs.existsSync('/etc/debian_version') && fs.existsSync('/usr/bin/apt-get');
+  if (isRoot && debian) {
+    console.log(
+      `Installing the SIP server from Debian (apt-get install ${sipPackages.join(' ')}; service not started)…`,
+    );
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    const policy = '/usr/sbin/policy-rc.d';
+    const hadPolicy = fs.existsSync(policy);
+    if (!hadPolicy) fs.writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+    try {
+      run('apt-get', ['update', '-qq'], { env });
+      if (
+        run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...sipPackages], { env }) === 0 &&
+        has()
+      )
+        return true;
+    } finally {
+      if (!hadPolicy) fs.rmSync(policy, { force: true });
+    }
+    if (required) fail('apt-get could not install the SIP server (see above).');
+  }
+  const advice =
+    "Lintel's telephony runs Kamailio, and it was not found.\n" +
+    `Install it (Debian/Ubuntu: \`sudo apt-get install ${sipPackages.join(' ')}\`;\n` +
+    'elsewhere: Kamailio 5.6 or newer with its websocket, tls and jsonrpcs modules, and SIPp),\n' +
+    'or point KAMAILIO_BIN at a kamailio binary.';
+  if (required) fail(`${advice}\nThen run \`npm test\` again.`);
+  console.warn(`\n  ${advice.split('\n').join('\n  ')}\n  The server starts without telephony.\n`);
+  return false;
+}

@@ -3,9 +3,11 @@
 // and beside it the demo's simulated devices (`lintel seed demo` registers them; LINTEL_DEMO_DEVICES=0: not).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { ensureInstalled, fail, root, run } from './ensure.mjs';
+import { ensureInstalled, ensureSip, fail, root, run } from './ensure.mjs';
 
 ensureInstalled();
+// the SIP server (Kamailio): without it the server runs and says telephony is down
+ensureSip({ required: false });
 if (run(process.execPath, [path.join(root, 'scripts/build.mjs')]) !== 0)
   fail('The build failed (see above).');
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: install what is missing (npm packages; Chromium on Debian as root), build, type-check, lint,
-// check the formatting (prettier), each workspace's dependency declarations (scripts/check-deps.mjs) and
-// that the server's sources have no runtime import cycle (scripts/check-cycles.mjs),
+// `npm test`: install what is missing (npm packages; Chromium, Mosquitto, Kamailio and sipp on Debian as root),
+// build, type-check, lint, check the formatting (prettier), each workspace's dependency declarations
+// (scripts/check-deps.mjs) and that the server's sources have no runtime import cycle (scripts/check-cycles.mjs),
 // and run every test: unit, API against real servers, CLI as a child process, browser in Chromium.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +10,7 @@ import {
   ensureInstalled,
   ensureMosquittoBroker,
   ensureMosquittoClients,
+  ensureSip,
   fail,
   root,
   run,
@@ -27,6 +28,7 @@ ensureInstalled();
 ensureChromium();
 ensureMosquittoClients();
 ensureMosquittoBroker();
+ensureSip();
 
 const step = (title, cmd, args) => {
   console.log(`\n== ${title}`);

@@ -600,6 +600,8 @@ const listCases: Record<string, Case> = {
     perms: ['devices.edit'],
     ok: () => ({}),
   },
+  // the test servers run no SIP server: the status says so (down, disabled) to whoever may see it
+  'sip.status': { perms: ['project_settings.view'], ok: () => ({}) },
   'device.info': {
     perms: ['devices.view_descendant'],
     ok: () => ({ id: w.deviceA1 }),
@@ -751,6 +753,10 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'notification.settings_update':
     "self-service: the caller's own notifications (no permission gate; tests/api/notifications.test.ts)",
   'server.settings': 'self-service: start-up data every signed-in user reads (no permission gate)',
+  'sip.reinit':
+    'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
+  'sip.restart':
+    'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
   'resources.meta': 'self-service: start-up data every signed-in user reads (no permission gate)',
   'licence.add_file':
     'needs a file signed by a trusted key for this instance: tests/api/licences.test.ts runs it and refuses a viewer',

@@ -81,6 +81,8 @@ it('a server killed with kill -9 mid-commit leaves nothing of the import, which 
       HOST: '127.0.0.1',
       // its embedded broker on a port of its own, not the default another server may hold
       MQTT_PORT: String(await freePort()),
+      // no SIP server: the test kills this process, and a Kamailio of its own would outlive it
+      LINTEL_SIP: 'off',
       LOG_LEVEL: 'warn',
       LINTEL_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-kill-')),
     },

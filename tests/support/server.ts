@@ -8,6 +8,7 @@ import {
   createServer,
   defaultDeviceLimits,
   loadConfig,
+  loadSipConfig,
   type Config,
   type LintelServer,
 } from '@lintel/server';
@@ -92,6 +93,8 @@ export async function startTestServer(
       devices: { ...defaultDeviceLimits, allowLoopback: true },
       // closed by default (LINTEL_SELF_REGISTRATION_OPEN); the tests of self-registration need it open
       selfRegistrationOpen: true,
+      // no SIP server unless the test asks for one (tests/sip start Kamailio on free ports)
+      sip: loadSipConfig({ LINTEL_SIP: 'off' }),
       ...opts.config,
     },
   );

@@ -3,6 +3,7 @@ import type { Writable } from 'node:stream';
 import { DeviceSearchLimits, WsLimits } from '@lintel/core';
 import type { Clock } from './clock';
 import { defaultImageSettings, type ImageSettings } from './storage/image-worker';
+import { loadSipConfig, type SipConfig } from './sip/config';
 
 export interface Config {
   port: number;
@@ -58,7 +59,7 @@ export interface Config {
   codeTtlH: number;
   registrationOpen: boolean;
   selfRegistrationOpen: boolean;
-  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,http,websocket) */
+  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,sip,http,websocket) */
   modules: string[];
   jobs: JobSettings;
   /** the websocket's timers and limits (realtime/websocket.ts) */
@@ -81,6 +82,8 @@ export interface Config {
   mqtt: MqttConfig;
   /** what devices may cost the server (docs/decisions.md "Hardening, second pass (devices)") */
   devices: DeviceLimits;
+  /** the SIP service (sip/config.ts): LINTEL_SIP, LINTEL_SIP_PORT, LINTEL_SIP_WS_PORT, KAMAILIO_RPC_URL, … */
+  sip: SipConfig;
 }
 
 export interface DeviceLimits {
@@ -227,7 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     registrationOpen: bool(env.LINTEL_REGISTRATION_OPEN, false),
     // closed on a fresh install: an installer comes by invitation unless the operator opens it (issue 20 item 3)
     selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, false),
-    modules: (env.LINTEL_MODULES || 'events,jobs,devices,http,websocket')
+    modules: (env.LINTEL_MODULES || 'events,jobs,devices,sip,http,websocket')
       .split(',')
       .map((m) => m.trim())
       .filter(Boolean),
@@ -283,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       concurrency: int(env.LINTEL_DEVICE_CONCURRENCY, defaultDeviceLimits.concurrency),
       queueMax: int(env.LINTEL_DEVICE_QUEUE, defaultDeviceLimits.queueMax),
     },
+    sip: loadSipConfig(env),
     ...overrides,
   };
 }

@@ -12,6 +12,7 @@ import type { DeviceGateway } from './devices/gateway';
 import type { RealtimeSockets } from './realtime/websocket';
 import type { RequestCache } from './engine/request-cache';
 import type { AllHandlers } from './pipeline/handler';
+import type { SipService } from './sip/service';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -33,6 +34,8 @@ export interface ServerContext {
   estimates: RequestCache;
   /** the devices' one interface, MQTT and HTTP alike (devices/gateway.ts) */
   devices: DeviceGateway;
+  /** the SIP service: Kamailio, supervised and driven over JSON-RPC (sip/service.ts) */
+  sip: SipService;
   /** the websocket's open sockets on this instance (realtime/websocket.ts) */
   sockets: RealtimeSockets;
   /** every command's handler (handlers/index.ts), which `dispatch` runs */

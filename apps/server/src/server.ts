@@ -27,6 +27,7 @@ import { dispatchJob } from './pipeline/dispatch';
 import { defineDeviceTaskJob } from './devices/tasks';
 import { defineBrokerAccountJobs } from './devices/dynsec';
 import { DeviceGateway } from './devices/gateway';
+import { SipService } from './sip/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
 import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
 import { createHttp } from './http/app';
@@ -135,6 +136,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     estimates,
     handlers,
     devices: new DeviceGateway(contextOf),
+    sip: new SipService(contextOf),
     sockets: new RealtimeSockets(contextOf, config.websocket),
   };
   defineDeviceTaskJob(context);
@@ -184,6 +186,8 @@ export async function createServer(config: Config): Promise<LintelServer> {
       start: () => context.devices.start(),
       stop: () => context.devices.stop(),
     }),
+    // the SIP service: Kamailio started and supervised (or KAMAILIO_RPC_URL's), the numbers' credentials
+    defineModule({ name: 'sip', start: () => context.sip.start(), stop: () => context.sip.stop() }),
     http.module,
     // served by http, and after it: its sockets close (1001) before HTTP stops, so clients reconnect
     // to another instance or later

@@ -41,6 +41,7 @@ import { RemoteControlPage } from './features/remote-control/remote-control-page
 import { DeviceEditPage } from './features/devices/device-edit-page';
 import { PageGate } from './access/page-gate';
 import { Pages } from './nav/pages';
+import { VirtualNumbersPage } from './features/sip/sip-status-notice';
 import { screenOf } from './families/family-screens';
 import type { ReactNode } from 'react';
 import { NotFoundPage } from './features/not-found/not-found-page';
@@ -78,6 +79,7 @@ const screens: Record<string, ReactNode> = {
   'reports-licenses': <LicenceReportsPage />,
   profile: <ProfilePage />,
   notifications: <NotificationsPage />,
+  'virtual-numbers': <VirtualNumbersPage />,
   'notifications.settings': <NotificationSettingsPage />,
 };
 

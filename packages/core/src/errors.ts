@@ -102,6 +102,10 @@ export const ErrorCatalogue = {
   outside_schedule: 403,
   no_access_rule: 403,
   anti_passback: 403,
+  /** the SIP server did not start, or does not answer (spec: "Error starting SIP service") */
+  sip_service_start_failed: 503,
+  /** a number's change did not reach the SIP server (spec: "error sending the number to the SIP proxy") */
+  sip_number_send_failed: 502,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

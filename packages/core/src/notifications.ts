@@ -79,6 +79,15 @@ export const NotificationTypeTraits = {
     popup_action: 'notifications_all',
     sound: null,
   },
+  /** a restart or re-initialisation of the SIP service that failed (spec part 1 §4 "SIP reboot: … error") */
+  sip_reboot_error: {
+    category: 'normal',
+    significance: 'important',
+    icon: 'phone',
+    color: '#dc2626',
+    popup_action: 'notifications_all',
+    sound: null,
+  },
   device_broker_settings_sent: {
     category: 'normal',
     significance: 'other',

@@ -169,6 +169,10 @@ export interface SipNumbersTable {
   domain_id: number;
   number: string;
   name: string;
+  /** HA1 of `number:realm:password` (migration 0046); the password itself is never stored */
+  password_ha1: string | null;
+  ha1_realm: string | null;
+  is_active: Generated<boolean>;
   created_by: number | null;
   created_at: CreatedAt;
 }

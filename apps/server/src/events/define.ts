@@ -206,6 +206,18 @@ export const DeviceSearchEvent = defineEvent({
   audience: { kind: 'user' },
 });
 
+/**
+ * A virtual number's credentials changed (created, password or number changed, activated, deactivated,
+ * deleted): every instance's SIP service (sip/service.ts) reads the number again and sets or deletes its
+ * credentials in Kamailio, after the commit. Names numbers only, never a password or its hash.
+ */
+export const SipNumberChangedEvent = defineEvent({
+  topic: 'private-sip-numbers',
+  type: 'SipNumberChangedEvent',
+  payload: z.object({ projectId: z.number().int(), numbers: z.array(z.string()) }),
+  audience: { kind: 'permission', permission: 'sip_numbers.view_all' },
+});
+
 /** Every declared event, by type. */
 export const eventDefs = {
   RoleChangedEvent,
@@ -216,4 +228,5 @@ export const eventDefs = {
   DeviceEventCreatedEvent,
   NotificationCreatedEvent,
   DeviceSearchEvent,
+  SipNumberChangedEvent,
 } as const;

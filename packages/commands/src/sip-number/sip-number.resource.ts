@@ -1,12 +1,14 @@
 import { z } from 'zod';
+import { DUMMY_PASSWORD } from '@lintel/core';
 import { defineResource } from '../resource';
 import { Id, NameLike, Ref, Timestamp } from '../refs';
 
 /**
  * Virtual SIP numbers (spec part 1 §3 "Virtual SIP number", part 2 §6 "all need SIP enabled"): the first
- * item of the menu's Phone settings, shown and answered only while SIP is licensed. The number, its name
- * and its group; the SIP password, the user and device it rings, activation, the system mark and the
- * forwarding come with the telephony that uses them.
+ * item of the menu's Phone settings, shown and answered only while SIP is licensed. The number, its name,
+ * its group, its SIP password (never returned: the dummy placeholder when one is set, null when none, so the
+ * number cannot register yet) and whether it is active (an inactive number cannot register). The user and
+ * device it rings, the system mark and the forwarding come with the telephony that uses them.
  */
 export const SipNumber = z.object({
   id: z.number().int(),
@@ -14,6 +16,8 @@ export const SipNumber = z.object({
   name: z.string(),
   domain_id: z.number().int(),
   domain: Ref,
+  password: z.string().nullable(),
+  is_active: z.boolean(),
   created_at: Timestamp,
   created_by_user: Ref.nullable(),
 });
@@ -25,7 +29,25 @@ export const SipNumberValue = z
   .trim()
   .regex(/^[0-9]{1,20}$/, { message: 'sip_number_digits' });
 
-const SipNumberInput = z.object({ number: SipNumberValue, name: NameLike, domain_id: Id });
+/**
+ * A SIP password (spec part 2 §5): digits, lowercase and uppercase Latin letters, 6 to 31 characters (the
+ * device SIP password's length), no spaces. The dummy placeholder sent back keeps the stored one.
+ */
+export const SipPassword = z
+  .string()
+  .max(31)
+  .regex(new RegExp(`^(?:${DUMMY_PASSWORD}|(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z])[\\x21-\\x7e]{6,31})$`), {
+    message: 'sip_password_chars',
+  })
+  .meta({ secret: true });
+
+const SipNumberInput = z.object({
+  number: SipNumberValue,
+  name: NameLike,
+  domain_id: Id,
+  password: SipPassword.optional(),
+  is_active: z.boolean().optional(),
+});
 
 export const sipNumberResource = defineResource({
   noun: 'sip_number',
@@ -38,6 +60,7 @@ export const sipNumberResource = defineResource({
     number: { kind: 'text', default: true, filterable: true, sortable: true },
     name: { kind: 'text', default: true, filterable: true, sortable: true },
     domain_id: { kind: 'ref', default: true, filterable: true, sortable: true },
+    is_active: { kind: 'boolean', default: true, filterable: true, sortable: true },
     created_at: { kind: 'date', filterable: true, sortable: true },
   },
   gates: {

@@ -17,7 +17,8 @@ export const serverHandlers = {
     license_warning: await licenceWarningFor(ctx.app, signedIn(ctx).projectId, signedIn(ctx).permissions),
     registration_open: ctx.app.config.registrationOpen,
     self_registration_open: ctx.app.config.selfRegistrationOpen,
-    sip_enabled: false,
+    // telephony is configured here: a local Kamailio installed, or a remote one (sip/status says if it is up)
+    sip_enabled: ctx.app.sip.enabled,
     resend_code_after_s: ctx.app.config.resendCodeAfterS,
   }),
 

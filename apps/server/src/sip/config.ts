@@ -1,0 +1,146 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The SIP service's settings (environment, else defaults). `local`: Lintel renders Kamailio's configuration
+ * from apps/server/sip/kamailio.cfg.tmpl and runs Kamailio itself; `remote`: a Kamailio run by someone else on
+ * that template, driven through its JSON-RPC URL (KAMAILIO_RPC_URL); `off`: no telephony.
+ */
+export interface SipConfig {
+  mode: 'local' | 'remote' | 'off';
+  /** the Kamailio binary (KAMAILIO_BIN, default /usr/sbin/kamailio) */
+  bin: string;
+  /** Kamailio's modules folder (KAMAILIO_MODULES_DIR, default: found beside the binary's library folders) */
+  modulesDir?: string;
+  /** the address SIP listens on (LINTEL_SIP_HOST, default HOST, else every address) */
+  host: string;
+  /** SIP over UDP and TCP (LINTEL_SIP_PORT, default 5060) */
+  port: number;
+  /** SIP over secure websocket (LINTEL_SIP_WS_PORT, default 8443, the spec's) */
+  wsPort: number;
+  /** plain websocket instead of secure, allowed only when SIP listens on loopback (LINTEL_SIP_WS_PLAIN) */
+  wsPlain: boolean;
+  /** the websocket's certificate and key (LINTEL_SIP_TLS_CERT, LINTEL_SIP_TLS_KEY); none: a self-signed pair */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** the local Kamailio's JSON-RPC port on loopback (LINTEL_SIP_RPC_PORT, default 5071) */
+  rpcPort: number;
+  /** a remote Kamailio's JSON-RPC URL (KAMAILIO_RPC_URL, e.g. http://10.0.0.5:5071/RPC) */
+  rpcUrl?: string;
+  /** the digest realm the numbers' credentials are made for (LINTEL_SIP_REALM, default `lintel`) */
+  realm: string;
+  /** where the rendered configuration, pid and certificate live (LINTEL_SIP_RUNTIME_DIR; default data folder) */
+  runtimeDir?: string;
+  /** how long one JSON-RPC call may take (LINTEL_SIP_RPC_TIMEOUT_MS, default 3 s) */
+  rpcTimeoutMs: number;
+  /** Kamailio's log level (LINTEL_SIP_DEBUG, default 1: errors and warnings) */
+  debug: number;
+}
+
+const int = (v: string | undefined, d: number) => (v && /^\d+$/.test(v) ? Number(v) : d);
+
+export function loadSipConfig(env: NodeJS.ProcessEnv): SipConfig {
+  const rpcUrl = env.KAMAILIO_RPC_URL || undefined;
+  const mode = (env.LINTEL_SIP || '').toLowerCase();
+  return {
+    mode: mode === 'off' ? 'off' : rpcUrl ? 'remote' : 'local',
+    bin: env.KAMAILIO_BIN || '/usr/sbin/kamailio',
+    modulesDir: env.KAMAILIO_MODULES_DIR || undefined,
+    host: env.LINTEL_SIP_HOST || env.HOST || '0.0.0.0',
+    port: int(env.LINTEL_SIP_PORT, 5060),
+    wsPort: int(env.LINTEL_SIP_WS_PORT, 8443),
+    wsPlain: /^(1|true|yes|on)$/i.test(env.LINTEL_SIP_WS_PLAIN ?? ''),
+    tlsCert: env.LINTEL_SIP_TLS_CERT || undefined,
+    tlsKey: env.LINTEL_SIP_TLS_KEY || undefined,
+    rpcPort: int(env.LINTEL_SIP_RPC_PORT, 5071),
+    rpcUrl,
+    realm: env.LINTEL_SIP_REALM || 'lintel',
+    runtimeDir: env.LINTEL_SIP_RUNTIME_DIR || undefined,
+    rpcTimeoutMs: int(env.LINTEL_SIP_RPC_TIMEOUT_MS, 3_000),
+    debug: int(env.LINTEL_SIP_DEBUG, 1),
+  };
+}
+
+/** The template beside the migrations: apps/server/sip in the repository, found from src/ or dist/. */
+export function templatePath(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = path.join(dir, 'sip', 'kamailio.cfg.tmpl');
+    if (fs.existsSync(candidate)) return candidate;
+    dir = path.dirname(dir);
+  }
+  throw new Error('the SIP template (sip/kamailio.cfg.tmpl) was not found');
+}
+
+const MODULE_DIRS = [
+  '/usr/lib/x86_64-linux-gnu/kamailio/modules',
+  '/usr/lib/aarch64-linux-gnu/kamailio/modules',
+  '/usr/lib64/kamailio/modules',
+  '/usr/lib/kamailio/modules',
+  '/usr/local/lib64/kamailio/modules',
+  '/usr/local/lib/kamailio/modules',
+];
+
+/** Kamailio's modules folder, or undefined when the modules Lintel needs are not installed. */
+export function findModulesDir(config: SipConfig): string | undefined {
+  const dirs = config.modulesDir ? [config.modulesDir] : MODULE_DIRS;
+  return dirs.find((d) =>
+    ['websocket.so', 'jsonrpcs.so', 'htable.so', 'xhttp.so'].every((m) => fs.existsSync(path.join(d, m))),
+  );
+}
+
+const isLoopback = (host: string) => host === 'localhost' || /^127\./.test(host) || host === '::1';
+
+export interface Rendered {
+  file: string;
+  text: string;
+}
+
+/** Renders the template with the settings; `tlsConfig` is the tls module's file when the websocket is secure. */
+export function renderConfig(
+  config: SipConfig,
+  modulesDir: string,
+  tlsConfig: string | undefined,
+  template = fs.readFileSync(templatePath(), 'utf8'),
+): string {
+  const plain = config.wsPlain && isLoopback(config.host);
+  const values: Record<string, string> = {
+    DEFINES: plain ? '' : '#!define WITH_WSS',
+    DEBUG: String(config.debug),
+    SIP_HOST: config.host,
+    SIP_PORT: String(config.port),
+    WS_PORT: String(config.wsPort),
+    RPC_HOST: '127.0.0.1',
+    RPC_PORT: String(config.rpcPort),
+    MODULES_DIR: modulesDir.endsWith('/') ? modulesDir : `${modulesDir}/`,
+    REALM: config.realm.replace(/[^A-Za-z0-9._-]/g, ''),
+    TLS_CONFIG: tlsConfig ?? '',
+  };
+  return template.replace(/\{\{([A-Z_]+)\}\}/g, (_m, name: string) => {
+    const v = values[name];
+    if (v === undefined) throw new Error(`the SIP template names an unknown value {{${name}}}`);
+    return v;
+  });
+}
+
+/** Whether the websocket is plain (tests on loopback) rather than secure. */
+export const wsIsPlain = (config: SipConfig) => config.wsPlain && isLoopback(config.host);
+
+/** The runtime folder: the configured one, the data folder's `sip`, or a private temporary one (memory://). */
+export function runtimeDirFor(config: SipConfig, dataDir: string): string {
+  const dir =
+    config.runtimeDir ??
+    (dataDir.startsWith('memory://')
+      ? fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sip-'))
+      : path.join(dataDir, 'sip'));
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/** The HA1 Kamailio checks a number's password against: MD5 of `number:realm:password` (RFC 2617). */
+export function sipHa1(number: string, realm: string, password: string): string {
+  return crypto.createHash('md5').update(`${number}:${realm}:${password}`).digest('hex');
+}

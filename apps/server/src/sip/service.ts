@@ -1,0 +1,484 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import type { NotificationType } from '@lintel/core';
+import type { ServerContext } from '../context';
+import { notify } from '../notifications/notify';
+import { findModulesDir, renderConfig, runtimeDirFor, wsIsPlain, type SipConfig } from './config';
+
+/** Why telephony is down (locale texts `sip.reasons.<reason>` in web.json). */
+export type SipDownReason =
+  'disabled' | 'not_installed' | 'start_failed' | 'exited' | 'unreachable' | 'stopped';
+
+export interface SipStatus {
+  state: 'up' | 'down' | 'starting';
+  reason: SipDownReason | null;
+  mode: SipConfig['mode'];
+  instances: {
+    type: 'kamailio';
+    ip_address: string;
+    state: 'up' | 'down' | 'starting';
+    version: string | null;
+    pid: number | null;
+    restarts: number;
+    started_at: string | null;
+  }[];
+  listen: { sip_port: number; ws_port: number; ws_secure: boolean; realm: string } | null;
+  numbers: number;
+  /** the last time telephony went down, and why (it may be up again since) */
+  last_failure: { reason: SipDownReason; at: string } | null;
+}
+
+/** the back-off between restarts of a Kamailio that died: 0.5 s doubling up to 30 s */
+const BACKOFF_MIN_MS = 500;
+const BACKOFF_MAX_MS = 30_000;
+/** how long a starting Kamailio has to answer JSON-RPC */
+const START_TIMEOUT_MS = 20_000;
+
+/**
+ * The SIP service (the `sip` module of the lifecycle): Lintel's SIP server is Kamailio, configured from the
+ * project's template (sip/config.ts), started and supervised here (restarted with back-off when it dies,
+ * stopped on close) or, with KAMAILIO_RPC_URL, run by someone else. Lintel drives it over JSON-RPC: the
+ * numbers' credentials go into its `sipauth` htable when it starts and whenever a number changes.
+ * Without Kamailio, or when it cannot start, telephony is down with a reason and nothing else is.
+ */
+export class SipService {
+  private state: SipStatus['state'] = 'down';
+  private reason: SipDownReason | null = 'stopped';
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private backoffMs = BACKOFF_MIN_MS;
+  private restarts = 0;
+  private startedAt: Date | null = null;
+  private version: string | null = null;
+  private runtimeDir: string | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private stderr: string[] = [];
+  private loaded = 0;
+  private lastFailure: SipStatus['last_failure'] = null;
+  /** a Lintel that exits without closing (an uncaught error, `process.exit`) takes its Kamailio with it */
+  private readonly onProcessExit = () => {
+    if (this.child) killGroup(this.child, 'SIGKILL');
+  };
+  /** serialises starts, restarts and credential loads */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  /** made with the way to the context it is a part of (server.ts), read when it runs */
+  constructor(private readonly contextOf: () => ServerContext) {}
+
+  private get ctx(): ServerContext {
+    return this.contextOf();
+  }
+
+  private get config(): SipConfig {
+    return this.ctx.config.sip;
+  }
+
+  get rpcUrl(): string {
+    return this.config.rpcUrl ?? `http://127.0.0.1:${this.config.rpcPort}/RPC`;
+  }
+
+  /** Telephony is configured on this installation (local Kamailio installed, or a remote one). */
+  get enabled(): boolean {
+    if (this.config.mode === 'off') return false;
+    if (this.config.mode === 'remote') return true;
+    return this.installed();
+  }
+
+  private installed(): boolean {
+    return fs.existsSync(this.config.bin) && !!findModulesDir(this.config);
+  }
+
+  async start(): Promise<void> {
+    this.stopping = false;
+    if (this.config.mode === 'off') return this.down('disabled');
+    process.on('exit', this.onProcessExit);
+    this.unsubscribe = this.ctx.events.subscribe((m) => {
+      if (m.data.type !== 'SipNumberChangedEvent' || this.state !== 'up') return;
+      const numbers = (m.data as { numbers?: unknown }).numbers;
+      if (Array.isArray(numbers)) void this.serial(() => this.syncNumbers(numbers.map(String)));
+    });
+    await this.serial(() => this.boot());
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    await this.chain.catch(() => undefined);
+    await this.kill();
+    process.off('exit', this.onProcessExit);
+    // a private temporary folder (memory:// data) goes with the instance
+    if (this.runtimeDir && !this.config.runtimeDir && this.ctx.config.dataDir.startsWith('memory://'))
+      fs.rmSync(this.runtimeDir, { recursive: true, force: true });
+    this.runtimeDir = null;
+    this.down('stopped');
+  }
+
+  status(): SipStatus {
+    const c = this.config;
+    return {
+      state: this.state,
+      reason: this.state === 'up' ? null : this.reason,
+      mode: c.mode,
+      instances:
+        c.mode === 'off'
+          ? []
+          : [
+              {
+                type: 'kamailio',
+                ip_address: c.mode === 'remote' ? new URL(this.rpcUrl).hostname : c.host,
+                state: this.state,
+                version: this.version,
+                pid: this.child?.pid ?? null,
+                restarts: this.restarts,
+                started_at: this.startedAt?.toISOString() ?? null,
+              },
+            ],
+      listen:
+        c.mode === 'off'
+          ? null
+          : { sip_port: c.port, ws_port: c.wsPort, ws_secure: !wsIsPlain(c), realm: c.realm },
+      numbers: this.loaded,
+      last_failure: this.lastFailure,
+    };
+  }
+
+  /** The status, with a remote Kamailio asked whether it answers. */
+  async check(): Promise<SipStatus> {
+    if (this.config.mode === 'remote' && !this.stopping) {
+      const ok = await this.rpc('core.version').then(
+        () => true,
+        () => false,
+      );
+      if (!ok && this.state === 'up') this.down('unreachable');
+      if (ok && this.state !== 'up') await this.serial(() => this.boot());
+    }
+    return this.status();
+  }
+
+  /** Loads every number's credentials again (spec: SIP instances re-initialised). */
+  async reinit(projectId: number): Promise<SipStatus> {
+    await this.notifyReboot(projectId, 'sip_reboot_started');
+    const ok = await this.serial(async () => {
+      if (this.state !== 'up') return false;
+      return this.loadCredentials(true).then(
+        () => true,
+        () => false,
+      );
+    });
+    await this.notifyReboot(projectId, ok ? 'sip_reboot_completed' : 'sip_reboot_error');
+    return this.status();
+  }
+
+  /** Restarts the SIP server (local: a new Kamailio; remote: its credentials loaded again). */
+  async restart(projectId: number): Promise<SipStatus> {
+    await this.notifyReboot(projectId, 'sip_reboot_started');
+    await this.serial(async () => {
+      if (this.restartTimer) clearTimeout(this.restartTimer);
+      this.restartTimer = null;
+      await this.kill();
+      this.backoffMs = BACKOFF_MIN_MS;
+      await this.boot();
+    });
+    await this.notifyReboot(projectId, this.state === 'up' ? 'sip_reboot_completed' : 'sip_reboot_error');
+    return this.status();
+  }
+
+  /** One JSON-RPC call to Kamailio; a JSON-RPC error or no answer in time is thrown. */
+  async rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+    const res = await fetch(this.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
+      signal: AbortSignal.timeout(this.config.rpcTimeoutMs),
+    });
+    const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
+    if (body.error) throw new Error(`kamailio ${method}: ${body.error.code} ${body.error.message}`);
+    return body.result as T;
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(work, work);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private down(reason: SipDownReason): void {
+    if (reason === 'exited' || reason === 'start_failed' || reason === 'unreachable')
+      this.lastFailure = { reason, at: this.ctx.clock.now().toISOString() };
+    this.state = 'down';
+    this.reason = reason;
+    this.loaded = 0;
+  }
+
+  /** Starts (local) or reaches (remote) Kamailio and loads the credentials; failures leave it down. */
+  private async boot(): Promise<void> {
+    if (this.stopping) return;
+    if (this.config.mode === 'remote') {
+      try {
+        this.version = await this.rpc<string>('core.version');
+        await this.loadCredentials(true);
+        this.state = 'up';
+        this.reason = null;
+        this.startedAt = this.ctx.clock.now();
+      } catch (err) {
+        this.ctx.log.warn(
+          { err: (err as Error).message },
+          'the SIP server (KAMAILIO_RPC_URL) does not answer',
+        );
+        this.down('unreachable');
+      }
+      return;
+    }
+    const modulesDir = findModulesDir(this.config);
+    if (!fs.existsSync(this.config.bin) || !modulesDir) {
+      this.ctx.log.warn(
+        'telephony is down: Kamailio is not installed (Debian: apt-get install kamailio kamailio-websocket-modules kamailio-tls-modules kamailio-json-modules)',
+      );
+      return this.down('not_installed');
+    }
+    this.state = 'starting';
+    this.reason = null;
+    try {
+      await this.launch(modulesDir);
+      await this.loadCredentials(true);
+      this.state = 'up';
+      this.backoffMs = BACKOFF_MIN_MS;
+      this.ctx.log.info({ pid: this.child?.pid, port: this.config.port }, 'the SIP server is up');
+    } catch (err) {
+      this.ctx.log.error(
+        { err: (err as Error).message, output: this.stderr.slice(-20).join('\n') },
+        'the SIP server did not start',
+      );
+      await this.kill();
+      this.down('start_failed');
+      this.scheduleRestart();
+    }
+  }
+
+  private async launch(modulesDir: string): Promise<void> {
+    const dir = (this.runtimeDir ??= runtimeDirFor(this.config, this.ctx.config.dataDir));
+    const pidFile = path.join(dir, 'kamailio.pid');
+    this.killStale(pidFile);
+    const tls = wsIsPlain(this.config) ? undefined : this.tlsConfig(dir);
+    const cfg = path.join(dir, 'kamailio.cfg');
+    fs.writeFileSync(cfg, renderConfig(this.config, modulesDir, tls), { mode: 0o600 });
+    this.stderr = [];
+    const child = spawn(
+      this.config.bin,
+      ['-DD', '-E', '-f', cfg, '-P', pidFile, '-Y', dir, '-m', '64', '-M', '8'],
+      // its own process group: Kamailio's children outlive a main process that was killed, and are ended
+      // with it by the group
+      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    this.child = child;
+    const keep = (chunk: Buffer) => {
+      for (const line of chunk.toString().split('\n')) {
+        if (!line.trim()) continue;
+        this.stderr.push(line);
+        if (this.stderr.length > 200) this.stderr.shift();
+      }
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.once('exit', (code, signal) => this.onExit(child, code, signal));
+    child.once('error', (err) => this.stderr.push(err.message));
+    // ready when JSON-RPC answers
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      const answer = await Promise.race([
+        this.rpc<string>('core.version').then(
+          (v) => ({ v }),
+          () => null,
+        ),
+        exited.then(() => ({ exited: true })),
+      ]);
+      if (answer && 'exited' in answer) throw new Error('kamailio exited while starting');
+      if (answer) {
+        this.version = answer.v.trim();
+        break;
+      }
+      if (Date.now() > deadline) throw new Error('kamailio did not answer JSON-RPC');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    this.startedAt = this.ctx.clock.now();
+  }
+
+  private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+    // whatever ended the main process, its children go too (they hold the ports)
+    killGroup(child, 'SIGKILL');
+    if (this.child !== child) return;
+    this.child = null;
+    if (this.stopping) return;
+    this.ctx.log.error(
+      { code, signal, output: this.stderr.slice(-20).join('\n') },
+      'the SIP server stopped; restarting it',
+    );
+    if (this.state !== 'starting') {
+      this.down('exited');
+      this.scheduleRestart();
+    }
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopping || this.restartTimer) return;
+    const wait = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      this.restarts++;
+      void this.serial(() => this.boot());
+    }, wait);
+    this.restartTimer.unref();
+  }
+
+  private async kill(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      this.child = null;
+      return;
+    }
+    this.child = null;
+    const gone = new Promise<void>((r) => child.once('exit', () => r()));
+    killGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
+    await gone;
+    clearTimeout(timer);
+  }
+
+  /**
+   * A Kamailio left running on this runtime folder by a Lintel that was killed (its main process and the
+   * children it forked): found by their command line, which names this folder, and ended.
+   */
+  private killStale(pidFile: string): void {
+    fs.rmSync(pidFile, { force: true });
+    const dir = path.dirname(pidFile);
+    let pids: string[] = [];
+    try {
+      pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+    } catch {
+      return;
+    }
+    for (const pid of pids) {
+      try {
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        if (cmd[0]?.includes('kamailio') && cmd.includes(path.join(dir, 'kamailio.cfg')))
+          process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone already, or not ours to read
+      }
+    }
+  }
+
+  /** The tls module's file; without a configured certificate a self-signed one made once with openssl. */
+  private tlsConfig(dir: string): string {
+    let cert = this.config.tlsCert;
+    let key = this.config.tlsKey;
+    if (!cert || !key) {
+      cert = path.join(dir, 'wss-cert.pem');
+      key = path.join(dir, 'wss-key.pem');
+      if (!fs.existsSync(cert) || !fs.existsSync(key)) {
+        const made = spawnSync('openssl', [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '3650',
+          '-subj',
+          '/CN=lintel-sip',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+        ]);
+        if (made.status !== 0)
+          throw new Error('no certificate for SIP over secure websocket (openssl failed)');
+      }
+    }
+    const file = path.join(dir, 'tls.cfg');
+    fs.writeFileSync(
+      file,
+      `[server:default]\nmethod = TLSv1.2+\nverify_certificate = no\nrequire_certificate = no\nprivate_key = ${key}\ncertificate = ${cert}\n`,
+      { mode: 0o600 },
+    );
+    return file;
+  }
+
+  /** Every active number's credentials into Kamailio's `sipauth` table (`flush`: what was there goes). */
+  private async loadCredentials(flush: boolean): Promise<void> {
+    const rows = await this.ctx.db
+      .selectFrom('sip_numbers')
+      .select(['number', 'password_ha1'])
+      .where('is_active', '=', true)
+      .where('password_ha1', 'is not', null)
+      .where('ha1_realm', '=', this.config.realm)
+      .orderBy('id')
+      .execute();
+    if (flush) await this.rpc('htable.flush', ['sipauth']);
+    for (const r of rows) await this.rpc('htable.sets', ['sipauth', r.number, r.password_ha1!]);
+    this.loaded = rows.length;
+  }
+
+  /** Sets or deletes the credentials of these numbers as they are now in the database. */
+  private async syncNumbers(numbers: string[]): Promise<void> {
+    for (const number of numbers) {
+      const row = await this.ctx.db
+        .selectFrom('sip_numbers')
+        .select(['password_ha1'])
+        .where('number', '=', number)
+        .where('is_active', '=', true)
+        .where('password_ha1', 'is not', null)
+        .where('ha1_realm', '=', this.config.realm)
+        .orderBy('id')
+        .executeTakeFirst();
+      try {
+        if (row) await this.rpc('htable.sets', ['sipauth', number, row.password_ha1!]);
+        else await this.rpc('htable.delete', ['sipauth', number]);
+      } catch (err) {
+        // Kamailio restarting: its next start loads every number
+        this.ctx.log.warn({ number, err: (err as Error).message }, 'a number did not reach the SIP server');
+      }
+    }
+    const n = await sql<{ n: number }>`
+      select count(*)::int as n from sip_numbers
+      where is_active and password_ha1 is not null and ha1_realm = ${this.config.realm}`.execute(this.ctx.db);
+    this.loaded = n.rows[0]?.n ?? this.loaded;
+  }
+
+  /** SIP reboot notifications (spec part 2 §7) to the project's people who may restart the SIP service. */
+  private async notifyReboot(projectId: number, type: NotificationType): Promise<void> {
+    const users = await sql<{ id: number }>`
+      select u.id from users u join roles r on r.id = u.role_id
+      where u.project_id = ${projectId} and r.permissions @> ${JSON.stringify(['project_settings.change'])}::jsonb
+      order by u.id`.execute(this.ctx.db);
+    if (!users.rows.length) return;
+    await this.ctx.outbox.unit(() =>
+      this.ctx.db.transaction().execute((trx) =>
+        notify(this.ctx, trx, {
+          projectId,
+          recipients: users.rows.map((u) => u.id),
+          type,
+          data: { status: type.replace('sip_reboot_', '') },
+        }),
+      ),
+    );
+  }
+}
+
+/** Signals Kamailio's process group (its main process and the children it forked). */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // the group is gone
+  }
+}
