@@ -14,6 +14,7 @@ import * as deviceExtras from './device/device.extras';
 import * as deviceRemote from './device/device.remote';
 import * as deviceEvent from './device-event/device-event.resource';
 import * as notification from './notification/notification.commands';
+import * as backup from './backup/backup.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -53,6 +54,7 @@ export * from './device/device.extras';
 export * from './device/device.remote';
 export * from './device-event/device-event.resource';
 export * from './notification/notification.commands';
+export * from './backup/backup.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -86,6 +88,7 @@ const modules = [
   deviceRemote,
   deviceEvent,
   notification,
+  backup,
   ...resources.map((r) => r.commands),
 ] as const;
 

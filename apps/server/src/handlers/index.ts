@@ -19,6 +19,7 @@ import { deviceEventHandlers } from './device-event/device-event.handler';
 import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
+import { backupHandlers } from './backup/backup.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -43,4 +44,5 @@ export const handlers = {
   ...sipNumberHandlers,
   ...reportsHandlers,
   ...notificationHandlers,
+  ...backupHandlers,
 } satisfies AllHandlers;

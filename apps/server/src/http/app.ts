@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { defineBackupJobs } from '../backup/service';
 import path from 'node:path';
 import Fastify, {
   LogController,
@@ -211,6 +212,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
   context.sockets = sockets;
   defineDeviceTaskJob(context);
   defineBrokerAccountJobs(context);
+  defineBackupJobs(context);
   jobs.define('events.prune', { run: async () => void (await outbox.prune()) });
   const retention = defineRetentionJobs({
     db: database.db,
