@@ -162,6 +162,28 @@ describe('backups', () => {
     expect((await getCommand('backup.schedule_get').run({ api }, {})).data.next_run_at).toBeNull();
   });
 
+  it('applies a file only with backups.apply_from_file', async () => {
+    const root = await rootGroup(api);
+    const applier = await (
+      await userWith(ts, api, { permissions: ['backups.apply'], domains: [root] })
+    ).client();
+    const e = await failure(
+      getCommand('backup.apply_file').run(
+        { api: applier },
+        { file: new File([new Uint8Array(zip)], 'b.zip') },
+      ),
+    );
+    expect(e.code).toBe('method_prohibited');
+    const fromFile = await (
+      await userWith(ts, api, { permissions: ['backups.apply_from_file'], domains: [root] })
+    ).client();
+    const ok = await getCommand('backup.apply_file').run(
+      { api: fromFile },
+      { file: new File([new Uint8Array(zip)], 'b.zip'), entities: 'markers' },
+    );
+    expect(ok.entities).toEqual(['markers']);
+  });
+
   it('deletes a backup and its file', async () => {
     await getCommand('backup.delete').run({ api }, { id: backupId });
     const list = await getCommand('backup.list').run({ api }, {});
