@@ -286,7 +286,7 @@ export async function applyBackup(
       const info = m.tables.find((x) => x.name === t.name)!;
       counts[t.name] = await loadTable(trx, image, t, projectId, info.rows, (n) => {
         rows += n;
-        backupProgress.emit('apply', { projectId, table: t.name, rows });
+        backupProgress.emit('apply', { projectId, phase: 'load', table: t.name, rows });
       });
     }
     for (const t of [...tables].reverse()) {
@@ -297,6 +297,7 @@ export async function applyBackup(
       }
     }
     for (const t of tables) {
+      backupProgress.emit('apply', { projectId, phase: 'upsert', table: t.name, rows });
       try {
         await upsert(trx, t, projectId, m.tables.find((x) => x.name === t.name)!.columns);
       } catch (err) {
