@@ -45,7 +45,7 @@ async function applyFile(
     await audit(ctx.app.db, {
       projectId: auth.projectId,
       userId: auth.userId,
-      action: 'backup.apply',
+      action: 'backup_applied',
       ip: ctx.caller.ip,
       data: { ...source, entities: applied.entities, rows: applied.rows },
     });
@@ -76,7 +76,7 @@ export const backupHandlers = {
       await audit(trx, {
         projectId: auth.projectId,
         userId: auth.userId,
-        action: 'backup.make',
+        action: 'backup_made',
         ip: ctx.caller.ip,
         data: { backup_id: Number(r.id), name: args.name, entities: r.entities },
       });
@@ -90,7 +90,7 @@ export const backupHandlers = {
     await audit(ctx.app.db, {
       projectId: auth.projectId,
       userId: auth.userId,
-      action: 'backup.delete',
+      action: 'backup_deleted',
       ip: ctx.caller.ip,
       data: { backup_id: args.id },
     });
@@ -146,7 +146,7 @@ export const backupHandlers = {
       await audit(trx, {
         projectId: auth.projectId,
         userId: auth.userId,
-        action: 'backup.schedule_set',
+        action: 'backup_schedule_changed',
         ip: ctx.caller.ip,
         data: { after: args },
       });
