@@ -3,13 +3,18 @@
 // rows: the tables stream). Each size runs in a process of its own (measure.ts). BENCH_ROWS: the users of
 // each size (default 10,000 and 1,000,000); BENCH_POSTGRES: the server.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { machine, root, writeResults } from '../lib.mjs';
 
 const SIZES = (process.env.BENCH_ROWS ?? '10000,1000000').split(',').map(Number);
 const results = [];
-for (const users of SIZES) {
+// BENCH_MEASURED: a file of measure.ts's JSON lines (sizes measured one by one) written up without running again
+if (process.env.BENCH_MEASURED)
+  for (const line of fs.readFileSync(process.env.BENCH_MEASURED, 'utf8').split('\n').filter(Boolean))
+    results.push(JSON.parse(line));
+for (const users of process.env.BENCH_MEASURED ? [] : SIZES) {
   console.log(`backup: ${users.toLocaleString('en')} users`);
   const r = spawnSync(
     path.join(root, 'node_modules/.bin/vite-node'),
