@@ -243,11 +243,14 @@ async function upsert(
     if (foreign.rows[0]!.n > 0)
       throw new AppError('cant_perform_action', { reason: 'ids_of_another_project', table: t.name });
   }
+  // rows equal to the backup's are left as they are (no new row version, no index entries): a restore mostly
+  // finds most rows unchanged
   const updates = cols.filter((c) => c !== 'id');
   await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} order by id
-    on conflict (id) do update set ${sql.join(updates.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}`.execute(
-    trx,
-  );
+    on conflict (id) do update set ${sql.join(updates.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
+    where (${sql.join(updates.map((c) => sql.ref(`${t.name}.${c}`)))}) is distinct from (${sql.join(
+      updates.map((c) => sql`excluded.${sql.ref(c)}`),
+    )})`.execute(trx);
   if (identity.rows[0]!.n > 0)
     await sql`select setval(pg_get_serial_sequence(${t.name}, 'id'),
       greatest((select max(id) from ${sql.table(t.name)}), 0) + 1, false)`.execute(trx);
