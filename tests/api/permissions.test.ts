@@ -12,6 +12,7 @@ import { getCommand, registry, resources, type AnyResource, type CommandId } fro
 import { AllPermissions, LicenceFlags, licenceFlagOn, type ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
 import { familyMatrixSuite } from '../support/registry-suites';
+import { waitReady } from '../support/backups';
 import {
   admin,
   everyFeatureOn,
@@ -132,6 +133,19 @@ interface Case {
   out?: () => Promise<Args> | Args;
   /** for lists: the id that must not be listed with `out` arguments */
   hidden?: () => number;
+}
+
+/** A ready backup of the project's settings (made once per project; `fresh`: a new one, to delete). */
+const backups = new Map<ApiClient, number>();
+async function settingsBackup(client: ApiClient = api, fresh = false): Promise<number> {
+  if (!fresh && backups.has(client)) return backups.get(client)!;
+  const made = await getCommand('backup.make').run(
+    { api: client },
+    { name: 'Matrix', entities: ['settings'] },
+  );
+  const ready = await waitReady(client, made.data.id);
+  if (!fresh) backups.set(client, ready.id);
+  return ready.id;
 }
 
 /** A licence row of the default project, or (null) of the second project. */
@@ -547,6 +561,31 @@ const listCases: Record<string, Case> = {
   'reports.licences_used_export': { perms: ['reports.licenses_used'], ok: () => ({ format: 'csv' }) },
   'reports.licences_period_export': { perms: ['reports.licenses_used'], ok: () => ({ format: 'csv' }) },
   'licence.notify_get': { perms: ['licenses.view'], ok: () => ({}) },
+  // backups: of the caller's project only (another project's backup is not found)
+  'backup.list': { perms: ['backups.view'], ok: async () => (await settingsBackup(), {}) },
+  'backup.get': {
+    perms: ['backups.view'],
+    ok: async () => ({ id: await settingsBackup() }),
+    out: async () => ({ id: await settingsBackup(w.P2.api) }),
+  },
+  'backup.make': { perms: ['backups.create'], ok: () => ({ name: 'Matrix', entities: ['settings'] }) },
+  'backup.delete': {
+    perms: ['backups.delete'],
+    ok: async () => ({ id: await settingsBackup(api, true) }),
+    out: async () => ({ id: await settingsBackup(w.P2.api, true) }),
+  },
+  'backup.apply': {
+    perms: ['backups.apply'],
+    ok: async () => ({ id: await settingsBackup() }),
+    out: async () => ({ id: await settingsBackup(w.P2.api) }),
+  },
+  'backup.download': {
+    perms: ['backups.download'],
+    ok: async () => ({ id: await settingsBackup() }),
+    out: async () => ({ id: await settingsBackup(w.P2.api) }),
+  },
+  'backup.schedule_get': { perms: ['backups.view'], ok: () => ({}) },
+  'backup.schedule_set': { perms: ['backups.create'], ok: () => ({ keep: 5 }) },
   'licence.notify_update': { perms: ['licenses.manage'], ok: () => ({ mode: 'everyday' }) },
   'licence.delete': {
     perms: ['licenses.manage'],
@@ -760,6 +799,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'resources.meta': 'self-service: start-up data every signed-in user reads (no permission gate)',
   'licence.add_file':
     'needs a file signed by a trusted key for this instance: tests/api/licences.test.ts runs it and refuses a viewer',
+  'backup.apply_file':
+    'its argument is a backup zip the generic runner does not make: tests/api/backups.test.ts refuses a caller with backups.apply but not backups.apply_from_file',
   'licence.add_cloud':
     'needs a licence server: tests/api/licences.test.ts runs it against one and refuses a viewer',
   'device.remote_session':

@@ -113,6 +113,8 @@ export async function startTestServer(
       await server.close();
       await db.drop();
       fs.rmSync(storageDir, { recursive: true, force: true });
+      // backups of an in-memory database go beside the storage folder (apps/server/src/backup/service.ts)
+      fs.rmSync(`${storageDir}-backups`, { recursive: true, force: true });
     },
   };
 }

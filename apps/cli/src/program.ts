@@ -12,6 +12,7 @@ import { printFailure } from './output';
 import { isClosedPipe } from './pipe';
 import { addApi } from './raw/api';
 import { addLicenceTools } from './licences';
+import { addBackupTools } from './backups';
 import { addLogin } from './session/login';
 import { addLogout } from './session/logout';
 import { addEvents } from './events/watch';
@@ -65,6 +66,8 @@ export function createProgram(
   addExports(program, ctx, families);
   // `lintel licences keygen|issue|add`, handwritten, beside the generated verbs of `licences`
   addLicenceTools(program, ctx, families);
+  // `lintel backups make|apply|download|last`, handwritten in place of the generated make and apply
+  addBackupTools(program, ctx, families);
   // `lintel devices search|add-found`, handwritten in place of their generated forms
   addDeviceSearch(program, ctx, families);
   addApi(program, ctx, families.session);

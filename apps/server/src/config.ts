@@ -20,6 +20,8 @@ export interface Config {
   dbWaitMs: number;
   /** uploaded files (avatars, logos): LINTEL_STORAGE_DIR, else `storage` in the data folder */
   storageDir: string;
+  /** backups' zips (LINTEL_BACKUPS_DIR); default `backups` in the data folder (backup/service.ts) */
+  backupsDir?: string;
   adminLogin: string;
   adminPassword?: string;
   /** the address people open; used in e-mailed links */
@@ -195,6 +197,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: env.DATABASE_URL || undefined,
     dbWaitMs: int(env.LINTEL_DB_WAIT_MS, 2500),
     storageDir: path.resolve(env.LINTEL_STORAGE_DIR || path.join(env.LINTEL_DATA_DIR || './data', 'storage')),
+    backupsDir: env.LINTEL_BACKUPS_DIR ? path.resolve(env.LINTEL_BACKUPS_DIR) : undefined,
     adminLogin: env.LINTEL_ADMIN_LOGIN || 'admin',
     adminPassword: env.LINTEL_ADMIN_PASSWORD || undefined,
     publicUrl: (env.LINTEL_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),

@@ -28,6 +28,7 @@ import { defineDeviceTaskJob } from './devices/tasks';
 import { defineBrokerAccountJobs } from './devices/dynsec';
 import { DeviceGateway } from './devices/gateway';
 import { SipService } from './sip/service';
+import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
 import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
 import { createHttp } from './http/app';
@@ -141,6 +142,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
   };
   defineDeviceTaskJob(context);
   defineBrokerAccountJobs(context);
+  defineBackupJobs(context);
   jobs.define(EventsPruneJob);
   const retention = defineRetentionJobs({
     db: database.db,

@@ -34,6 +34,7 @@ import { DeviceSearchPage } from './features/device-search/device-search-page';
 import { DeviceEventsPage } from './features/device-events/device-events-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
+import { BackupsPage } from './features/backups/backups-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
 import { NotificationsPage } from './features/notifications/notifications-page';
 import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
@@ -72,6 +73,7 @@ const screens: Record<string, ReactNode> = {
   'groups.edit': <GroupEditPage />,
   'audit-events': <AuditEventsPage />,
   licenses: <LicencesPage />,
+  backups: <BackupsPage />,
   'devices.events': <DeviceEventsPage />,
   'devices.tasks': <DeviceTasksPage />,
   'devices.edit': <DeviceEditPage />,

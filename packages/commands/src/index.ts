@@ -15,6 +15,7 @@ import * as deviceRemote from './device/device.remote';
 import * as deviceEvent from './device-event/device-event.resource';
 import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
+import * as backup from './backup/backup.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -55,6 +56,7 @@ export * from './device/device.remote';
 export * from './device-event/device-event.resource';
 export * from './notification/notification.commands';
 export * from './sip/sip.commands';
+export * from './backup/backup.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -100,6 +102,7 @@ const modules = [
   deviceEvent,
   notification,
   sip,
+  backup,
   ...resources.map((r) => r.commands),
 ] as const;
 

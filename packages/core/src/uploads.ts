@@ -26,6 +26,8 @@ export interface UploadKind {
   types: readonly UploadType[];
   /** images only: the most pixels (width × height) the header may announce */
   maxPixels?: number;
+  /** the catalogue error of a file of another type (default `invalid_file`) */
+  refusal?: 'invalid_file' | 'invalid_backup_image';
 }
 
 const KiB = 1024;
@@ -51,7 +53,11 @@ export const UploadKinds = {
   /** a signed licence: text or JSON */
   licence_file: { maxBytes: 64 * KiB, types: ['text/plain', 'application/json'] },
   /** a backup of the project uploaded to be applied */
-  backup: { maxBytes: 256 * MiB, types: ['application/gzip', 'application/zip', 'application/x-tar'] },
+  backup: {
+    maxBytes: 256 * MiB,
+    types: ['application/gzip', 'application/zip', 'application/x-tar'],
+    refusal: 'invalid_backup_image',
+  },
   /** a device's own backup, imported into the project settings */
   device_backup: {
     maxBytes: 32 * MiB,

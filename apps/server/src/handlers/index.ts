@@ -20,6 +20,7 @@ import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
 import { sipHandlers } from './sip/sip.handler';
+import { backupHandlers } from './backup/backup.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -45,4 +46,5 @@ export const handlers = {
   ...reportsHandlers,
   ...notificationHandlers,
   ...sipHandlers,
+  ...backupHandlers,
 } satisfies AllHandlers;

@@ -62,7 +62,7 @@ export async function checkUpload(
     throw new AppError('payload_too_large', { field, max_bytes: kind.maxBytes });
   const type = await sniffType(data);
   if (!type || !(kind.types as readonly string[]).includes(type))
-    throw new AppError('invalid_file', { field, types: kind.types.join(', ') });
+    throw new AppError(kind.refusal ?? 'invalid_file', { field, types: kind.types.join(', ') });
   if (!IMAGE.test(type)) return { type: type as UploadType };
   let width: number | undefined;
   let height: number | undefined;

@@ -119,6 +119,15 @@ export const Pages: readonly PageDef[] = [
   },
   ...families.filter((p) => p.section === 'settings'),
   {
+    id: 'backups',
+    path: '/backups',
+    titleKey: 'backups.title',
+    icon: 'download',
+    section: 'settings',
+    gates: gatesOf('backup.list'),
+    menu: true,
+  },
+  {
     id: 'licenses',
     path: '/licenses',
     titleKey: 'licences.title',

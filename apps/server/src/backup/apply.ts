@@ -1,0 +1,315 @@
+/**
+ * Applying a backup to a project: one transaction, all or nothing. Each chosen table's file is streamed line by
+ * line into a temporary table (batches of `PAGE` rows through `jsonb_populate_recordset`, the same on
+ * PostgreSQL and PGlite), then the project's rows are made equal to it: rows the backup lacks are deleted
+ * (children first), the backup's rows are upserted by id (parents first), the identity sequences are moved past
+ * the largest id. A process that dies meanwhile leaves nothing: the transaction never commits.
+ */
+import readline from 'node:readline';
+import type { Readable } from 'node:stream';
+import { sql, type Transaction } from 'kysely';
+import yauzl from 'yauzl';
+import type { BackupEntitySet } from '@lintel/commands';
+import type { DB } from '../db/schema';
+import type { ServerContext } from '../context';
+import { AppError } from '../errors';
+import {
+  BACKUP_FORMAT,
+  BACKUP_FORMAT_VERSION,
+  PROJECT_COLUMNS,
+  TABLES,
+  orderedSets,
+  type BackupTable,
+  type Manifest,
+} from './format';
+import { PAGE, tableColumns } from './make';
+import { backupProgress } from './progress';
+
+const invalid = (reason: string, data: Record<string, unknown> = {}) =>
+  new AppError('invalid_backup_image', { reason, ...data });
+
+/** An opened backup: its manifest and a reader of each table's lines. */
+export interface BackupImage {
+  manifest: Manifest;
+  lines(table: string): AsyncIterable<string>;
+  close(): void;
+}
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, autoClose: false, strictFileNames: true }, (err, zip) =>
+      err || !zip ? reject(invalid('not_a_zip')) : resolve(zip),
+    ),
+  );
+}
+
+async function entriesOf(zip: yauzl.ZipFile): Promise<Map<string, yauzl.Entry>> {
+  const entries = new Map<string, yauzl.Entry>();
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (e: yauzl.Entry) => {
+      entries.set(e.fileName, e);
+      zip.readEntry();
+    });
+    zip.on('end', () => resolve());
+    zip.on('error', () => reject(invalid('broken_zip')));
+    zip.readEntry();
+  });
+  return entries;
+}
+
+function streamOf(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
+  return new Promise((resolve, reject) =>
+    zip.openReadStream(entry, (err, s) => (err || !s ? reject(invalid('broken_entry')) : resolve(s))),
+  );
+}
+
+const MAX_MANIFEST = 1024 * 1024;
+
+function checkManifest(m: unknown): Manifest {
+  const o = m as Partial<Manifest> | null;
+  if (!o || typeof o !== 'object' || o.format !== BACKUP_FORMAT) throw invalid('not_a_lintel_backup');
+  if (typeof o.format_version !== 'number' || !Number.isInteger(o.format_version) || o.format_version < 1)
+    throw invalid('no_format_version');
+  if (o.format_version > BACKUP_FORMAT_VERSION)
+    throw invalid('newer_format', { format_version: o.format_version, supported: BACKUP_FORMAT_VERSION });
+  if (!Array.isArray(o.entities) || !Array.isArray(o.tables)) throw invalid('bad_manifest');
+  const known = new Map(TABLES.map((t) => [t.name, t]));
+  for (const t of o.tables) {
+    const def = known.get(t?.name);
+    if (!def || def.set !== t.set || !Number.isInteger(t.rows) || !Array.isArray(t.columns))
+      throw invalid('bad_manifest', { table: String(t?.name) });
+    if (!t.columns.every((c) => typeof c === 'string' && /^[a-z_][a-z0-9_]*$/.test(c)))
+      throw invalid('bad_manifest', { table: t.name });
+  }
+  const sets = orderedSets(o.entities);
+  if (sets.length !== o.entities.length) throw invalid('bad_manifest');
+  return { ...(o as Manifest), entities: sets };
+}
+
+/** Opens a backup zip on disk and reads its manifest; anything it cannot read is `invalid_backup_image`. */
+export async function openBackup(file: string): Promise<BackupImage> {
+  const zip = await openZip(file);
+  try {
+    const entries = await entriesOf(zip);
+    const me = entries.get('manifest.json');
+    if (!me || me.uncompressedSize > MAX_MANIFEST) throw invalid('no_manifest');
+    let text = '';
+    for await (const chunk of await streamOf(zip, me)) text += (chunk as Buffer).toString('utf8');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw invalid('bad_manifest');
+    }
+    const manifest = checkManifest(parsed);
+    for (const t of manifest.tables)
+      if (!entries.has(t.file)) throw invalid('missing_table', { table: t.name });
+    return {
+      manifest,
+      async *lines(table: string) {
+        const t = manifest.tables.find((x) => x.name === table)!;
+        const stream = await streamOf(zip, entries.get(t.file)!);
+        stream.on('error', () => undefined);
+        const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
+        try {
+          for await (const line of rl) if (line) yield line;
+        } catch {
+          throw invalid('broken_entry', { table });
+        } finally {
+          rl.close();
+          stream.destroy();
+        }
+      },
+      close: () => zip.close(),
+    };
+  } catch (err) {
+    zip.close();
+    throw err;
+  }
+}
+
+export interface Applied {
+  entities: BackupEntitySet[];
+  tables: Record<string, number>;
+  rows: number;
+}
+
+const tmpName = (t: BackupTable) => `bk_${t.name}`;
+
+async function loadTable(
+  trx: Transaction<DB>,
+  image: BackupImage,
+  t: BackupTable,
+  projectId: number,
+  expected: number,
+  onRows: (n: number) => void,
+): Promise<number> {
+  const tmp = sql.table(tmpName(t));
+  if (t.projectRow)
+    await sql`create temp table ${tmp} (name text, description text, settings jsonb) on commit drop`.execute(
+      trx,
+    );
+  else
+    await sql`create temp table ${tmp} on commit drop as select * from ${sql.table(t.name)} with no data`.execute(
+      trx,
+    );
+  let n = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    if (!batch.length) return;
+    const json = `[${batch.join(',')}]`;
+    batch = [];
+    await sql`insert into ${tmp} select * from jsonb_populate_recordset(null::${tmp}, ${json}::jsonb)`.execute(
+      trx,
+    );
+  };
+  for await (const line of image.lines(t.name)) {
+    try {
+      const v: unknown = JSON.parse(line);
+      if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error();
+    } catch {
+      throw invalid('bad_row', { table: t.name, row: n + 1 });
+    }
+    batch.push(line);
+    n++;
+    if (batch.length >= PAGE) {
+      try {
+        await flush();
+      } catch {
+        throw invalid('bad_row', { table: t.name });
+      }
+      onRows(PAGE);
+    }
+  }
+  const rest = batch.length;
+  try {
+    await flush();
+  } catch {
+    throw invalid('bad_row', { table: t.name });
+  }
+  onRows(rest);
+  if (n !== expected) throw invalid('row_count', { table: t.name, rows: n, expected });
+  if (t.projectColumn) await sql`update ${tmp} set ${sql.ref(t.projectColumn)} = ${projectId}`.execute(trx);
+  return n;
+}
+
+/** Makes the project's rows of table `t` equal to the loaded temporary table (the delete half). */
+async function deleteMissing(trx: Transaction<DB>, t: BackupTable, projectId: number): Promise<void> {
+  if (t.projectRow || t.shared) return;
+  const tmp = sql.table(tmpName(t));
+  if (t.link) {
+    await sql`delete from ${sql.table(t.name)} t where ${t.scope(projectId)}`.execute(trx);
+    return;
+  }
+  await sql`delete from ${sql.table(t.name)} t where ${t.scope(projectId)}
+    and not exists (select 1 from ${tmp} b where b.id = t.id)`.execute(trx);
+}
+
+/** The upsert half: the backup's rows in, by id (links: added). */
+async function upsert(
+  trx: Transaction<DB>,
+  t: BackupTable,
+  projectId: number,
+  fileColumns: string[],
+): Promise<void> {
+  const tmp = sql.table(tmpName(t));
+  if (t.projectRow) {
+    const cols = PROJECT_COLUMNS.filter((c) => fileColumns.includes(c));
+    if (!cols.length) return;
+    await sql`update projects p set ${sql.join(
+      cols.map((c) => sql`${sql.ref(c)} = b.${sql.ref(c)}`),
+    )} from (select * from ${tmp} limit 1) b where p.id = ${projectId}`.execute(trx);
+    return;
+  }
+  const target = await tableColumns(trx, t.name);
+  const cols = target.filter((c) => fileColumns.includes(c));
+  const list = sql.join(cols.map((c) => sql.ref(c)));
+  const identity = await sql<{
+    n: number;
+  }>`select count(*)::int as n from pg_attribute where attrelid = ${t.name}::regclass and attidentity <> ''`.execute(
+    trx,
+  );
+  const overriding = identity.rows[0]!.n > 0 ? sql`overriding system value` : sql``;
+  if (t.link) {
+    await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} on conflict do nothing`.execute(
+      trx,
+    );
+    return;
+  }
+  if (!t.shared) {
+    // an id of the backup held by another project's row: applying would take that row over
+    const foreign = await sql<{ n: number }>`select count(*)::int as n from ${tmp} b
+      join ${sql.table(t.name)} t on t.id = b.id where not (${t.scope(projectId)})`.execute(trx);
+    if (foreign.rows[0]!.n > 0)
+      throw new AppError('cant_perform_action', { reason: 'ids_of_another_project', table: t.name });
+  }
+  // rows equal to the backup's are left as they are (no new row version, no index entries): a restore mostly
+  // finds most rows unchanged
+  const updates = cols.filter((c) => c !== 'id');
+  await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} order by id
+    on conflict (id) do update set ${sql.join(updates.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
+    where (${sql.join(updates.map((c) => sql.ref(`${t.name}.${c}`)))}) is distinct from (${sql.join(
+      updates.map((c) => sql`excluded.${sql.ref(c)}`),
+    )})`.execute(trx);
+  if (identity.rows[0]!.n > 0)
+    await sql`select setval(pg_get_serial_sequence(${t.name}, 'id'),
+      greatest((select max(id) from ${sql.table(t.name)}), 0) + 1, false)`.execute(trx);
+}
+
+/** A database refusal of the merge as the catalogue names it. */
+function mergeError(err: unknown, table: string): unknown {
+  const code = (err as { code?: string })?.code;
+  const constraint = (err as { constraint?: string })?.constraint;
+  if (code === '23503') return new AppError('invalid_related_entity', { table, constraint });
+  if (code === '23505') return new AppError('value_not_unique', { table, constraint });
+  return err;
+}
+
+/**
+ * Applies the opened backup's chosen sets (default: all it holds) to the project, in one transaction. Sets the
+ * backup does not hold are refused as `invalid_backup_image`.
+ */
+export async function applyBackup(
+  app: ServerContext,
+  image: BackupImage,
+  projectId: number,
+  chosen?: BackupEntitySet[],
+): Promise<Applied> {
+  const m = image.manifest;
+  const sets = orderedSets(chosen ?? m.entities);
+  const missing = sets.filter((s) => !m.entities.includes(s));
+  if (missing.length) throw invalid('entities_not_in_backup', { entities: missing });
+  const tables = TABLES.filter((t) => sets.includes(t.set) && m.tables.some((x) => x.name === t.name));
+  const counts: Record<string, number> = {};
+  let rows = 0;
+  await app.db.transaction().execute(async (trx) => {
+    // one apply per project at a time (the second waits for the first)
+    await sql`select pg_advisory_xact_lock(72431, ${projectId})`.execute(trx);
+    for (const t of tables) {
+      const info = m.tables.find((x) => x.name === t.name)!;
+      counts[t.name] = await loadTable(trx, image, t, projectId, info.rows, (n) => {
+        rows += n;
+        backupProgress.emit('apply', { projectId, phase: 'load', table: t.name, rows });
+      });
+    }
+    for (const t of [...tables].reverse()) {
+      try {
+        await deleteMissing(trx, t, projectId);
+      } catch (err) {
+        throw mergeError(err, t.name);
+      }
+    }
+    for (const t of tables) {
+      backupProgress.emit('apply', { projectId, phase: 'upsert', table: t.name, rows });
+      try {
+        await upsert(trx, t, projectId, m.tables.find((x) => x.name === t.name)!.columns);
+      } catch (err) {
+        throw mergeError(err, t.name);
+      }
+    }
+  });
+  // who may do what may have changed: forget the remembered callers (other instances: the tables' triggers)
+  app.authCache.clear();
+  app.estimates.clear();
+  return { entities: sets, tables: counts, rows };
+}

@@ -1,0 +1,72 @@
+/** Helpers of the backup tests: every row a backup covers, and waiting for a backup's job. */
+import { sql, type Kysely } from 'kysely';
+import { getCommand, type Backup } from '@lintel/commands';
+import type { ApiClient } from '@lintel/core';
+import type { DB } from '../../apps/server/src/db/schema';
+import { PROJECT_COLUMNS, TABLES } from '../../apps/server/src/backup/format';
+
+/**
+ * Every row of the project in each table a backup covers, by table, in key order, as JSON (timestamps as
+ * text): two databases' snapshots compare equal when every row is equal. Project ids are left out (a backup
+ * may go to another project's id).
+ */
+export async function projectRows(db: Kysely<DB>, projectId: number): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  // timestamps as UTC text whatever the database's time zone (two servers may differ)
+  await db.transaction().execute(async (trx) => {
+    await sql`set local time zone 'UTC'`.execute(trx);
+    for (const t of TABLES) out[t.name] = await rowsOf(trx, t, projectId);
+  });
+  return out;
+}
+
+async function rowsOf(db: Kysely<DB>, t: (typeof TABLES)[number], projectId: number): Promise<unknown[]> {
+  {
+    const cols = t.projectRow
+      ? sql`jsonb_build_object(${sql.join(PROJECT_COLUMNS.map((c) => sql`${sql.lit(c)}::text, t.${sql.ref(c)}`))})`
+      : sql`to_jsonb(t) - 'project_id'`;
+    const r = await sql<{ j: string }>`select (${cols})::text as j from ${sql.table(t.name)} t
+      where ${t.scope(projectId)} order by ${sql.join(t.key.map((k) => sql.ref(`t.${k}`)))}`.execute(db);
+    return r.rows.map((x) => JSON.parse(x.j) as unknown);
+  }
+}
+
+/** Polls the backup until its job has made it (generous bound: CI is slow). */
+export async function waitReady(api: ApiClient, id: number, timeoutMs = 120_000): Promise<Backup> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const b = (await getCommand('backup.get').run({ api }, { id })).data;
+    if (b.state === 'ready') return b;
+    if (b.state === 'failed') throw new Error(`backup ${id} failed: ${b.error}`);
+    if (Date.now() > end) throw new Error(`backup ${id} not made in time`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Adds `n` users to project 1 set-based (accounts, users in the root group, a marker for every third), with
+ * the awkward values a copy must keep: Unicode, quotes, backslashes, new lines, JSON profiles, nulls.
+ */
+export async function seedUsers(db: Kysely<DB>, n: number, tag: string): Promise<void> {
+  await sql`insert into markers (project_id, name, color) values (1, ${`Seed ${tag}`}, '#123abc')`.execute(
+    db,
+  );
+  await sql`with a as (
+      insert into accounts (login, email, password_hash, locale)
+      select ${`s${tag}-`} || i, case when i % 2 = 0 then ${`s${tag}-`} || i || '@example.test' end,
+        'hash-' || i, case when i % 3 = 0 then 'ru' else 'en' end
+      from generate_series(1, ${n}) i
+      returning id, login)
+    insert into users (project_id, account_id, role_id, name, description, profile)
+    select 1, a.id, (select id from roles where project_id = 1 order by id limit 1),
+      'Пользователь "' || a.login || E'" \\\\ O''Neil\\nline',
+      case when a.id % 5 = 0 then '' else 'desc ' || a.id end,
+      jsonb_build_object('phone', '+7 900 ' || a.id, 'nested', jsonb_build_object('k', array[a.id, 2]))
+    from a`.execute(db);
+  await sql`insert into user_domains (user_id, domain_id)
+    select u.id, (select id from domains where project_id = 1 and parent_id is null limit 1)
+    from users u where u.project_id = 1 and u.name like ${`%s${tag}-%`}`.execute(db);
+  await sql`insert into user_markers (user_id, marker_id)
+    select u.id, (select id from markers where name = ${`Seed ${tag}`})
+    from users u where u.project_id = 1 and u.name like ${`%s${tag}-%`} and u.id % 3 = 0`.execute(db);
+}
