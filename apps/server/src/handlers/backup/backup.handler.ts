@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { sql } from 'kysely';
 import type { BackupEntitySet } from '@lintel/commands';
-import { signedIn, type HandlerContext, type SomeHandlers } from '../../http/handler';
+import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline/handler';
 import { AppError } from '../../errors';
 import { StreamedReply } from '../../pipeline/streamed-reply';
 import { audit } from '../../audit/audit';

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors';
-import { signedIn, type SomeHandlers } from '../../http/handler';
+import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 
 /**
  * The SIP service (spec part 2 §7): its status, re-initialisation and restart. An instance that does not run
