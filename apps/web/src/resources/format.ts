@@ -1,4 +1,4 @@
-import { TimeFormats, type TimeFormatCode } from '@lintel/core';
+import { isTimeZone, TimeFormats, zoneOffsetMs, type TimeFormatCode } from '@lintel/core';
 
 /**
  * Dates in the user's format (profile `time_format`, spec part 2 §9) and time zone (profile `time_zone`: an
@@ -25,45 +25,17 @@ export function offsetMinutes(zone: string | null | undefined): number | null {
   return (m[1] === '-' ? -1 : 1) * (h * 60 + min);
 }
 
-const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
-
-/** A formatter of the parts of a date in an IANA zone; null for what is not one (then: the browser's zone). */
-function zoneFormat(zone: string | null | undefined): Intl.DateTimeFormat | null {
-  if (!zone || !zone.includes('/')) return null;
-  if (!zoneFormats.has(zone)) {
-    let f: Intl.DateTimeFormat | null = null;
-    try {
-      f = new Intl.DateTimeFormat('en-US', {
-        timeZone: zone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-      });
-    } catch {
-      f = null;
-    }
-    zoneFormats.set(zone, f);
-  }
-  return zoneFormats.get(zone) ?? null;
-}
-
 /** '' for a value that is not a date; `withTime: false` gives the day alone. */
 export function formatDate(value: unknown, style: DateStyle = defaultDateStyle, withTime = true): string {
   if (value === null || value === undefined || value === '') return '';
   const d = value instanceof Date ? value : new Date(typeof value === 'number' ? value : String(value));
   const t = d.getTime();
   if (Number.isNaN(t)) return '';
-  const offset = offsetMinutes(style.timeZone);
-  const zoned = offset === null ? zoneFormat(style.timeZone) : null;
+  // an IANA zone's offset at that instant (daylight saving included), else the offset written, else none
+  const zone = style.timeZone?.trim();
+  const offset = offsetMinutes(zone) ?? (zone && isTimeZone(zone) ? zoneOffsetMs(t, zone) / 60_000 : null);
   let parts: { Y: number; M: number; D: number; h: number; m: number; s: number };
-  if (zoned) {
-    const p = Object.fromEntries(zoned.formatToParts(d).map((x) => [x.type, Number(x.value)]));
-    parts = { Y: p.year!, M: p.month!, D: p.day!, h: p.hour! % 24, m: p.minute!, s: p.second! };
-  } else if (offset === null) {
+  if (offset === null) {
     parts = {
       Y: d.getFullYear(),
       M: d.getMonth() + 1,
