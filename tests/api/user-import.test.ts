@@ -279,7 +279,7 @@ describe('user import: checking rows in batches', () => {
       email: `ok1.${tag}@example.test`,
       role: { id: w.lowRole },
       domains: [{ id: w.A }],
-      profile: { phone: '+4912345678', time_zone: '+02:00' },
+      profile: { phone: '+4912345678', time_zone: '' },
       is_activated: false,
       is_invited: false,
     });
