@@ -39,3 +39,24 @@ describe.each(namespaces)('the %s locale', (ns) => {
     expect(plural).toEqual([]);
   });
 });
+
+describe('the palette', () => {
+  it('names the family of every command in both languages (palette.family.<noun>, or its page title)', async () => {
+    // a new family of commands showed its raw key in the palette (palette.family.sip, palette.family.backup)
+    const { registry } = await import('@lintel/commands');
+    const nouns = [
+      ...new Set(
+        [...registry.values()].filter((c) => c.access === 'session').map((c) => c.id.split('.')[0]!),
+      ),
+    ];
+    const missing: string[] = [];
+    for (const lang of ['en', 'ru'] as const) {
+      const web = flatten(resources[lang].web as Tree);
+      const commands = flatten(resources[lang].commands as Tree);
+      for (const noun of nouns)
+        if (!web.has(`palette.family.${noun}`) && !commands.has(`pages.${noun}.title`))
+          missing.push(`${lang}: ${noun}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
