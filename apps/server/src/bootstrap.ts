@@ -86,9 +86,10 @@ export const FirstAdminKey = 'first_start_admin';
 /**
  * First start: a default project and its administrator. The password comes from LINTEL_ADMIN_PASSWORD, or
  * is generated and handed back so the caller prints it to the terminal (never to the log).
- * Until that administrator has signed in once, every start sets the password again (LINTEL_ADMIN_PASSWORD,
- * or a new one handed back): a first start that died before the password was read does not lock the
- * operator out (issue 25, item 1). The first sign-in is the audit log's `login` of the account.
+ * When that password was generated, every start sets it again until the administrator has signed in once
+ * (LINTEL_ADMIN_PASSWORD if given then, else a new one handed back): a first start that died before the
+ * password was read does not lock the operator out (issue 25, item 1). The first sign-in is the audit log's
+ * `login` of the account.
  */
 export async function bootstrap(
   db: Kysely<DB>,
@@ -117,7 +118,10 @@ export async function bootstrap(
     await trx.insertInto('user_domains').values({ user_id: user.id, domain_id: rootDomainId }).execute();
     await trx
       .insertInto('server_settings')
-      .values({ key: FirstAdminKey, value: JSON.stringify({ accountId: account.id }) })
+      .values({
+        key: FirstAdminKey,
+        value: JSON.stringify({ accountId: account.id, generated: opts.adminPassword === undefined }),
+      })
       .execute();
   });
   return { created: true, generatedPassword: opts.adminPassword ? undefined : password };
@@ -132,8 +136,11 @@ async function reissueFirstPassword(
     .select('value')
     .where('key', '=', FirstAdminKey)
     .executeTakeFirst();
-  const accountId = Number((row?.value as { accountId?: unknown } | undefined)?.accountId);
-  if (!row || !Number.isInteger(accountId)) return { created: false };
+  const marker = row?.value as { accountId?: unknown; generated?: unknown } | undefined;
+  const accountId = Number(marker?.accountId);
+  // only a password Lintel made is made again: one the operator gave (LINTEL_ADMIN_PASSWORD) is theirs, and
+  // instances started with their own (tests' second instances on one database) must not take it over
+  if (!row || !Number.isInteger(accountId) || marker?.generated !== true) return { created: false };
   const signedIn = await db
     .selectFrom('audit_events')
     .select('id')
