@@ -12,18 +12,21 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { root } from './support';
+import { freshConfigDir, lintel, removeConfigDirs, root } from './support';
 
 const main = path.join(root, 'apps/server/dist/main.js');
 let dataDir: string;
+let configDir: string;
 const children = new Set<ChildProcess>();
 
 beforeAll(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-first-start-'));
+  configDir = freshConfigDir();
 });
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
   fs.rmSync(dataDir, { recursive: true, force: true });
+  removeConfigDirs();
 });
 
 const freePort = () =>
@@ -56,6 +59,7 @@ async function start(port: number): Promise<Started> {
       MQTT_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
       LINTEL_DATA_DIR: dataDir,
+      LINTEL_CONFIG_DIR: configDir,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -134,5 +138,15 @@ it('a busy port is said in one line and creates nothing; a lost first password i
   expect(printedPassword(third)).toBeUndefined();
   expect(third.stdout).not.toMatch(/password/i);
   expect((await login(third.port, fresh!)).status).toBe(200);
+
+  // `lintel login` with no server named proposes the one running here, on its own port (it proposed 8080)
+  const cli = await lintel(['login', '--login', 'admin', '--password-stdin', '--json'], {
+    configDir,
+    input: fresh!,
+  });
+  expect(cli.stderr).toBe('');
+  expect(JSON.parse(cli.stdout)).toMatchObject({ server: `http://localhost:${third.port}`, login: 'admin' });
   await stop(third, 'SIGTERM');
+  // a server that stopped no longer says it is there
+  expect(fs.existsSync(path.join(configDir, 'local-server.json'))).toBe(false);
 }, 240_000);

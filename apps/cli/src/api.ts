@@ -6,12 +6,43 @@ import {
   type StoredSession,
 } from '@lintel/core';
 import { getCommand, type CommandById, type CommandId } from '@lintel/commands';
-import { ConfigStore } from './config-store';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigStore, configDir } from './config-store';
 import type { CliContext } from './context';
 import { CliError } from './errors';
 import { ExitCode } from './exit-codes';
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
+
+/**
+ * The server `lintel login` proposes when nothing names one: a Lintel server running on this machine says
+ * where it listens in `local-server.json` beside the contexts (apps/server/src/local-server.ts); a file of a
+ * process that has gone is ignored. Then `PORT`, as `npm start` reads it; then the default.
+ */
+export function localServer(env: NodeJS.ProcessEnv): string {
+  try {
+    const held = JSON.parse(fs.readFileSync(path.join(configDir(env), 'local-server.json'), 'utf8')) as {
+      url?: unknown;
+      pid?: unknown;
+    };
+    if (typeof held.url === 'string' && typeof held.pid === 'number' && alive(held.pid)) return held.url;
+  } catch {
+    // no local server said where it is
+  }
+  const port = Number(env.PORT);
+  return Number.isInteger(port) && port > 0 && port < 65536 ? `http://localhost:${port}` : DEFAULT_SERVER;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** `host:port` or a full URL, as an origin (plus a path prefix, if any) without the trailing slash. */
 export function normaliseServer(input: string): string {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from './server';
 import { loadConfig } from './config';
 import { busyPorts } from './ports';
+import { announceLocalServer } from './local-server';
 
 /** The built console beside the server: apps/web/dist, found from this file's place in the repository. */
 function defaultWebDir(): string | undefined {
@@ -63,9 +64,11 @@ if (server.generatedAdminPassword) {
 }
 // the terminal, not the log: the password must never reach a log file
 process.stdout.write(lines.join('\n') + '\n\n');
+const withdraw = announceLocalServer(process.env, config.publicUrl);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    withdraw();
     void server.close().then(() => process.exit(0));
   });
 }

@@ -12,7 +12,7 @@ import { ExitCode } from '../exit-codes';
 import { evaluateGates } from '../families/gates';
 import type { RunSession } from '../families/session';
 import { printOutcome } from '../output';
-import { createProgress } from './progress';
+import { commitPhase, createProgress } from './progress';
 import { formatOf, openRows } from './readers';
 import { reportText } from './report';
 
@@ -119,7 +119,7 @@ export async function importUsers(
     progress.update({ rows: staged.rows, invalid: staged.invalid, fraction: 1 });
     if (interrupted.signal.aborted) throw new CliError('cancelled', ExitCode.cancelled);
 
-    progress.update({ phase: 'committing', rows: sent, fraction: 1, dryRun: Boolean(opts.dryRun) });
+    progress.update(commitPhase(staged, opts));
     const report = ImportReport.parse(
       await withRetry(() =>
         getCommand('user.import_commit').run(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressLines, type ProgressState } from './progress';
+import { commitPhase, progressLines, type ProgressState } from './progress';
 import { wrap } from './report';
 
 const state: ProgressState = { phase: 'reading', rows: 52_000, invalid: 12, fraction: 0.52 };
@@ -23,6 +23,26 @@ describe('the import progress at a terminal', () => {
     expect(p.bar.empty).toBe(0);
     expect(p.pct).toBe('100%');
     expect(p.details).toBe('committing 52,000 rows… 1:01');
+  });
+
+  it('says nothing is written when every row was rejected, or the import stops on rejected rows', () => {
+    const line = (s: Partial<ProgressState>) =>
+      progressLines('people.csv', { ...state, ...s }, 1_000, 100).details;
+    expect(line(commitPhase({ rows: 3, invalid: 3 }, {}))).toBe(
+      'writing nothing: 3 of 3 rows rejected… 0:01',
+    );
+    expect(line(commitPhase({ rows: 3, invalid: 3 }, { continueOnError: true }))).toBe(
+      'writing nothing: 3 of 3 rows rejected… 0:01',
+    );
+    expect(line(commitPhase({ rows: 10, invalid: 2 }, {}))).toBe(
+      'writing nothing: 2 of 10 rows rejected… 0:01',
+    );
+    // past rejected rows, only the good ones are committed
+    expect(line(commitPhase({ rows: 10, invalid: 2 }, { continueOnError: true }))).toBe(
+      'committing 8 rows… 0:01',
+    );
+    expect(line(commitPhase({ rows: 10, invalid: 0 }, {}))).toBe('committing 10 rows… 0:01');
+    expect(line(commitPhase({ rows: 10, invalid: 2 }, { dryRun: true }))).toContain('checking 10 rows');
   });
 });
 

@@ -10,6 +10,29 @@ export interface ProgressState {
   fraction: number | null;
   /** a dry run's last phase checks the rows and writes nothing: it says "checking", not "committing" */
   dryRun?: boolean;
+  /** no row will be written (every row was rejected, or some were and the import stops on them) */
+  nothing?: boolean;
+}
+
+/**
+ * The last phase of an import, from what the server staged: it commits the good rows, or — when every row
+ * was rejected, or some were and the import does not continue past them — writes nothing and says so
+ * ("committing 0 rows" read as if something were being written).
+ */
+export function commitPhase(
+  staged: { rows: number; invalid: number },
+  opts: { dryRun?: boolean; continueOnError?: boolean },
+): Partial<ProgressState> {
+  const good = Math.max(0, staged.rows - staged.invalid);
+  const nothing = good === 0 || (staged.invalid > 0 && !opts.continueOnError);
+  return {
+    phase: 'committing',
+    rows: nothing ? staged.rows : good,
+    invalid: staged.invalid,
+    fraction: 1,
+    dryRun: Boolean(opts.dryRun),
+    nothing: !opts.dryRun && nothing,
+  };
 }
 
 export interface Progress {
@@ -45,10 +68,14 @@ export function rates(
 export function progressDetails(state: ProgressState, elapsedMs: number): string {
   const { perSecond, etaSeconds } = rates(state, elapsedMs);
   if (state.phase === 'committing')
-    return t(state.dryRun ? 'bulk.progress.checking' : 'bulk.progress.committing', {
-      rows: fmt(state.rows),
-      elapsed: clock(elapsedMs / 1000),
-    });
+    return t(
+      state.dryRun
+        ? 'bulk.progress.checking'
+        : state.nothing
+          ? 'bulk.progress.nothing'
+          : 'bulk.progress.committing',
+      { rows: fmt(state.rows), invalid: fmt(state.invalid), elapsed: clock(elapsedMs / 1000) },
+    );
   const parts = [
     t('bulk.progress.rows', { rows: fmt(state.rows) }),
     t('bulk.progress.rate', { rate: fmt(perSecond) }),

@@ -1,6 +1,6 @@
 import type { ProjectSession } from '@lintel/core';
 import { Option, type Command } from 'commander';
-import { apiClient, DEFAULT_SERVER, execute, normaliseServer } from '../api';
+import { apiClient, DEFAULT_SERVER, execute, localServer, normaliseServer } from '../api';
 import { ConfigStore, contextName } from '../config-store';
 import { contextNames } from '../contexts/context';
 import type { CliContext } from '../context';
@@ -70,7 +70,7 @@ export async function login(ctx: CliContext, opts: LoginOptions): Promise<Outcom
   const previous = config.current()?.context;
   const interactive = canPrompt(ctx) && !opts.passwordStdin;
 
-  const suggested = ctx.env.LINTEL_SERVER || previous?.server || DEFAULT_SERVER;
+  const suggested = ctx.env.LINTEL_SERVER || previous?.server || localServer(ctx.env);
   const server = normaliseServer(
     opts.server ?? (interactive ? await ask(ctx, t('login.server'), { default: suggested }) : suggested),
   );
