@@ -56,6 +56,17 @@ afterAll(async () => {
 });
 
 describe('lintel api', () => {
+  it('says which methods a path takes when it is called with another, sending nothing (issue 25 item 10)', async () => {
+    const r = await cli(['POST', '/roles', '--data', '{"name": "x"}']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr)).toMatchObject({ error_code: 'method_not_served' });
+    const text = await lintel(['api', 'POST', '/roles'], { configDir: adminDir, env: { LINTEL_JSON: '' } });
+    expect(text.stderr).toContain('/roles does not take POST; it takes GET, PUT');
+    expect(text.stderr).toContain('PUT /roles: role.create');
+    // a path with an id fits its pattern; the right method still goes through
+    expect((await cli(['PATCH', '/users/1', '-F', 'name=x'])).stderr).not.toContain('method_not_served');
+  });
+
   it('GETs a path with or without /api/v0, with fields and a query as query parameters', async () => {
     const a = reply(await cli(['GET', '/users', '-F', 'limit=1']));
     expect(a).toMatchObject({ meta: { limit: 1, page: 1 } });

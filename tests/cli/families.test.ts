@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { run } from '../../apps/cli/src/program';
 import type { CliContext } from '../../apps/cli/src/context';
 import { buildCli, freshConfigDir, lintel, removeConfigDirs, type Run } from './support';
+import { terminal } from './pty';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -147,6 +148,51 @@ describe('lintel <family> <verb>: users', () => {
     const gone = await cli(['users', 'get', String(id)]);
     expect(gone.code).toBe(5);
     expect(gone.stderr.trim()).toBe('Item not found');
+  });
+
+  it('takes a new password from stdin or asks it at a terminal without echo, never only as a flag (issue 25 item 10)', async () => {
+    const who = `pw.${uid()}`;
+    const { data } = await getCommand('user.create').run(
+      { api },
+      {
+        login: who,
+        name: 'Password user',
+        role: adminRole,
+        domains: [rootGroup],
+        send_registration_link: false,
+      },
+    );
+    const canSignIn = async (password: string) => {
+      const dir = freshConfigDir();
+      const r = await lintel(['login', '--server', ts.url, '--login', who, '--password-stdin'], {
+        configDir: dir,
+        input: `${password}\n`,
+      });
+      return r.code === 0;
+    };
+    // from a script: stdin
+    const piped = await cli(
+      ['users', 'password', String(data.id), '--new-password-stdin'],
+      adminDir,
+      'Piped-123456\n',
+    );
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(await canSignIn('Piped-123456')).toBe(true);
+    // neither flag nor stdin nor a terminal: missing, exit 2, nothing sent
+    const missing = await cli(['users', 'password', String(data.id)]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('new_password: Field required');
+    // at a terminal it is asked, and what is typed is not echoed
+    const term = terminal(['users', 'password', String(data.id)], { configDir: adminDir });
+    try {
+      await term.waitFor('New password:');
+      term.type('Typed-1234567\r');
+      expect(await term.exited).toBe(0);
+      expect(term.output()).not.toContain('Typed-1234567');
+    } finally {
+      term.kill();
+    }
+    expect(await canSignIn('Typed-1234567')).toBe(true);
   });
 
   it('exits 5 for an id that does not exist, with the reply body under --json', async () => {

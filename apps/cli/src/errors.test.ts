@@ -1,6 +1,12 @@
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '@lintel/core';
+import {
+  ApiError,
+  ErrorCatalogue,
+  REFUSED_VALUE_ERRORS,
+  STATE_CONFLICT_ERRORS,
+  type ErrorKey,
+} from '@lintel/core';
 import { CliError, describeFailure } from './errors';
 import { ExitCode } from './exit-codes';
 
@@ -50,6 +56,24 @@ describe('failures', () => {
         text,
       });
     }
+  });
+
+  it('exits 2 for every value taken or naming nothing, 1 for the state of the platform (issue 25 item 10: a duplicate serial exited 1, a duplicate login 2)', () => {
+    const conflicts = Object.entries(ErrorCatalogue).filter(([, status]) => status === 409);
+    for (const [key] of conflicts) {
+      const code = key as ErrorKey;
+      // each 409 is placed: a value the caller gave, or the platform's state
+      expect(REFUSED_VALUE_ERRORS.has(code) !== STATE_CONFLICT_ERRORS.has(code), key).toBe(true);
+      expect(describeFailure(new ApiError(409, key, key)).exitCode, key).toBe(
+        REFUSED_VALUE_ERRORS.has(code) ? ExitCode.usage : ExitCode.error,
+      );
+    }
+    expect(describeFailure(new ApiError(409, 'serial_number_in_use', 'serial_number_in_use')).exitCode).toBe(
+      ExitCode.usage,
+    );
+    expect(describeFailure(new ApiError(409, 'login_already_used', 'login_already_used')).exitCode).toBe(
+      ExitCode.usage,
+    );
   });
 
   it('lists field rules under check_fields_data', () => {

@@ -1,5 +1,12 @@
 import { CommanderError } from 'commander';
-import { ApiError, errorLookupKey, isUnauthenticated, type ErrorBody, type FieldError } from '@lintel/core';
+import {
+  ApiError,
+  errorLookupKey,
+  isUnauthenticated,
+  REFUSED_VALUE_ERRORS,
+  type ErrorBody,
+  type FieldError,
+} from '@lintel/core';
 import { ExitCode } from './exit-codes';
 import { hasText, tr } from './i18n';
 import { synonymOf } from './synonyms';
@@ -66,18 +73,6 @@ function apiText(err: ApiError): string {
   return tr('errors:default');
 }
 
-/**
- * Replies that refuse a value the caller gave (a login or name already taken, a related id that does not
- * exist): as `check_fields_data`, bad usage (2), which the README's table of exit codes promises.
- */
-const REFUSED_VALUE_CODES = new Set([
-  'value_not_unique',
-  'login_already_used',
-  'email_already_used',
-  'domain_exists',
-  'invalid_related_entity',
-]);
-
 function apiExitCode(err: ApiError): ExitCode {
   if (isUnauthenticated(err.status, err.body) || (err.status === 401 && err.code === 'invalid_token'))
     return ExitCode.signedOut;
@@ -85,7 +80,9 @@ function apiExitCode(err: ApiError): ExitCode {
   if (err.status === 404) return ExitCode.notFound;
   // the server found a field the CLI could not check (an unknown sort field, a taken value's format): usage
   if (err.status === 422 && err.code === 'check_fields_data') return ExitCode.usage;
-  if (REFUSED_VALUE_CODES.has(err.code)) return ExitCode.usage;
+  // a value the caller gave is taken or names nothing (core's REFUSED_VALUE_ERRORS): bad usage as well,
+  // which the README's table of exit codes promises
+  if ((REFUSED_VALUE_ERRORS as ReadonlySet<string>).has(err.code)) return ExitCode.usage;
   return ExitCode.error;
 }
 

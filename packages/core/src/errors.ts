@@ -110,6 +110,35 @@ export const ErrorCatalogue = {
 
 export type ErrorKey = keyof typeof ErrorCatalogue;
 
+/**
+ * The refusals of a value the caller gave: taken by another record (a login, a serial number, an identifier's
+ * number) or naming nothing. The CLI exits with its usage code (2) for them, as for a field it could check
+ * itself; the other conflicts (409: a device offline, a licence taken) are the state of the platform (1). A
+ * new catalogue entry of status 409 is placed in one list or the other (`errors.test.ts`).
+ */
+export const REFUSED_VALUE_ERRORS: ReadonlySet<ErrorKey> = new Set<ErrorKey>([
+  'value_not_unique',
+  'login_already_used',
+  'email_already_used',
+  'user_registered_already',
+  'domain_exists',
+  'invalid_related_entity',
+  'serial_number_in_use',
+  'identifier_duplicate',
+  'guest_identifier_exists',
+]);
+
+/** The 409s that are the platform's state, not a value the caller could change (see `REFUSED_VALUE_ERRORS`). */
+export const STATE_CONFLICT_ERRORS: ReadonlySet<ErrorKey> = new Set<ErrorKey>([
+  'license_hijack',
+  'license_cloud_not_configured',
+  'device_protocol_none',
+  'device_offline',
+  'device_protocol_not_mqtt',
+  'ukey2_cannot_be_deleted',
+  'wallet_certificate_missing',
+]);
+
 /** The 401 that tells a client to refresh its token and retry once (spec part 2 §8). */
 export const UNAUTHENTICATED_MESSAGE = 'Unauthenticated';
 export const NOT_AUTHORIZED_CODE = 'not_authorized';

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { FieldError } from '@lintel/core';
 import type { ZodType } from 'zod';
+import { traitsOf } from '@lintel/commands';
 import { objectShape, shapeOf, unwrap, type Shape } from './schema';
 
 /** How a flag's text becomes a value. */
@@ -22,6 +23,11 @@ export interface FlagSpec {
   nullable: boolean;
   hasDefault: boolean;
   defaultValue?: unknown;
+  /**
+   * a secret (`.meta({secret: true})`, a password): asked at a terminal without echo when not given, or read
+   * from stdin with `--<name>-stdin` — a flag's value stays in the shell's history and the process list
+   */
+  secret?: boolean;
 }
 
 /** Flags every generated command may have; an argument of the same name is given through --data only. */
@@ -88,7 +94,11 @@ function walk(
     // a nullable object cannot be spelled with dotted flags (which would be null?), so it is JSON
     if (s.kind === 'object' && !flags.nullable && path.length < MAX_DEPTH) {
       walk(s.shape, path, parentRequired && !u.optional, out);
-    } else out.push(specOf(path, s, flags, parentRequired));
+    } else {
+      const spec = specOf(path, s, flags, parentRequired);
+      if (spec.kind === 'text' && traitsOf(schema).secret) spec.secret = true;
+      out.push(spec);
+    }
   }
 }
 

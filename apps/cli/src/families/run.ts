@@ -7,7 +7,7 @@ import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { language, t } from '../i18n';
 import { printOutcome } from '../output';
-import { readStdin } from '../prompt';
+import { ask, canPrompt, readStdin } from '../prompt';
 import { confirmDeletion } from './confirm';
 import { cloneJson, parseFlag, setPath, type FlagSpec } from './flags';
 import { evaluateGates } from './gates';
@@ -107,6 +107,38 @@ async function readArgs(
   if (problems.length) throw usage(problems);
   return args;
 }
+
+/**
+ * Secrets (passwords) not given as flags: `--<name>-stdin` reads one from stdin; at a terminal a required one
+ * is asked without echo. Without either, the argument schema says it is missing (exit 2).
+ */
+async function readSecrets(
+  ctx: CliContext,
+  plan: VerbPlan,
+  args: Record<string, unknown>,
+  opts: Record<string, unknown>,
+): Promise<void> {
+  const secrets = plan.flags.filter((f) => f.secret);
+  const fromStdin = secrets.filter((f) => opts[stdinAttribute(f)] === true);
+  if (fromStdin.length > 1 || (fromStdin.length && opts.data === '@-'))
+    throw usage(fromStdin.map((f) => ({ field: f.path.join('.'), rule: 'one_stdin' })));
+  for (const f of secrets) {
+    if (getPath(args, f.path) !== undefined) continue;
+    if (fromStdin.includes(f)) setPath(args, f.path, await readStdin(ctx));
+    else if (f.required && canPrompt(ctx))
+      setPath(args, f.path, await ask(ctx, fieldLabel(plan.family.noun, f.path.join('.')), { hidden: true }));
+  }
+}
+
+/** commander's attribute of `--new-password-stdin` (its camel case, dots kept): `newPasswordStdin` */
+const stdinAttribute = (f: FlagSpec) =>
+  `${f.name}-stdin`.split('-').reduce((name, word) => name + word[0]!.toUpperCase() + word.slice(1));
+
+const getPath = (obj: Record<string, unknown>, path: string[]): unknown =>
+  path.reduce<unknown>(
+    (o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+    obj,
+  );
 
 /** `--fields a,b`: known fields of the record, in the order given. */
 function readFields(plan: VerbPlan, raw: unknown): string[] | undefined {
@@ -246,6 +278,7 @@ export async function runVerb(
     ? await resolveNames(session.signedIn().api, plan, positional, opts)
     : { positional, opts };
   const args = await readArgs(ctx, plan, given.positional, given.opts);
+  await readSecrets(ctx, plan, args, opts);
   const fields = readFields(plan, opts.fields);
 
   const { api } = session.signedIn();

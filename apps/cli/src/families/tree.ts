@@ -189,6 +189,8 @@ function addVerb(
       const hint = sortable.length ? { values: sortChoices(sortable) } : hintOfFlag(f);
       sub.addOption(hint ? setHint(option, hint) : option);
       byAttribute.set(option.attributeName(), f);
+      if (f.secret)
+        sub.addOption(new Option(`--${f.name}-stdin`, t('flags.secret_stdin', { flag: `--${f.name}` })));
     }
   }
   if (isList) {

@@ -71,6 +71,8 @@ export async function apiCall(
   opts: ApiOptions,
 ): Promise<void> {
   const req = await buildRequest(ctx, method, path, opts);
+  const wrong = wrongMethod(req.method, req.path);
+  if (wrong) throw wrong;
   const { api } = session.signedIn();
   const reply = await api.request(req.method, req.path, {
     query: req.query,
@@ -78,6 +80,31 @@ export async function apiCall(
   });
   if (reply === null || reply === undefined || reply === '') return;
   ctx.stdout.write(typeof reply === 'string' ? `${reply}\n` : `${JSON.stringify(reply, null, 2)}\n`);
+}
+
+/** Does a concrete path (`/roles/5`) fit a route's pattern (`/roles/:id`)? */
+const fits = (pattern: string, path: string) => {
+  const a = pattern.split('/');
+  const b = path.replace(/\/+$/, '').split('/');
+  return a.length === b.length && a.every((part, i) => part.startsWith(':') || part === b[i]);
+};
+
+/**
+ * A path the registry serves under other methods only: `POST /roles` is a usage error that says `/roles`
+ * takes GET and PUT (a create is PUT), instead of the server's bare 404 (issue 25 item 10). A path the
+ * registry does not know goes to the server as it is.
+ */
+export function wrongMethod(method: string, path: string): CliError | null {
+  const commands = [...registry.values()].filter((c) => fits(c.http.path, path));
+  if (!commands.length || commands.some((c) => c.http.method === method)) return null;
+  const methods = [...new Set(commands.map((c) => c.http.method))].sort();
+  const uses = commands.map((c) => `${c.http.method} ${c.http.path}: ${c.id}`).join(', ');
+  return new CliError('method_not_served', ExitCode.usage, {
+    method,
+    path,
+    methods: methods.join(', '),
+    uses,
+  });
 }
 
 /** The paths of the registry, for completion: `/users`, `/users/:id`, ... */
