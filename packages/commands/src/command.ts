@@ -39,6 +39,11 @@ export interface Command<
   timeoutMs?: number;
   /** not shown in the palette or the CLI's command list (e.g. token refresh, which clients do themselves) */
   hidden?: boolean;
+  /**
+   * a developer's or a benchmark's tool (the registry's metadata, load-test users): the CLI and the API have
+   * it, the console's palette does not offer it to the people who run buildings
+   */
+  developer?: boolean;
   run(ctx: CommandContext, args: z.input<A>): Promise<z.output<R>>;
 }
 
@@ -52,6 +57,7 @@ export interface CommandSpec<Id extends string, A extends ZodType, R extends Zod
   gates?: Gates;
   timeoutMs?: (typeof Timeouts)[keyof typeof Timeouts] | number;
   hidden?: boolean;
+  developer?: boolean;
   run?: (ctx: CommandContext, args: z.output<A>) => Promise<z.output<R>>;
 }
 
@@ -107,6 +113,7 @@ export function defineCommand<const Id extends string, A extends ZodType, R exte
     gates: spec.gates ?? {},
     timeoutMs: spec.timeoutMs,
     hidden: spec.hidden,
+    developer: spec.developer,
     async run(ctx, input) {
       const args = spec.args.parse(input) as z.output<A>;
       if (spec.run) return spec.run(ctx, args);

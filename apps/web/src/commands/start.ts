@@ -1,8 +1,7 @@
-import { getCommand, registry, resources, type Command, type CommandId } from '@lintel/commands';
+import { getCommand, resources, type CommandId } from '@lintel/commands';
 import { familyCommandPages, familyEditPages } from '../families/family-pages';
 import { describeError } from '../api/errors';
 import { pushAlert } from '../alerts/alerts';
-import { evaluateGates, type Holder } from '../access/gates';
 import { takesArguments, nounOf } from '../forms/fields';
 import { i18next } from '../i18n';
 import { signOut } from '../session/session';
@@ -33,13 +32,6 @@ export const EDIT_PAGES: Record<string, (id: number) => string> = familyEditPage
 const starters = new Map<string, () => void>();
 export function registerStarter(commandId: CommandId, start: () => void): void {
   starters.set(commandId, start);
-}
-
-/** Commands a person can run from the palette: not hidden, not the public session calls, allowed. */
-export function runnableCommands(holder: Holder | null): Command[] {
-  return [...registry.values()].filter(
-    (c) => !c.hidden && c.access !== 'public' && evaluateGates(c.gates, holder).can,
-  );
 }
 
 const tr = (key: string, params?: Record<string, unknown>): string =>

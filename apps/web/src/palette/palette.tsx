@@ -9,7 +9,8 @@ import { familyIcons, searchedFamilies } from '../families/family-pages';
 import { evaluateGates } from '../access/gates';
 import { holderOf } from '../access/use-can';
 import { recentItems, rememberRecent, type RecentItem } from '../commands/recent';
-import { EDIT_PAGES, runnableCommands, startCommand } from '../commands/start';
+import { EDIT_PAGES, startCommand } from '../commands/start';
+import { runnableCommands } from '../commands/runnable';
 import { commandTitle } from '../commands/titles';
 import { nounOf } from '../forms/fields';
 import type { Family } from '../forms/schema';
@@ -21,7 +22,7 @@ import { profileAtom } from '../session/session';
 import { openCommandForm } from '../commands/dialogs';
 import { pageActionsAtom } from './page-actions';
 import { Icon, Spinner, type IconName } from '../ui/icon';
-import { parseEntityQuery, rankWithFound, type EntityWords } from './search';
+import { byRisk, parseEntityQuery, rankWithFound, type EntityWords } from './search';
 
 export const paletteOpenAtom = atom(false);
 
@@ -113,7 +114,9 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
 
   const { commands, pages } = useMemo(() => {
     const lngs = languages();
-    const commands: Entry[] = runnableCommands(holder).map((c) => ({
+    // what cannot be undone by a stray Enter (a concierge's first command was "Delete my account") comes
+    // after the rest; typing its words still puts it first
+    const commands: Entry[] = byRisk(runnableCommands(holder)).map((c) => ({
       key: `command:${c.id}`,
       kind: 'command',
       titles: lngs.map((l) => commandTitle(c.id, l)),

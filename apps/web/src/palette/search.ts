@@ -43,15 +43,55 @@ export function tierOf(item: Searchable, query: string): number {
   return 1;
 }
 
+/** Is `piece` a subsequence of `word` that starts at the word's first letter (`grps` in "groups")? */
+function startsWithin(piece: string, word: string): boolean {
+  if (!piece || word[0] !== piece[0]) return false;
+  let at = 1;
+  for (const ch of piece.slice(1)) {
+    at = word.indexOf(ch, at) + 1;
+    if (at === 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Does a typed word abbreviate the words of a text, in order: cut into pieces, each piece the letters of one
+ * word from its first letter on (`crus`: "CReate USer", `grps`: "GRouPS", `rstdev`: "ReSTart DEVice")?
+ */
+function abbreviates(typed: string, have: readonly string[], from = 0, wordFrom = 0): boolean {
+  if (from === typed.length) return true;
+  for (let w = wordFrom; w < have.length; w++)
+    for (let end = typed.length; end > from; end--)
+      if (startsWithin(typed.slice(from, end), have[w]!) && abbreviates(typed, have, end, w + 1)) return true;
+  return false;
+}
+
+/**
+ * Scattered letters find commands from few keys (`usr`, `grps`, `crus`), but a word typed whole must not
+ * bring up what merely holds its letters somewhere ("call" found "Cancel an import of users", "dial" "Show
+ * the device's credentials", "door" "Issue the device a new password": issue 25 item 10). Beyond three keys
+ * a scattered match counts only when each typed word abbreviates words of one title (not of a keyword: a
+ * command id's words, `device.delete_all`, would let "dial" through).
+ */
+function abbreviated(item: Searchable, query: string): boolean {
+  const typed = words(query);
+  return item.titles.some((text) => {
+    const have = words(text);
+    return typed.every((w) => abbreviates(w, have));
+  });
+}
+const keys = (query: string) => query.replace(/\s+/g, '').length;
+
 /**
  * Items that match, best first: whole-word matches before scattered-letter ones, then by score; ties keep
  * their order (recent before the rest, the screen's and the pages before commands before rows found).
  */
 export function rank<T extends Searchable>(items: readonly T[], query: string): T[] {
   if (!query.trim()) return [...items];
+  const short = keys(query) <= 3;
   return items
     .map((item, i) => ({ item, i, score: scoreOf(item, query), tier: tierOf(item, query) }))
-    .filter((x) => x.score > 0)
+    .filter((x) => x.score > 0 && (x.tier === 2 || short || abbreviated(x.item, query)))
     .sort((a, b) => b.tier - a.tier || b.score - a.score || a.i - b.i)
     .map((x) => x.item);
 }
@@ -111,4 +151,10 @@ export function rankWithFound<T extends Searchable & { key: string }>(
   const best = rank([...listed, ...rows], query).slice(0, max);
   const shown = new Set(best.map((e) => e.key));
   return { best, more: rows.filter((f) => !shown.has(f.key)) };
+}
+
+/** Deletions after the other commands, each part in the registry's order. */
+export function byRisk<C extends { id: string; http: { method: string } }>(commands: readonly C[]): C[] {
+  const risky = (c: C) => c.http.method === 'DELETE' || /\.delete(_|$)/.test(c.id);
+  return [...commands.filter((c) => !risky(c)), ...commands.filter(risky)];
 }

@@ -29,5 +29,6 @@ export const seedScale = defineCommand({
   args: z.object({ users: z.coerce.number().int().min(1).max(1_000_000) }).strict(),
   result: z.object({ users: z.number().int(), created: z.number().int(), group_id: z.number().int() }),
   gates,
+  developer: true,
   timeoutMs: Timeouts.import,
 });

@@ -22,4 +22,5 @@ export const resourcesMeta = defineCommand({
   http: { method: 'GET', path: '/resources/meta' },
   args: NoArgs,
   result: ResourcesMeta,
+  developer: true,
 });
