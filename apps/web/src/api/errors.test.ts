@@ -43,7 +43,7 @@ describe('error messages (spec part 2 §8)', () => {
     expect(ruleMessage({ rule: 'min_items', params: { count: 1 } })).toBe('At least 1 required');
     expect(ruleMessage({ rule: 'max_items', params: { count: 5 } })).toBe('At most 5 allowed');
     await i18next.changeLanguage('ru');
-    expect(ruleMessage({ rule: 'min_items', params: { count: 1 } })).toBe('Нужно не меньше 1');
+    expect(ruleMessage({ rule: 'min_items', params: { count: 1 } })).toBe('Минимальное количество: 1');
     expect(ruleMessage({ rule: 'max_items', params: { count: 21 } })).toBe('Допустимо не больше 21');
     await i18next.changeLanguage('en');
   });

@@ -62,7 +62,10 @@ export function SideMenu() {
                 name="chevron-right"
                 className={`size-3 transition-transform ${open ? 'rotate-90' : ''}`}
               />
-              {t(`menu.section.${section}`)}
+              {/* one line whatever the language: a long heading ends in an ellipsis, whole on hover */}
+              <span className="min-w-0 truncate" title={t(`menu.section.${section}`)}>
+                {t(`menu.section.${section}`)}
+              </span>
             </button>
             {open && (
               <ul id={listId}>
