@@ -184,3 +184,32 @@ describe('a user may always edit himself (point 10)', () => {
     expect(await getCommand('user.get').run({ api }, { id: other.id })).toEqual(other);
   });
 });
+
+describe('a delete asked as a dry run (issue 25 item 10: a role in use was refused only after the confirmation)', () => {
+  it('says which would go and why the rest would stay, and deletes nothing', async () => {
+    const held = (await getCommand('role.create').run({ api }, { name: `Held ${uid()}`, permissions: [] }))
+      .data.id;
+    const free = (await getCommand('role.create').run({ api }, { name: `Free ${uid()}`, permissions: [] }))
+      .data.id;
+    await create(`holder${uid()}`, { role: held });
+    const before = await getCommand('audit_event.list')
+      .run({ api }, { limit: 1 })
+      .then((r) => r.meta.total);
+
+    const dry = await getCommand('role.delete_all').run({ api }, { items: [held, free], dry_run: true });
+    expect(dry.deleted).toEqual([free]);
+    expect(dry.not_deleted).toEqual([{ id: held, reason: 'has_dependencies', dependencies: { users: 1 } }]);
+    // nothing went, and nothing was audited
+    for (const id of [held, free]) expect((await getCommand('role.get').run({ api }, { id })).id).toBe(id);
+    expect(
+      await getCommand('audit_event.list')
+        .run({ api }, { limit: 1 })
+        .then((r) => r.meta.total),
+    ).toBe(before);
+
+    // the same call for real does what the dry run said
+    const real = await getCommand('role.delete_all').run({ api }, { items: [held, free] });
+    expect(real).toEqual(dry);
+    expect(await failure(getCommand('role.get').run({ api }, { id: free }))).toMatchObject({ status: 404 });
+  });
+});

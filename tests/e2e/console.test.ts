@@ -161,7 +161,7 @@ describe('the console from the keyboard', () => {
       await page.getByTestId('palette-input').waitFor();
       const items = await page.locator('[cmdk-item]').count();
       const runnable = [...registry.values()].filter(
-        (c) => !c.hidden && c.access !== 'public' && !c.gates.licence?.length,
+        (c) => !c.hidden && !c.developer && c.access !== 'public' && !c.gates.licence?.length,
       ).length;
       expect(items).toBeGreaterThanOrEqual(runnable);
       // Escape then Ctrl+K at once, before the page has settled: the palette opens again every time
@@ -225,6 +225,34 @@ describe('the console from the keyboard', () => {
       expect(texts.join('|')).toContain('Approve the form');
       expect(texts.join('|')).toContain('Go to Users');
       await page.keyboard.press('Escape');
+    });
+  }, 90_000);
+
+  it('says a role in use cannot be deleted before asking, and asks about the rest naming what stays (issue 25 item 10)', async () => {
+    await asAdmin('delete-in-use', async (page) => {
+      const api = await admin(server);
+      const root = (await getCommand('group.full').run({ api }, {})).data.find((g) => g.parent_id === null)!;
+      const held = (await getCommand('role.create').run({ api }, { name: `Held ${uid()}`, permissions: [] }))
+        .data;
+      await getCommand('user.create').run(
+        { api },
+        {
+          login: `h${uid()}`,
+          name: 'Holder',
+          role: held.id,
+          domains: [root.id],
+          send_registration_link: false,
+        },
+      );
+      await page.goto(`${server.url}/roles/${held.id}/edit`);
+      await page.getByTestId('delete-role').click();
+      // no question, no undo: the warning says why at once
+      const warning = page.getByTestId('alert-warning');
+      await warning.waitFor({ timeout: WAIT });
+      expect(await warning.textContent()).toContain('cannot be deleted');
+      expect(await warning.textContent()).toContain('users: 1');
+      expect(await page.getByTestId('confirm-dialog').count()).toBe(0);
+      expect((await getCommand('role.get').run({ api }, { id: held.id })).id).toBe(held.id);
     });
   }, 90_000);
 });

@@ -179,6 +179,11 @@ export interface ResourceSpec<
 export const IdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
 export const DeleteAllBody = z.object({
   items: z.array(z.number().int().min(1).max(2_147_483_647)).min(1).max(1000),
+  /**
+   * check each item as the delete would, and keep them all: the reply says what would go and why the rest
+   * would stay, so a console can say it before it asks (a role held by users, a group with members)
+   */
+  dry_run: z.boolean().optional(),
 });
 /** What a multi-delete did: the ids deleted, and for the others why not and what depends on them. */
 export const DeleteAllReply = z.object({

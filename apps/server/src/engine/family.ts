@@ -54,6 +54,11 @@ export interface FamilyStore<R extends AnyResource, Rec = z.output<R['record']>>
   /** after an update committed */
   afterUpdate?(ctx: FamilyCtx, id: number, before: Rec, after: Rec): Promise<void>;
   /**
+   * after a delete committed: what is not the database's (a device's broker connection); never for a dry
+   * run, which rolls back
+   */
+  afterRemove?(ctx: FamilyCtx, id: number, before: Rec): Promise<void> | void;
+  /**
    * Authority over the row as it is, beyond the scope (`assertMay`): e.g. a user's current role and groups.
    * Update and delete call it before the change; a refusal is an AppError.
    */
@@ -250,7 +255,7 @@ export function familyHandlers<R extends AnyResource>(
     [`${noun}.delete`]: (async (ctx: HandlerContext, args: { id: number } & Record<string, unknown>) => {
       const c = await familyCtx(ctx);
       const { id, ...options } = args;
-      await ctx.app.db.transaction().execute(async (trx) => {
+      const gone = await ctx.app.db.transaction().execute(async (trx) => {
         await assertMay(trx, s, c.caller, id, 'delete', c);
         const before = await loadOne(trx, store, id);
         const kept = await s.remove(trx, id, c, options);
@@ -269,7 +274,9 @@ export function familyHandlers<R extends AnyResource>(
           ip: c.ip,
           data: { before: before as object },
         });
+        return before;
       });
+      await s.afterRemove?.(c, id, gone as never);
       return { ok: true as const };
     }) as H,
 
@@ -279,12 +286,12 @@ export function familyHandlers<R extends AnyResource>(
       args: { items: number[] } & Record<string, unknown>,
     ) => {
       const c = await familyCtx(ctx);
-      const { items, ...options } = args;
+      const { items, dry_run: dryRun, ...options } = args as typeof args & { dry_run?: boolean };
       const deleted: number[] = [];
       const not_deleted: Array<{ id: number; reason: string; dependencies?: Record<string, number> }> = [];
       for (const id of [...new Set(items)]) {
         try {
-          await ctx.app.db.transaction().execute(async (trx) => {
+          const gone = await ctx.app.db.transaction().execute(async (trx) => {
             await assertMay(trx, s, c.caller, id, 'delete', c);
             const before = await loadOne(trx, store, id);
             const kept = await s.remove(trx, id, c, options);
@@ -298,9 +305,17 @@ export function familyHandlers<R extends AnyResource>(
               ip: c.ip,
               data: { before: before as object },
             });
+            // a dry run did all a delete does, and rolls it back: its events with it (the outbox's rows)
+            if (dryRun) throw DRY_RUN;
+            return before;
           });
           deleted.push(id);
+          await s.afterRemove?.(c, id, gone as never);
         } catch (err) {
+          if (err === DRY_RUN) {
+            deleted.push(id);
+            continue;
+          }
           if (!(err instanceof AppError)) throw err;
           const kept = (err as AppError & { kept?: Kept }).kept;
           not_deleted.push(
@@ -315,3 +330,6 @@ export function familyHandlers<R extends AnyResource>(
 }
 
 export type { ZodObject };
+
+/** Thrown to roll back a dry run's transaction once it has done all the delete would. */
+const DRY_RUN = Symbol('dry run');

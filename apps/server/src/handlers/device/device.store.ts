@@ -123,10 +123,12 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
       serial_number: string;
     }>`select serial_number from devices where id = ${id}`.execute(trx);
     const kept = await base.remove(trx, id, ctx, options);
-    if (!kept && r.rows[0]) {
-      ctx.app.devices.forget(r.rows[0].serial_number);
-      await queueBrokerAccount(ctx.app, trx, r.rows[0].serial_number);
-    }
+    if (!kept && r.rows[0]) await queueBrokerAccount(ctx.app, trx, r.rows[0].serial_number);
     return kept;
+  },
+
+  // the embedded broker lets the device go only once the delete committed (a dry run deletes nothing)
+  afterRemove(ctx, _id, before) {
+    ctx.app.devices.forget(before.serial_number);
   },
 };
