@@ -29,6 +29,7 @@ import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
 
 export * from './command';
 export * from './resource';
+export * from './ui-vocabulary';
 export * from './journal';
 export * from './export';
 export * from './refs';

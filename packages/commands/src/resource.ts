@@ -10,6 +10,7 @@ import {
 } from '@lintel/core';
 import { defineCommand, type Command, type Gates } from './command';
 import { declarePicker, type PickerHints } from './refs';
+import type { IconName, MenuSection } from './ui-vocabulary';
 import { defineExport, ListExportQuery } from './export';
 
 /** A column of a family: how tables show it and how lists may filter and sort by it. */
@@ -34,8 +35,10 @@ export type ScopeKind = 'all' | 'descendants' | 'domain' | 'own';
  */
 export interface ResourceUi {
   path: string;
-  icon: string;
-  section: string;
+  /** an icon of the console's set (`ui-vocabulary.ts`): a name it does not draw does not compile */
+  icon: IconName;
+  /** the side menu's section of its list page */
+  section: MenuSection;
   goKey?: string;
   /**
    * locale keys of the pages' texts: `<key>.title`, `.add`, `.add_title`, `.edit_title`, `.created`; default
@@ -130,6 +133,13 @@ export interface CountedLimit {
 /** A field of the record (compile-time check of the declaration's field names). */
 export type RecordKey<Rec extends ZodObject> = keyof Rec['shape'] & string;
 
+/** A field of the record, or of an object field of the record (`phone` of a user's `profile`). */
+export type FieldKey<Rec extends ZodObject> =
+  | RecordKey<Rec>
+  | {
+      [K in RecordKey<Rec>]: Rec['shape'][K] extends ZodObject ? RecordKey<Rec['shape'][K]> : never;
+    }[RecordKey<Rec>];
+
 export interface ResourceSpec<
   N extends string,
   Rec extends ZodObject,
@@ -144,7 +154,11 @@ export interface ResourceSpec<
   record: Rec;
   create: Cre;
   update: Upd;
-  fields: Record<string, ResourceField>;
+  /**
+   * the record's fields as lists, filters and forms show them, or a field of an object it holds (a user's
+   * `phone`, in his `profile`): a key the record lacks does not compile
+   */
+  fields: Partial<Record<FieldKey<Rec>, ResourceField>>;
   /** the permission gates of each kind of action (any one of the listed codes lets the caller try) */
   gates: G;
   licence?: readonly LicenceFlag[];
@@ -183,7 +197,10 @@ export const DeleteAllBody = z.object({
    * check each item as the delete would, and keep them all: the reply says what would go and why the rest
    * would stay, so a console can say it before it asks (a role held by users, a group with members)
    */
-  dry_run: z.boolean().optional(),
+  dry_run: z
+    .boolean()
+    .optional()
+    .meta({ hidden: 'the console asks it itself before its question; the CLI and scripts give it' }),
 });
 /** What a multi-delete did: the ids deleted, and for the others why not and what depends on them. */
 export const DeleteAllReply = z.object({
@@ -325,7 +342,7 @@ export function defineResource<
   Upd extends ZodObject,
 >(spec: ResourceSpec<N, Rec, Cre, Upd>): Resource<N, Rec, Cre, Upd> {
   const fields: Record<string, ResourceField> = {};
-  for (const [name, f] of Object.entries(spec.fields))
+  for (const [name, f] of Object.entries(spec.fields) as [string, ResourceField][])
     fields[name] = { labelKey: `fields.${spec.noun}.${name}`, ...f };
   const filterable = Object.fromEntries(
     Object.entries(fields)

@@ -1,6 +1,6 @@
 import { getCommand, type AnyResource, type CommandId } from '@lintel/commands';
 import type { IconName } from '../ui/icon';
-import type { PageDef, Section } from '../nav/pages';
+import type { PageDef } from '../nav/pages';
 
 /** The id of a family's list page: the last word of its path (`/general-settings/markers` → markers). */
 export const pageIdOf = (r: AnyResource): string => r.ui!.path.split('/').pop()!;
@@ -21,7 +21,7 @@ export function familyPageDefs(resources: readonly AnyResource[]): PageDef[] {
     if (!ui) return [];
     const key = pageKeyOf(r);
     const id = pageIdOf(r);
-    const common = { icon: ui.icon as IconName, section: ui.section as Section, family: r.noun };
+    const common = { icon: ui.icon, section: ui.section, family: r.noun };
     return [
       {
         id,
@@ -71,7 +71,7 @@ export function familyEditPages(resources: readonly AnyResource[]): Record<strin
 
 /** noun → its icon, for the palette's entries. */
 export function familyIcons(resources: readonly AnyResource[]): Record<string, IconName> {
-  return Object.fromEntries(resources.filter((r) => r.ui).map((r) => [r.noun, r.ui!.icon as IconName]));
+  return Object.fromEntries(resources.filter((r) => r.ui).map((r) => [r.noun, r.ui!.icon]));
 }
 
 /** The families whose rows the palette finds by name. */

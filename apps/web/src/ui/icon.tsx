@@ -1,3 +1,4 @@
+import type { IconName } from '@lintel/commands';
 /** A small inline icon set (16px grid, stroke icons) so the console needs no icon package. */
 const paths = {
   error: 'M8 1.5a6.5 6.5 0 1 0 0 13 6.5 6.5 0 0 0 0-13ZM8 4.5v4M8 11h.01',
@@ -52,9 +53,9 @@ const paths = {
   bell: 'M4 11V7a4 4 0 0 1 8 0v4l1.5 1.5h-11L4 11ZM6.5 13.5a1.5 1.5 0 0 0 3 0',
   alarm: 'M8 2 1.5 13.5h13L8 2ZM8 6.5v3.5M8 12h.01',
   chat: 'M2.5 3h11v7.5h-6L4.5 13v-2.5h-2V3Z',
-} as const;
+} as const satisfies Record<IconName, string>; // exactly the vocabulary's names (packages/commands)
 
-export type IconName = keyof typeof paths;
+export type { IconName };
 
 export function Icon({ name, className = 'size-4' }: { name: IconName; className?: string }) {
   return (
