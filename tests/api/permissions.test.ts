@@ -561,6 +561,17 @@ const listCases: Record<string, Case> = {
   'reports.licences_used_export': { perms: ['reports.licenses_used'], ok: () => ({ format: 'csv' }) },
   'reports.licences_period_export': { perms: ['reports.licenses_used'], ok: () => ({ format: 'csv' }) },
   'licence.notify_get': { perms: ['licenses.view'], ok: () => ({}) },
+  // webhooks: a project's own (another project's is not found)
+  'webhook.deliveries': {
+    perms: ['integrations.view'],
+    ok: async () => ({ id: await hookOf() }),
+    out: async () => ({ id: await hookOf(w.P2.api) }),
+  },
+  'webhook.test': {
+    perms: ['integrations.edit'],
+    ok: async () => ({ id: await hookOf() }),
+    out: async () => ({ id: await hookOf(w.P2.api) }),
+  },
   // backups: of the caller's project only (another project's backup is not found)
   'backup.list': { perms: ['backups.view'], ok: async () => (await settingsBackup(), {}) },
   'backup.get': {
@@ -752,6 +763,15 @@ const rowsOf = (id: string, result: unknown): Array<{ id: number }> =>
     ? (result as Array<{ id: number }>)
     : (result as { data: Array<{ id: number }> }).data;
 const isList = (id: string) => id.endsWith('.list') || id.endsWith('.raw_list') || id.endsWith('.export');
+
+/** A webhook of the project `client` signs in to (its endpoint is never reached: no network here). */
+const hookOf = async (client: ApiClient = api) =>
+  (
+    await getCommand('webhook.create').run(
+      { api: client },
+      { name: `Hook ${uid()}`, url: 'https://hooks.example.test/x', secret: 'a-secret-of-twenty-chars' },
+    )
+  ).data.id;
 
 /**
  * Commands the matrix does not run, each with the reason. Every other command of the registry gets a case:

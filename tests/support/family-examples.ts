@@ -17,7 +17,7 @@ type Args = Record<string, unknown>;
 let counter = 0;
 const next = () => `${Date.now() % 1_000_000}${String(counter++).padStart(4, '0')}`;
 
-/** Text in the shapes fields commonly take: a name, a code, digits, a colour, an address. */
+/** Text in the shapes fields commonly take: a name, a code, digits, a colour, an address, a URL, a long key. */
 function textFor(schema: ZodType): string {
   const n = next();
   const candidates = [
@@ -27,6 +27,8 @@ function textFor(schema: ZodType): string {
     n.slice(-9),
     `#${uid().slice(0, 6)}`,
     `ex${uid()}@example.test`,
+    `https://ex${uid()}.example.test/hook`,
+    `example-key-${uid()}-${uid()}`,
   ];
   return candidates.find((c) => schema.safeParse(c).success) ?? candidates[0]!;
 }
@@ -50,6 +52,11 @@ function valueFor(schema: ZodType): unknown {
       return def.values?.[0];
     case 'array':
       return [];
+    case 'union': {
+      // the first member whose value the whole schema accepts (a secret: a key, or the placeholder)
+      const members = (def as unknown as { options: ZodType[] }).options;
+      return members.map(valueFor).find((v) => schema.safeParse(v).success);
+    }
     case 'object': {
       const shape = (u.core as unknown as z.ZodObject).shape as Record<string, ZodType>;
       return Object.fromEntries(

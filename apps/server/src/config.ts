@@ -1,3 +1,4 @@
+import type { WebhookSettings } from './webhooks/service';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { DeviceSearchLimits, WsLimits } from '@lintel/core';
@@ -61,7 +62,7 @@ export interface Config {
   codeTtlH: number;
   registrationOpen: boolean;
   selfRegistrationOpen: boolean;
-  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,sip,http,websocket) */
+  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,sip,webhooks,http,websocket) */
   modules: string[];
   jobs: JobSettings;
   /** the websocket's timers and limits (realtime/websocket.ts) */
@@ -86,6 +87,8 @@ export interface Config {
   devices: DeviceLimits;
   /** the SIP service (sip/config.ts): LINTEL_SIP, LINTEL_SIP_PORT, LINTEL_SIP_WS_PORT, KAMAILIO_RPC_URL, … */
   sip: SipConfig;
+  /** webhooks (webhooks/service.ts): LINTEL_WEBHOOK_INSECURE, LINTEL_WEBHOOK_TIMEOUT_MS, LINTEL_WEBHOOK_POLL_MS */
+  webhooks: WebhookSettings;
 }
 
 export interface DeviceLimits {
@@ -233,7 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     registrationOpen: bool(env.LINTEL_REGISTRATION_OPEN, false),
     // closed on a fresh install: an installer comes by invitation unless the operator opens it (issue 20 item 3)
     selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, false),
-    modules: (env.LINTEL_MODULES || 'events,jobs,devices,sip,http,websocket')
+    modules: (env.LINTEL_MODULES || 'events,jobs,devices,sip,webhooks,http,websocket')
       .split(',')
       .map((m) => m.trim())
       .filter(Boolean),
@@ -290,6 +293,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       queueMax: int(env.LINTEL_DEVICE_QUEUE, defaultDeviceLimits.queueMax),
     },
     sip: loadSipConfig(env),
+    webhooks: {
+      insecure: bool(env.LINTEL_WEBHOOK_INSECURE, false),
+      timeoutMs: int(env.LINTEL_WEBHOOK_TIMEOUT_MS, 10_000),
+      pollMs: int(env.LINTEL_WEBHOOK_POLL_MS, 5_000),
+    },
     ...overrides,
   };
 }

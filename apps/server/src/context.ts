@@ -13,6 +13,7 @@ import type { RealtimeSockets } from './realtime/websocket';
 import type { RequestCache } from './engine/request-cache';
 import type { AllHandlers } from './pipeline/handler';
 import type { SipService } from './sip/service';
+import type { WebhookService } from './webhooks/service';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -36,6 +37,8 @@ export interface ServerContext {
   devices: DeviceGateway;
   /** the SIP service: Kamailio, supervised and driven over JSON-RPC (sip/service.ts) */
   sip: SipService;
+  /** the events sent to the projects' webhooks (webhooks/service.ts) */
+  webhooks: WebhookService;
   /** the websocket's open sockets on this instance (realtime/websocket.ts) */
   sockets: RealtimeSockets;
   /** every command's handler (handlers/index.ts), which `dispatch` runs */

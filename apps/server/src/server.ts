@@ -28,6 +28,7 @@ import { defineDeviceTaskJob } from './devices/tasks';
 import { defineBrokerAccountJobs } from './devices/dynsec';
 import { DeviceGateway } from './devices/gateway';
 import { SipService } from './sip/service';
+import { WebhookDeliverJob, WebhookService } from './webhooks/service';
 import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
 import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
@@ -138,12 +139,14 @@ export async function createServer(config: Config): Promise<LintelServer> {
     handlers,
     devices: new DeviceGateway(contextOf),
     sip: new SipService(contextOf),
+    webhooks: new WebhookService(contextOf),
     sockets: new RealtimeSockets(contextOf, config.websocket),
   };
   defineDeviceTaskJob(context);
   defineBrokerAccountJobs(context);
   defineBackupJobs(context);
   jobs.define(EventsPruneJob);
+  jobs.define(WebhookDeliverJob);
   const retention = defineRetentionJobs({
     db: database.db,
     jobs,
@@ -190,6 +193,13 @@ export async function createServer(config: Config): Promise<LintelServer> {
     }),
     // the SIP service: Kamailio started and supervised (or KAMAILIO_RPC_URL's), the numbers' credentials
     defineModule({ name: 'sip', start: () => context.sip.start(), stop: () => context.sip.stop() }),
+    // the projects' webhooks: the outbox read on past a shared cursor, deliveries as jobs
+    defineModule({
+      name: 'webhooks',
+      needs: ['events', 'jobs'],
+      start: async () => context.webhooks.start(),
+      stop: () => context.webhooks.stop(),
+    }),
     http.module,
     // served by http, and after it: its sockets close (1001) before HTTP stops, so clients reconnect
     // to another instance or later

@@ -16,6 +16,7 @@ import * as deviceEvent from './device-event/device-event.resource';
 import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
+import * as webhook from './webhook/webhook.resource';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -23,6 +24,7 @@ import { markerResource } from './marker/marker.resource';
 import { domainTypeResource } from './domain-type/domain-type.resource';
 import { deviceResource } from './device/device.resource';
 import { sipNumberResource } from './sip-number/sip-number.resource';
+import { webhookResource } from './webhook/webhook.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
 import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
@@ -58,6 +60,7 @@ export * from './device-event/device-event.resource';
 export * from './notification/notification.commands';
 export * from './sip/sip.commands';
 export * from './backup/backup.commands';
+export * from './webhook/webhook.resource';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -68,6 +71,7 @@ export const resources = [
   markerResource,
   domainTypeResource,
   sipNumberResource,
+  webhookResource,
 ] as const;
 
 /** A reference to a family no registry declares is a mistake of the declaration, refused as the registry loads. */
@@ -104,6 +108,7 @@ const modules = [
   notification,
   sip,
   backup,
+  webhook,
   ...resources.map((r) => r.commands),
 ] as const;
 

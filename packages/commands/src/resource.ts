@@ -180,6 +180,12 @@ export interface ResourceSpec<
    * `limit_exceeded` with used and max. Virtual numbers count against SIP.
    */
   licenceCount?: 'sip' | 'mobile_app' | 'ukey2';
+  /**
+   * write-only fields of the record (a trunk's or a webhook's secret): the record shows the dummy placeholder
+   * when one is stored and null when none — never the value —, and a write that sends the placeholder back
+   * keeps the stored one (spec part 2 §5). Their columns hold the value; keep them out of filters and search.
+   */
+  secrets?: readonly RecordKey<Rec>[];
   /** fields unique in a project (of the record): a duplicate is `value_not_unique` naming the field */
   unique?: readonly RecordKey<Rec>[];
   /** fields of the record a list's `search` looks in (default `name`) */
@@ -240,6 +246,7 @@ export interface Resource<
   limits: readonly CountedLimit[];
   licenceCount?: 'sip' | 'mobile_app' | 'ukey2';
   unique: readonly string[];
+  secrets: readonly string[];
   search: readonly string[];
   refs: Readonly<Record<string, ResourceRef>>;
   commands: ReturnType<typeof familyCommands<N, Rec, Cre, Upd>>;
@@ -344,6 +351,10 @@ export function defineResource<
   const fields: Record<string, ResourceField> = {};
   for (const [name, f] of Object.entries(spec.fields) as [string, ResourceField][])
     fields[name] = { labelKey: `fields.${spec.noun}.${name}`, ...f };
+  // a secret is never a filter nor searched: either would let a caller guess it a character at a time
+  for (const key of spec.secrets ?? [])
+    if (fields[key]?.filterable || fields[key]?.sortable || (spec.search ?? []).includes(key))
+      throw new Error(`${spec.noun}.${key}: a secret cannot be filtered, sorted or searched`);
   const filterable = Object.fromEntries(
     Object.entries(fields)
       .filter(([, f]) => f.filterable)
@@ -371,6 +382,7 @@ export function defineResource<
     limits: spec.limits ?? [],
     ...(spec.licenceCount ? { licenceCount: spec.licenceCount } : {}),
     unique: spec.unique ?? [],
+    secrets: spec.secrets ?? [],
     search: spec.search ?? ['name'],
     refs,
     commands: familyCommands(spec),

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { z } from 'zod';
 import type { AnyResource, ScopeKind } from '@lintel/commands';
 import type { DB } from '../db/schema';
+import { DUMMY_PASSWORD } from '@lintel/core';
 import { AppError } from '../errors';
 import {
   assertRowLimit,
@@ -134,8 +135,11 @@ export function tableStore<R extends AnyResource>(resource: R, opts: TableStoreO
   const computed = opts.computed ?? {};
   const creator = resource.scopes?.owner?.creator;
   const keys = Object.keys(resource.record.shape);
+  const secrets = new Set(resource.secrets);
   const exprOf = (key: string): RawBuilder<unknown> => {
     if (computed[key]) return computed[key];
+    // never the value: the placeholder says one is stored
+    if (secrets.has(key)) return sql`(case when ${col(key)} is not null then ${DUMMY_PASSWORD}::text end)`;
     const rel = relationByRecordKey(resource, key);
     if (rel) return relationSelect(rel, sql`t.id`);
     if (key === 'created_by_user' && creator)
@@ -147,7 +151,10 @@ export function tableStore<R extends AnyResource>(resource: R, opts: TableStoreO
     const rel = computed[name] ? undefined : relationByRecordKey(resource, name);
     columns[name] = rel ? relationColumn(rel) : { expr: exprOf(name) };
   }
-  const prepare = opts.prepare ?? ((v: Record<string, unknown>) => v);
+  const given = opts.prepare ?? ((v: Record<string, unknown>) => v);
+  // the placeholder sent back keeps the stored secret (spec part 2 §5)
+  const prepare = (v: Record<string, unknown>) =>
+    given(Object.fromEntries(Object.entries(v).filter(([k, x]) => !(secrets.has(k) && x === DUMMY_PASSWORD))));
   const unique = (err: unknown) => uniqueError(resource, err);
   // what a group uses of each declared limit, for the check of a new maximum (licensing/group-licences.ts)
   const groupColumn = resource.scopes?.owner?.group;
