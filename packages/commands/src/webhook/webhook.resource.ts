@@ -31,12 +31,7 @@ const EventType = z
   .regex(/^[A-Z][A-Za-z0-9]*$/);
 
 /** A key long enough not to be guessed; the placeholder sent back keeps the stored one. */
-const Secret = z
-  .string()
-  .min(16)
-  .max(200)
-  .or(z.literal(DUMMY_PASSWORD))
-  .meta({ secret: true });
+const Secret = z.string().min(16).max(200).or(z.literal(DUMMY_PASSWORD)).meta({ secret: true });
 
 const WebhookInput = z.object({
   name: NameLike,

@@ -24,7 +24,9 @@ async function visibleHook(ctx: HandlerContext, id: number): Promise<{ id: numbe
 export const webhookHandlers = {
   'webhook.deliveries': async (ctx, args) => {
     await visibleHook(ctx, args.id);
-    const r = await sql<Record<string, unknown>>`select id, event_id, event_type, state, attempts, response_status,
+    const r = await sql<
+      Record<string, unknown>
+    >`select id, event_id, event_type, state, attempts, response_status,
         error, created_at, delivered_at from webhook_deliveries where webhook_id = ${args.id}
       order by id desc limit ${args.limit}`.execute(ctx.app.db);
     const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null ? null : String(v));
