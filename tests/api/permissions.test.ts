@@ -773,6 +773,7 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'password.recovery': 'public: no session, so no gate to hold',
   'password.reset': 'public: no session, so no gate to hold',
   'server.info': 'public: no session, so no gate to hold',
+  'system.openapi': 'public: no session, so no gate to hold',
   'session.logout': "self-service: acts on the caller's own session (no permission gate)",
   'profile.get': "self-service: acts on the caller's own profile (no permission gate)",
   'profile.update': "self-service: acts on the caller's own profile (no permission gate)",

@@ -13,6 +13,7 @@ import type { RealtimeSockets } from './realtime/websocket';
 import type { RequestCache } from './engine/request-cache';
 import type { AllHandlers } from './pipeline/handler';
 import type { SipService } from './sip/service';
+import type { Metrics } from './metrics/metrics';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -40,6 +41,8 @@ export interface ServerContext {
   sockets: RealtimeSockets;
   /** every command's handler (handlers/index.ts), which `dispatch` runs */
   handlers: AllHandlers;
+  /** the instance's metrics, in the Prometheus text format (metrics/metrics.ts) */
+  metrics: Metrics;
 }
 
 /** Who is calling, once the bearer token is checked. */

@@ -32,6 +32,7 @@ import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
 import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
 import { createHttp } from './http/app';
+import { Metrics } from './metrics/metrics';
 import { z } from 'zod';
 
 export interface LintelServer {
@@ -139,6 +140,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     devices: new DeviceGateway(contextOf),
     sip: new SipService(contextOf),
     sockets: new RealtimeSockets(contextOf, config.websocket),
+    metrics: new Metrics(contextOf),
   };
   defineDeviceTaskJob(context);
   defineBrokerAccountJobs(context);

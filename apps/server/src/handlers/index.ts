@@ -21,6 +21,7 @@ import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
+import { systemHandlers } from './system/system.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -47,4 +48,5 @@ export const handlers = {
   ...notificationHandlers,
   ...sipHandlers,
   ...backupHandlers,
+  ...systemHandlers,
 } satisfies AllHandlers;
