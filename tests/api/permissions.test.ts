@@ -584,6 +584,8 @@ const listCases: Record<string, Case> = {
     ok: async () => ({ id: await settingsBackup() }),
     out: async () => ({ id: await settingsBackup(w.P2.api) }),
   },
+  // the instance's metrics (installation-wide; no row of a project to hold in scope)
+  'system.metrics': { perms: ['system_info.view'], ok: () => ({}) },
   'backup.schedule_get': { perms: ['backups.view'], ok: () => ({}) },
   'backup.schedule_set': { perms: ['backups.create'], ok: () => ({ keep: 5 }) },
   'licence.notify_update': { perms: ['licenses.manage'], ok: () => ({ mode: 'everyday' }) },

@@ -15,7 +15,7 @@ export class Metrics {
   private readonly latency: Histogram<'method' | 'route'>;
   private readonly deviceMessages: Counter<'command' | 'outcome'>;
 
-  constructor(private readonly contextOf: () => ServerContext) {
+  constructor(contextOf: () => ServerContext) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'lintel_' });
     this.requests = new Counter({
@@ -37,14 +37,14 @@ export class Metrics {
       labelNames: ['command', 'outcome'],
       registers,
     });
-    const metrics = this;
+    const app = () => contextOf();
     new Counter({
       name: 'lintel_device_messages_refused_total',
       help: 'Device messages refused before any work: the device over its budget, or the queue full',
       registers,
       collect() {
         this.reset();
-        this.inc(metrics.contextOf().devices.refused);
+        this.inc(app().devices.refused);
       },
     });
     new Gauge({
@@ -52,7 +52,7 @@ export class Metrics {
       help: 'Open websocket connections of this instance',
       registers,
       collect() {
-        this.set(metrics.contextOf().sockets.size);
+        this.set(app().sockets.size);
       },
     });
     new Gauge({
@@ -62,9 +62,7 @@ export class Metrics {
       registers,
       async collect() {
         const rows = await sql<{ kind: string; state: string; n: number }>`
-          select kind, state, count(*)::int as n from jobs group by kind, state`.execute(
-          metrics.contextOf().db,
-        );
+          select kind, state, count(*)::int as n from jobs group by kind, state`.execute(app().db);
         this.reset();
         for (const r of rows.rows) this.set({ kind: r.kind, state: r.state }, r.n);
       },
@@ -75,7 +73,7 @@ export class Metrics {
       labelNames: ['state'],
       registers,
       collect() {
-        const s = metrics.contextOf().database.poolStats();
+        const s = app().database.poolStats();
         this.set({ state: 'total' }, s.total);
         this.set({ state: 'idle' }, s.idle);
         this.set({ state: 'max' }, s.max);
@@ -86,7 +84,7 @@ export class Metrics {
       help: 'Borrowers waiting for a database connection of this instance',
       registers,
       collect() {
-        this.set(metrics.contextOf().database.poolStats().waiting);
+        this.set(app().database.poolStats().waiting);
       },
     });
     new Gauge({
@@ -96,7 +94,7 @@ export class Metrics {
       registers,
       collect() {
         this.reset();
-        this.set({ kind: metrics.contextOf().database.kind }, 1);
+        this.set({ kind: app().database.kind }, 1);
       },
     });
   }
