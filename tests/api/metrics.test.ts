@@ -111,7 +111,7 @@ describe('metrics', () => {
   });
 
   it('counts websocket clients and device messages', async () => {
-    const socket = await RawSocket.open(ts.url, tokenOf(api));
+    const socket = await RawSocket.signedIn(ts.url, tokenOf(api));
     let m = await scrape(`Bearer ${tokenOf(api)}`);
     expect(m.get('lintel_websocket_clients')!.metrics[0]!.value).toBe('1');
     socket.ws.close();

@@ -586,6 +586,12 @@ const listCases: Record<string, Case> = {
   },
   // the instance's metrics (installation-wide; no row of a project to hold in scope)
   'system.metrics': { perms: ['system_info.view'], ok: () => ({}) },
+  'system.info': { perms: ['system_info.view'], ok: () => ({}) },
+  // workers: the instance's modules and the installation's job kinds (no row of a project to hold in scope)
+  'worker.list': { perms: ['system_info.view'], ok: () => ({}) },
+  'worker.stop': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  'worker.start': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  'worker.restart': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
   'backup.schedule_get': { perms: ['backups.view'], ok: () => ({}) },
   'backup.schedule_set': { perms: ['backups.create'], ok: () => ({ keep: 5 }) },
   'licence.notify_update': { perms: ['licenses.manage'], ok: () => ({ mode: 'everyday' }) },

@@ -17,6 +17,7 @@ import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
 import * as system from './system/system.commands';
+import * as worker from './system/worker.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -59,6 +60,7 @@ export * from './notification/notification.commands';
 export * from './sip/sip.commands';
 export * from './backup/backup.commands';
 export * from './system/system.commands';
+export * from './system/worker.commands';
 export * from './openapi';
 
 /** Every generic family, in menu order. */
@@ -107,6 +109,7 @@ const modules = [
   sip,
   backup,
   system,
+  worker,
   ...resources.map((r) => r.commands),
 ] as const;
 

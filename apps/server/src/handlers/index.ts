@@ -21,7 +21,7 @@ import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
-import { systemHandlers } from './system/system.handler';
+import { systemHandlers, workerHandlers } from './system/system.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -49,4 +49,5 @@ export const handlers = {
   ...sipHandlers,
   ...backupHandlers,
   ...systemHandlers,
+  ...workerHandlers,
 } satisfies AllHandlers;

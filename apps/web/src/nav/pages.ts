@@ -128,6 +128,15 @@ export const Pages: readonly PageDef[] = [
     menu: true,
   },
   {
+    id: 'system-info',
+    path: '/system-info',
+    titleKey: 'system_info.title',
+    icon: 'info',
+    section: 'settings',
+    gates: gatesOf('system.info'),
+    menu: true,
+  },
+  {
     id: 'licenses',
     path: '/licenses',
     titleKey: 'licences.title',

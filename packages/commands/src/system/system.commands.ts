@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineCommand, NoArgs } from '../command';
+import { SipStatus } from '../sip/sip.commands';
 
 /**
  * The platform itself (issue 24 items 3 and 6; spec part 2 §7 "metrics", "system info"): the API document,
@@ -30,5 +31,62 @@ export const systemMetrics = defineCommand({
   args: NoArgs,
   /** text, not JSON (the clients read a reply that is not JSON as its text) */
   result: z.unknown(),
+  gates: { anyPermission: ['system_info.view'] },
+});
+
+const Pool = z.object({
+  total: z.number().int(),
+  idle: z.number().int(),
+  waiting: z.number().int(),
+  max: z.number().int(),
+});
+
+/** What the system information page shows (spec part 1 §2.1 /system-info; issue 24 item 2). */
+export const SystemInfo = z.object({
+  versions: z.object({
+    server: z.string(),
+    api: z.string(),
+    node: z.string(),
+    /** the database server's own version string */
+    database: z.string(),
+  }),
+  /** the instance that answered (host name and process) */
+  instance: z.string(),
+  started_at: z.string(),
+  uptime_s: z.number().int(),
+  database: z.object({
+    kind: z.enum(['pglite', 'postgres']),
+    size_bytes: z.number().int(),
+    pool: Pool,
+  }),
+  broker: z.object({
+    /** the embedded broker of `npm start`, or MQTT_URL's */
+    kind: z.enum(['embedded', 'external']),
+    /** the address devices are told (never a password) */
+    url: z.string(),
+    running: z.boolean(),
+    connected: z.boolean(),
+    messages_handled: z.number().int(),
+    messages_refused: z.number().int(),
+  }),
+  sip: SipStatus,
+  jobs: z.object({
+    /** the installation's jobs by state */
+    by_state: z.record(z.string(), z.number().int()),
+    /** this instance takes jobs (its module `jobs` runs) */
+    running: z.boolean(),
+    /** job kinds an operator stopped */
+    stopped_kinds: z.array(z.string()),
+  }),
+  websocket_clients: z.number().int(),
+  modules: z.array(z.object({ name: z.string(), running: z.boolean() })),
+});
+export type SystemInfo = z.infer<typeof SystemInfo>;
+
+export const systemInfo = defineCommand({
+  id: 'system.info',
+  http: { method: 'GET', path: '/system-info' },
+  args: NoArgs,
+  result: SystemInfo,
   gates: { anyPermission: ['system_info.view'] },
 });
