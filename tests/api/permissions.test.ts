@@ -592,6 +592,27 @@ const listCases: Record<string, Case> = {
   'worker.stop': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
   'worker.start': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
   'worker.restart': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  // IP blocking: installation-wide, like the addresses it guards (no row of a project to hold in scope)
+  'ip_blocking.status': { perms: ['project_settings.view'], ok: () => ({}) },
+  'ip_blocking.banned': { perms: ['project_settings.view'], ok: () => ({}) },
+  'ip_blocking.whitelist': { perms: ['project_settings.view'], ok: () => ({}) },
+  'ip_blocking.status_set': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ban_time_s: 600 }),
+  },
+  'ip_blocking.unban_all': { perms: ['project_settings.change'], ok: () => ({ service: 'sip' }) },
+  'ip_blocking.unban': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ips: ['192.0.2.1'] }),
+  },
+  'ip_blocking.whitelist_add': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ips: [`192.0.2.${Math.floor(Math.random() * 250) + 1}`] }),
+  },
+  'ip_blocking.whitelist_delete': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ips: ['192.0.2.0/24'] }),
+  },
   'backup.schedule_get': { perms: ['backups.view'], ok: () => ({}) },
   'backup.schedule_set': { perms: ['backups.create'], ok: () => ({ keep: 5 }) },
   'licence.notify_update': { perms: ['licenses.manage'], ok: () => ({ mode: 'everyday' }) },

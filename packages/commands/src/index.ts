@@ -18,6 +18,7 @@ import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
 import * as system from './system/system.commands';
 import * as worker from './system/worker.commands';
+import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -61,6 +62,7 @@ export * from './sip/sip.commands';
 export * from './backup/backup.commands';
 export * from './system/system.commands';
 export * from './system/worker.commands';
+export * from './ip-blocking/ip-blocking.commands';
 export * from './openapi';
 
 /** Every generic family, in menu order. */
@@ -110,6 +112,7 @@ const modules = [
   backup,
   system,
   worker,
+  ipBlocking,
   ...resources.map((r) => r.commands),
 ] as const;
 

@@ -22,6 +22,7 @@ import { notificationHandlers } from './notification/notification.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
 import { systemHandlers, workerHandlers } from './system/system.handler';
+import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -50,4 +51,5 @@ export const handlers = {
   ...backupHandlers,
   ...systemHandlers,
   ...workerHandlers,
+  ...ipBlockingHandlers,
 } satisfies AllHandlers;
