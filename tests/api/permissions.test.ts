@@ -592,6 +592,13 @@ const listCases: Record<string, Case> = {
   'worker.stop': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
   'worker.start': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
   'worker.restart': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  // project settings: of the caller's project (another project's are out of reach by construction)
+  'settings.general_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.general_update': { perms: ['project_settings.change'], ok: () => ({ description: 'Matrix' }) },
+  'settings.mail_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.mail_update': { perms: ['project_settings.change'], ok: () => ({ from: 'matrix@example.test' }) },
+  'settings.retention_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.retention_update': { perms: ['project_settings.change'], ok: () => ({ audit_event: 365 }) },
   // IP blocking: installation-wide, like the addresses it guards (no row of a project to hold in scope)
   'ip_blocking.status': { perms: ['project_settings.view'], ok: () => ({}) },
   'ip_blocking.banned': { perms: ['project_settings.view'], ok: () => ({}) },
@@ -826,6 +833,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
   'sip.restart':
     'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
+  'settings.mail_test':
+    'needs a mail server to send to: tests/api/settings.test.ts runs it against a real SMTP receiver; its gate is the same as settings.mail_update, which the matrix holds',
   'resources.meta': 'self-service: start-up data every signed-in user reads (no permission gate)',
   'licence.add_file':
     'needs a file signed by a trusted key for this instance: tests/api/licences.test.ts runs it and refuses a viewer',

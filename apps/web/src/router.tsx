@@ -36,6 +36,7 @@ import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { BackupsPage } from './features/backups/backups-page';
 import { SystemInfoPage } from './features/system-info/system-info-page';
+import { GeneralSettingsPage } from './features/general-settings/general-settings-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
 import { NotificationsPage } from './features/notifications/notifications-page';
 import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
@@ -76,6 +77,7 @@ const screens: Record<string, ReactNode> = {
   licenses: <LicencesPage />,
   backups: <BackupsPage />,
   'system-info': <SystemInfoPage />,
+  'general-settings': <GeneralSettingsPage />,
   'devices.events': <DeviceEventsPage />,
   'devices.tasks': <DeviceTasksPage />,
   'devices.edit': <DeviceEditPage />,

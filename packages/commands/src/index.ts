@@ -19,6 +19,7 @@ import * as backup from './backup/backup.commands';
 import * as system from './system/system.commands';
 import * as worker from './system/worker.commands';
 import * as ipBlocking from './ip-blocking/ip-blocking.commands';
+import * as settings from './settings/settings.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -63,6 +64,7 @@ export * from './backup/backup.commands';
 export * from './system/system.commands';
 export * from './system/worker.commands';
 export * from './ip-blocking/ip-blocking.commands';
+export * from './settings/settings.commands';
 export * from './openapi';
 
 /** Every generic family, in menu order. */
@@ -113,6 +115,7 @@ const modules = [
   system,
   worker,
   ipBlocking,
+  settings,
   ...resources.map((r) => r.commands),
 ] as const;
 

@@ -23,6 +23,7 @@ import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
 import { systemHandlers, workerHandlers } from './system/system.handler';
 import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
+import { settingsHandlers } from './settings/settings.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -52,4 +53,5 @@ export const handlers = {
   ...systemHandlers,
   ...workerHandlers,
   ...ipBlockingHandlers,
+  ...settingsHandlers,
 } satisfies AllHandlers;

@@ -128,6 +128,15 @@ export const Pages: readonly PageDef[] = [
     menu: true,
   },
   {
+    id: 'general-settings',
+    path: '/general-settings',
+    titleKey: 'general_settings.title',
+    icon: 'wand',
+    section: 'settings',
+    gates: gatesOf('settings.general_get'),
+    menu: true,
+  },
+  {
     id: 'system-info',
     path: '/system-info',
     titleKey: 'system_info.title',

@@ -24,7 +24,7 @@ export const ipFamily = (s: string): 0 | 4 | 6 =>
 const isIP = ipFamily;
 
 /** One address (IPv4 or IPv6). */
-export const IpAddress = z
+export const AnyIpAddress = z
   .string()
   .trim()
   .max(64)
@@ -90,7 +90,7 @@ export const IpWhitelistEntry = z.object({
 export type IpWhitelistEntry = z.infer<typeof IpWhitelistEntry>;
 
 const ServiceFilter = z.object({ service: IpService.optional() });
-const Ips = z.array(IpAddress).min(1).max(1000);
+const Ips = z.array(AnyIpAddress).min(1).max(1000);
 
 export const ipBlockingStatus = defineCommand({
   id: 'ip_blocking.status',
@@ -157,8 +157,8 @@ export const ipBlockingWhitelistAdd = defineCommand({
     .object({
       service: IpService,
       ips: z.array(IpPattern).max(1000).optional(),
-      start_ip: IpAddress.optional(),
-      end_ip: IpAddress.optional(),
+      start_ip: AnyIpAddress.optional(),
+      end_ip: AnyIpAddress.optional(),
       description: z.string().trim().max(500).optional(),
     })
     .refine((a) => (a.ips?.length ?? 0) > 0 || a.start_ip !== undefined, {
