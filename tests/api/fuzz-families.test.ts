@@ -174,6 +174,12 @@ const NOT_FUZZED: { reason: string; matches: (cmd: Command) => boolean }[] = [
         'settings.mail_update',
         'settings.mail_test',
         'settings.retention_update',
+        // a type (an enum), a group id, a subject and a body whose placeholders tests/api/mail-templates.test.ts
+        // leaves out
+        'mail_template.create',
+        'mail_template.update',
+        'mail_template.preview',
+        'mail_template.send_preview',
       ].includes(c.id),
   },
   {

@@ -599,6 +599,14 @@ const listCases: Record<string, Case> = {
   'settings.mail_update': { perms: ['project_settings.change'], ok: () => ({ from: 'matrix@example.test' }) },
   'settings.retention_get': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.retention_update': { perms: ['project_settings.change'], ok: () => ({ audit_event: 365 }) },
+  // mail templates: the project's need project settings; a group's, its edit rights (tests/api/mail-templates
+  // holds the groups' cases); here the project's, so the gate is project_settings.change
+  'mail_template.types': { perms: ['project_settings.change'], ok: () => ({}) },
+  'mail_template.list': { perms: ['project_settings.change'], ok: () => ({}) },
+  'mail_template.preview': {
+    perms: ['project_settings.change'],
+    ok: () => ({ mail_type_id: 'confirm', subject: 'S', body: '{{link}}' }),
+  },
   // IP blocking: installation-wide, like the addresses it guards (no row of a project to hold in scope)
   'ip_blocking.status': { perms: ['project_settings.view'], ok: () => ({}) },
   'ip_blocking.banned': { perms: ['project_settings.view'], ok: () => ({}) },
@@ -833,6 +841,14 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
   'sip.restart':
     'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
+  'mail_template.create':
+    "one per type per group: a second run of the matrix's cases would be refused as a duplicate; tests/api/mail-templates.test.ts runs it and refuses callers without the project's or the group's rights",
+  'mail_template.update':
+    "tests/api/mail-templates.test.ts runs it and refuses callers without the project's or the group's rights (the rights depend on the template's group, which the generic runner does not make)",
+  'mail_template.delete':
+    "tests/api/mail-templates.test.ts runs it and refuses callers without the project's or the group's rights (the rights depend on the template's group, which the generic runner does not make)",
+  'mail_template.send_preview':
+    'sends mail, counted against the recipient: tests/api/mail-templates.test.ts sends one to a real SMTP receiver; its gate is that of mail_template.preview, which the matrix holds',
   'settings.mail_test':
     'needs a mail server to send to: tests/api/settings.test.ts runs it against a real SMTP receiver; its gate is the same as settings.mail_update, which the matrix holds',
   'resources.meta': 'self-service: start-up data every signed-in user reads (no permission gate)',

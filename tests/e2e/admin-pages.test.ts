@@ -2,7 +2,7 @@
  * The administration pages in Chromium (issue 24 items 2–4): the side menu opens /system-info, which shows
  * the database and the workers, and a job kind stopped there is stopped for the server; /general-settings
  * changes the project's name, adds a whitelist entry on its IP blocking tab and sets the audit retention,
- * each seen through the API afterwards.
+ * and writes a mail template with its preview, each seen through the API afterwards.
  */
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -69,6 +69,28 @@ describe('administration pages', () => {
           timeout: WAIT,
         })
         .toBe(90);
+
+      await page.getByTestId('settings-tab-mail_templates').click();
+      await page.getByTestId('field-template-subject').fill('Welcome to {{project}}');
+      await page.getByTestId('field-template-body').fill('Hello {{name}}, open {{link}}');
+      await page.getByRole('button', { name: 'Preview a mail template' }).click();
+      await page
+        .getByTestId('template-preview')
+        .getByText('Hello Anna Petrova, open https://lintel.example/link')
+        .waitFor({ timeout: WAIT });
+      await page.getByRole('button', { name: 'Add a mail template' }).click();
+      await page
+        .getByTestId('mail-template-row')
+        .filter({ hasText: 'Welcome to {{project}}' })
+        .waitFor({ timeout: WAIT });
+      const templates = await getCommand('mail_template.list').run({ api }, {});
+      expect(templates.data).toEqual([
+        expect.objectContaining({
+          mail_type_id: 'invitation',
+          domain_id: null,
+          subject: 'Welcome to {{project}}',
+        }),
+      ]);
     });
   }, 240_000);
 });

@@ -20,6 +20,7 @@ import * as system from './system/system.commands';
 import * as worker from './system/worker.commands';
 import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
+import * as mailTemplate from './mail-template/mail-template.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -65,6 +66,7 @@ export * from './system/system.commands';
 export * from './system/worker.commands';
 export * from './ip-blocking/ip-blocking.commands';
 export * from './settings/settings.commands';
+export * from './mail-template/mail-template.commands';
 export * from './openapi';
 
 /** Every generic family, in menu order. */
@@ -116,6 +118,7 @@ const modules = [
   worker,
   ipBlocking,
   settings,
+  mailTemplate,
   ...resources.map((r) => r.commands),
 ] as const;
 

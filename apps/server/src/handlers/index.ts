@@ -24,6 +24,7 @@ import { backupHandlers } from './backup/backup.handler';
 import { systemHandlers, workerHandlers } from './system/system.handler';
 import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
 import { settingsHandlers } from './settings/settings.handler';
+import { mailTemplateHandlers } from './mail-template/mail-template.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -54,4 +55,5 @@ export const handlers = {
   ...workerHandlers,
   ...ipBlockingHandlers,
   ...settingsHandlers,
+  ...mailTemplateHandlers,
 } satisfies AllHandlers;

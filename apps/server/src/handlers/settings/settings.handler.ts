@@ -4,7 +4,7 @@ import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline
 import { AppError } from '../../errors';
 import { audit } from '../../audit/audit';
 import { parseSmtpUrl, transportFor, type MailSettings } from '../../mail/mailer';
-import { serverT } from '../../i18n';
+import { composeMail } from '../../mail/templates';
 import { retentionDays } from '../../engine/journal';
 import { journals } from '../journals';
 
@@ -131,13 +131,18 @@ export const settingsHandlers = {
       : (stored ?? null);
     if (!settings?.host) settings = ctx.app.config.smtpUrl ? parseSmtpUrl(ctx.app.config.smtpUrl) : null;
     if (!settings?.host) throw new AppError('cant_perform_action', { reason: 'mail_server_not_set' });
-    const t = serverT(ctx.caller.locale);
+    const mail = await composeMail(ctx.app, {
+      projectId: signedIn(ctx).projectId,
+      type: 'test_email',
+      locale: ctx.caller.locale,
+      params: { host: settings.host, port: settings.port },
+    });
     try {
       await transportFor(settings).sendMail({
         from: settings.from || ctx.app.config.mailFrom,
         to: args.email,
-        subject: t('test_email.subject'),
-        text: t('test_email.text', { host: settings.host, port: settings.port }),
+        subject: mail.subject,
+        text: mail.text,
       });
     } catch (err) {
       throw new AppError('cant_perform_action', {

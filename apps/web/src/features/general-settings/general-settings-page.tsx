@@ -9,6 +9,8 @@ import {
   type IpBlockingStatus,
   type IpWhitelistEntry,
   type MailServerSettings,
+  type MailTemplate,
+  type MailType,
 } from '@lintel/commands';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
@@ -22,7 +24,7 @@ import { Button } from '../../ui/button';
 import { FormError, Loading, TextField } from '../../ui/field';
 
 type Tr = (key: string, params?: Record<string, unknown>) => string;
-const Tabs = ['general', 'mail', 'ip_blocking', 'journals'] as const;
+const Tabs = ['general', 'mail', 'mail_templates', 'ip_blocking', 'journals'] as const;
 type Tab = (typeof Tabs)[number];
 
 /** Runs a command from a form: its error as an alert, a success alert when it says so. */
@@ -361,6 +363,160 @@ function IpBlockingTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
   );
 }
 
+function MailTemplatesTab({ tr }: { tr: Tr }) {
+  const [data, error, reload] = useLoad(async () => {
+    const [types, list] = await Promise.all([
+      runCommand('mail_template.types', {}),
+      runCommand('mail_template.list', {}),
+    ]);
+    return { types: types.data, list: list.data };
+  });
+  const empty = { id: 0, type: 'invitation' as MailType, group: '', subject: '', body: '' };
+  const [draft, setDraft] = useState(empty);
+  const [preview, setPreview] = useState<{ subject: string; text: string } | null>(null);
+  if (error) return <FormError message={error} />;
+  if (!data) return <Loading />;
+  const type = data.types.find((x) => x.id === draft.type)!;
+  const edit = (t: MailTemplate) => {
+    setDraft({
+      id: t.id,
+      type: t.mail_type_id,
+      group: String(t.domain_id ?? ''),
+      subject: t.subject,
+      body: t.body,
+    });
+    setPreview(null);
+  };
+  const save = () =>
+    void run(
+      draft.id ? 'mail_template.update' : 'mail_template.create',
+      draft.id
+        ? { id: draft.id, subject: draft.subject, body: draft.body }
+        : {
+            mail_type_id: draft.type,
+            domain_id: draft.group ? Number(draft.group) : null,
+            subject: draft.subject,
+            body: draft.body,
+          },
+      tr('general_settings.saved'),
+    ).then((ok) => ok && (setDraft(empty), reload()));
+  return (
+    <div className="flex flex-col gap-4" data-testid="mail-templates-tab">
+      <Section title={commandTitle('mail_template.list')}>
+        {data.list.length === 0 ? (
+          <p className="text-sm text-slate-500">{tr('general_settings.templates.none')}</p>
+        ) : (
+          <table className="w-full border-collapse text-sm">
+            <tbody>
+              {data.list.map((t) => (
+                <tr key={t.id} className="border-b border-slate-100" data-testid="mail-template-row">
+                  <td className="py-1.5 pr-3">{tr(`values.mail_type_id.${t.mail_type_id}`)}</td>
+                  <td className="py-1.5 pr-3">
+                    {t.domain?.name ?? tr('general_settings.templates.project')}
+                  </td>
+                  <td className="py-1.5 pr-3">{t.subject}</td>
+                  <td className="py-1.5 text-right whitespace-nowrap">
+                    <Button size="sm" variant="ghost" onClick={() => edit(t)}>
+                      {tr('general_settings.templates.edit')}
+                    </Button>
+                    <Button
+                      size="sm"
+                      variant="ghost"
+                      onClick={() => void run('mail_template.delete', { id: t.id }).then(() => reload())}
+                    >
+                      {tr('general_settings.ip.remove')}
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Section>
+      <Section title={draft.id ? commandTitle('mail_template.update') : commandTitle('mail_template.create')}>
+        <div className="flex flex-wrap gap-2">
+          <label className="text-xs font-medium text-slate-700">
+            {tr('general_settings.templates.type')}
+            <select
+              className="mt-1 block h-8 rounded-md border border-slate-300 px-2 text-sm"
+              value={draft.type}
+              disabled={draft.id !== 0}
+              onChange={(e) => setDraft({ ...draft, type: e.target.value as MailType })}
+            >
+              {data.types.map((x) => (
+                <option key={x.id} value={x.id}>
+                  {tr(`values.mail_type_id.${x.id}`)}
+                </option>
+              ))}
+            </select>
+          </label>
+          <TextField
+            name="template-group"
+            label={tr('general_settings.templates.group')}
+            value={draft.group}
+            onValue={(v) => setDraft({ ...draft, group: v.replace(/\D/g, '') })}
+            readOnly={draft.id !== 0}
+            className="w-40"
+          />
+        </div>
+        <p className="text-xs text-slate-500">
+          {tr('general_settings.templates.placeholders', {
+            offered: type.offered.map((p) => `{{${p}}}`).join(' '),
+            required: type.required.map((p) => `{{${p}}}`).join(' ') || '—',
+          })}
+        </p>
+        <TextField
+          name="template-subject"
+          label={tr('general_settings.templates.subject')}
+          value={draft.subject}
+          onValue={(v) => setDraft({ ...draft, subject: v })}
+        />
+        <label className="text-xs font-medium text-slate-700">
+          {tr('general_settings.templates.body')}
+          <textarea
+            className="mt-1 block h-40 w-full rounded-md border border-slate-300 p-2 text-sm"
+            data-testid="field-template-body"
+            value={draft.body}
+            onChange={(e) => setDraft({ ...draft, body: e.target.value })}
+          />
+        </label>
+        <div className="flex gap-2">
+          <Button variant="primary" onClick={save}>
+            {draft.id ? commandTitle('mail_template.update') : commandTitle('mail_template.create')}
+          </Button>
+          <Button
+            onClick={() =>
+              void runCommand('mail_template.preview', {
+                mail_type_id: draft.type,
+                subject: draft.subject,
+                body: draft.body,
+              })
+                .then(setPreview)
+                .catch((err: unknown) => pushAlert('error', describeError(err).message))
+            }
+          >
+            {commandTitle('mail_template.preview')}
+          </Button>
+          {draft.id !== 0 && (
+            <Button variant="ghost" onClick={() => setDraft(empty)}>
+              {tr('general_settings.templates.new')}
+            </Button>
+          )}
+        </div>
+        {preview && (
+          <div
+            className="rounded border border-slate-200 bg-slate-50 p-2 text-sm"
+            data-testid="template-preview"
+          >
+            <div className="font-semibold">{preview.subject}</div>
+            <pre className="font-sans whitespace-pre-wrap">{preview.text}</pre>
+          </div>
+        )}
+      </Section>
+    </div>
+  );
+}
+
 function JournalsTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
   const [data, error, reload] = useLoad(() => runCommand('settings.retention_get', {}));
   const [days, setDays] = useState('');
@@ -452,6 +608,7 @@ export function GeneralSettingsPage() {
       </div>
       {tab === 'general' && <GeneralTab tr={tr} canChange={canChange} />}
       {tab === 'mail' && <MailTab tr={tr} canChange={canChange} />}
+      {tab === 'mail_templates' && <MailTemplatesTab tr={tr} />}
       {tab === 'ip_blocking' && <IpBlockingTab tr={tr} canChange={canChange} />}
       {tab === 'journals' && <JournalsTab tr={tr} canChange={canChange} />}
     </div>
