@@ -602,7 +602,19 @@ const listCases: Record<string, Case> = {
   // mail templates: the project's need project settings; a group's, its edit rights (tests/api/mail-templates
   // holds the groups' cases); here the project's, so the gate is project_settings.change
   'mail_template.types': { perms: ['project_settings.change'], ok: () => ({}) },
-  'mail_template.list': { perms: ['project_settings.change'], ok: () => ({}) },
+  'mail_template.list': {
+    perms: ['project_settings.change'],
+    // a project's template to list (one per type: made once)
+    ok: async () => {
+      const listed = await getCommand('mail_template.list').run({ api }, {});
+      if (!listed.data.length)
+        await getCommand('mail_template.create').run(
+          { api },
+          { mail_type_id: 'test_email', subject: 'Matrix', body: 'Through {{host}}' },
+        );
+      return {};
+    },
+  },
   'mail_template.preview': {
     perms: ['project_settings.change'],
     ok: () => ({ mail_type_id: 'confirm', subject: 'S', body: '{{link}}' }),
