@@ -595,6 +595,62 @@ const listCases: Record<string, Case> = {
     ok: async () => ({ id: await settingsBackup() }),
     out: async () => ({ id: await settingsBackup(w.P2.api) }),
   },
+  // the instance's metrics (installation-wide; no row of a project to hold in scope)
+  'system.metrics': { perms: ['system_info.view'], ok: () => ({}) },
+  'system.info': { perms: ['system_info.view'], ok: () => ({}) },
+  // workers: the instance's modules and the installation's job kinds (no row of a project to hold in scope)
+  'worker.list': { perms: ['system_info.view'], ok: () => ({}) },
+  'worker.stop': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  'worker.start': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  'worker.restart': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  // project settings: of the caller's project (another project's are out of reach by construction)
+  'settings.general_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.general_update': { perms: ['project_settings.change'], ok: () => ({ description: 'Matrix' }) },
+  'settings.mail_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.mail_update': { perms: ['project_settings.change'], ok: () => ({ from: 'matrix@example.test' }) },
+  'settings.retention_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.retention_update': { perms: ['project_settings.change'], ok: () => ({ audit_event: 365 }) },
+  // mail templates: the project's need project settings; a group's, its edit rights (tests/api/mail-templates
+  // holds the groups' cases); here the project's, so the gate is project_settings.change
+  'mail_template.types': { perms: ['project_settings.change'], ok: () => ({}) },
+  'mail_template.list': {
+    perms: ['project_settings.change'],
+    // a project's template to list (one per type: made once)
+    ok: async () => {
+      const listed = await getCommand('mail_template.list').run({ api }, {});
+      if (!listed.data.length)
+        await getCommand('mail_template.create').run(
+          { api },
+          { mail_type_id: 'test_email', subject: 'Matrix', body: 'Through {{host}}' },
+        );
+      return {};
+    },
+  },
+  'mail_template.preview': {
+    perms: ['project_settings.change'],
+    ok: () => ({ mail_type_id: 'confirm', subject: 'S', body: '{{link}}' }),
+  },
+  // IP blocking: installation-wide, like the addresses it guards (no row of a project to hold in scope)
+  'ip_blocking.status': { perms: ['project_settings.view'], ok: () => ({}) },
+  'ip_blocking.banned': { perms: ['project_settings.view'], ok: () => ({}) },
+  'ip_blocking.whitelist': { perms: ['project_settings.view'], ok: () => ({}) },
+  'ip_blocking.status_set': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ban_time_s: 600 }),
+  },
+  'ip_blocking.unban_all': { perms: ['project_settings.change'], ok: () => ({ service: 'sip' }) },
+  'ip_blocking.unban': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ips: ['192.0.2.1'] }),
+  },
+  'ip_blocking.whitelist_add': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ips: [`192.0.2.${Math.floor(Math.random() * 250) + 1}`] }),
+  },
+  'ip_blocking.whitelist_delete': {
+    perms: ['project_settings.change'],
+    ok: () => ({ service: 'sip', ips: ['192.0.2.0/24'] }),
+  },
   'backup.schedule_get': { perms: ['backups.view'], ok: () => ({}) },
   'backup.schedule_set': { perms: ['backups.create'], ok: () => ({ keep: 5 }) },
   'licence.notify_update': { perms: ['licenses.manage'], ok: () => ({ mode: 'everyday' }) },
@@ -793,6 +849,7 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'password.recovery': 'public: no session, so no gate to hold',
   'password.reset': 'public: no session, so no gate to hold',
   'server.info': 'public: no session, so no gate to hold',
+  'system.openapi': 'public: no session, so no gate to hold',
   'session.logout': "self-service: acts on the caller's own session (no permission gate)",
   'profile.get': "self-service: acts on the caller's own profile (no permission gate)",
   'profile.update': "self-service: acts on the caller's own profile (no permission gate)",
@@ -816,6 +873,16 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
   'sip.restart':
     'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
+  'mail_template.create':
+    "one per type per group: a second run of the matrix's cases would be refused as a duplicate; tests/api/mail-templates.test.ts runs it and refuses callers without the project's or the group's rights",
+  'mail_template.update':
+    "tests/api/mail-templates.test.ts runs it and refuses callers without the project's or the group's rights (the rights depend on the template's group, which the generic runner does not make)",
+  'mail_template.delete':
+    "tests/api/mail-templates.test.ts runs it and refuses callers without the project's or the group's rights (the rights depend on the template's group, which the generic runner does not make)",
+  'mail_template.send_preview':
+    'sends mail, counted against the recipient: tests/api/mail-templates.test.ts sends one to a real SMTP receiver; its gate is that of mail_template.preview, which the matrix holds',
+  'settings.mail_test':
+    'needs a mail server to send to: tests/api/settings.test.ts runs it against a real SMTP receiver; its gate is the same as settings.mail_update, which the matrix holds',
   'resources.meta': 'self-service: start-up data every signed-in user reads (no permission gate)',
   'licence.add_file':
     'needs a file signed by a trusted key for this instance: tests/api/licences.test.ts runs it and refuses a viewer',

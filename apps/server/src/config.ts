@@ -59,6 +59,11 @@ export interface Config {
   /** limits of the rate-limit policies that differ from the defaults (security/rate-limit.ts) */
   rateLimits?: Partial<Record<string, { limit: number; windowS: number }>>;
   resendCodeAfterS: number;
+  /**
+   * a bearer token that reads `GET /api/v0/metrics` and nothing else (LINTEL_METRICS_TOKEN), for Prometheus,
+   * which cannot refresh a session; none: only a session with `system_info.view` reads the metrics
+   */
+  metricsToken?: string;
   codeTtlH: number;
   registrationOpen: boolean;
   selfRegistrationOpen: boolean;
@@ -232,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxDelayMs: int(env.LINTEL_LOGIN_MAX_DELAY_MS, 2000),
     },
     resendCodeAfterS: int(env.LINTEL_RESEND_CODE_AFTER, 60),
+    metricsToken: env.LINTEL_METRICS_TOKEN || undefined,
     codeTtlH: int(env.LINTEL_CODE_TTL_HOURS, 24),
     registrationOpen: bool(env.LINTEL_REGISTRATION_OPEN, false),
     // closed on a fresh install: an installer comes by invitation unless the operator opens it (issue 20 item 3)

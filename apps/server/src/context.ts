@@ -14,6 +14,8 @@ import type { RequestCache } from './engine/request-cache';
 import type { AllHandlers } from './pipeline/handler';
 import type { SipService } from './sip/service';
 import type { WebhookService } from './webhooks/service';
+import type { Metrics } from './metrics/metrics';
+import type { Workers } from './modules/workers';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -43,6 +45,10 @@ export interface ServerContext {
   sockets: RealtimeSockets;
   /** every command's handler (handlers/index.ts), which `dispatch` runs */
   handlers: AllHandlers;
+  /** the instance's metrics, in the Prometheus text format (metrics/metrics.ts) */
+  metrics: Metrics;
+  /** the workers: this instance's modules and the job kinds, started and stopped by people (modules/workers.ts) */
+  workers: Workers;
 }
 
 /** Who is calling, once the bearer token is checked. */

@@ -33,6 +33,8 @@ import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
 import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
 import { createHttp } from './http/app';
+import { Metrics } from './metrics/metrics';
+import { Workers } from './modules/workers';
 import { z } from 'zod';
 
 export interface LintelServer {
@@ -141,6 +143,8 @@ export async function createServer(config: Config): Promise<LintelServer> {
     sip: new SipService(contextOf),
     webhooks: new WebhookService(contextOf),
     sockets: new RealtimeSockets(contextOf, config.websocket),
+    metrics: new Metrics(contextOf),
+    workers: new Workers(contextOf),
   };
   defineDeviceTaskJob(context);
   defineBrokerAccountJobs(context);
@@ -211,6 +215,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     }),
   ];
   const lifecycle = new Lifecycle(chooseModules(modules, config.modules));
+  context.workers.attach(lifecycle);
 
   return {
     app: http.app,

@@ -35,6 +35,8 @@ import { DeviceEventsPage } from './features/device-events/device-events-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { BackupsPage } from './features/backups/backups-page';
+import { SystemInfoPage } from './features/system-info/system-info-page';
+import { GeneralSettingsPage } from './features/general-settings/general-settings-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
 import { NotificationsPage } from './features/notifications/notifications-page';
 import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
@@ -74,6 +76,8 @@ const screens: Record<string, ReactNode> = {
   'audit-events': <AuditEventsPage />,
   licenses: <LicencesPage />,
   backups: <BackupsPage />,
+  'system-info': <SystemInfoPage />,
+  'general-settings': <GeneralSettingsPage />,
   'devices.events': <DeviceEventsPage />,
   'devices.tasks': <DeviceTasksPage />,
   'devices.edit': <DeviceEditPage />,

@@ -17,6 +17,11 @@ import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
 import * as webhook from './webhook/webhook.resource';
+import * as system from './system/system.commands';
+import * as worker from './system/worker.commands';
+import * as ipBlocking from './ip-blocking/ip-blocking.commands';
+import * as settings from './settings/settings.commands';
+import * as mailTemplate from './mail-template/mail-template.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -61,6 +66,12 @@ export * from './notification/notification.commands';
 export * from './sip/sip.commands';
 export * from './backup/backup.commands';
 export * from './webhook/webhook.resource';
+export * from './system/system.commands';
+export * from './system/worker.commands';
+export * from './ip-blocking/ip-blocking.commands';
+export * from './settings/settings.commands';
+export * from './mail-template/mail-template.commands';
+export * from './openapi';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -109,6 +120,11 @@ const modules = [
   sip,
   backup,
   webhook,
+  system,
+  worker,
+  ipBlocking,
+  settings,
+  mailTemplate,
   ...resources.map((r) => r.commands),
 ] as const;
 

@@ -106,6 +106,8 @@ export const ErrorCatalogue = {
   sip_service_start_failed: 503,
   /** a number's change did not reach the SIP server (spec: "error sending the number to the SIP proxy") */
   sip_number_send_failed: 502,
+  /** a group (or the project) has its template of this type already (spec part 2 §8 "Templates") */
+  template_type_exists: 409,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;

@@ -1,5 +1,7 @@
 import type { ServerContext } from '../context';
-import { clear, enforce, hit, refund, refuse } from '../security/rate-limit';
+import { AppError } from '../errors';
+import { banAddress, guardOf } from '../security/ip-blocking';
+import { clear, hit, refund, refuse, type Hit } from '../security/rate-limit';
 
 export interface LoginAttempt {
   /** how long to hold the answer if this attempt fails (ms) */
@@ -18,22 +20,37 @@ export interface LoginAttempt {
  *   gets one guess at it, slowed;
  * - after `slowAfter` failures (of the address or the account) a failed answer is held 250 ms more each time.
  * A success clears its account's failures; the address keeps every failure it made.
+ *
+ * The address side is IP blocking's service `console` (security/ip-blocking.ts): a banned address is refused
+ * before anything is counted; a whitelisted one is never counted, slowed or banned; an address over the
+ * service's `max_failures` is banned for its `ban_time_s` (cause `auth_failed`), on every instance.
  */
 export async function beginLoginAttempt(
   app: ServerContext,
   ip: string,
   account: string,
 ): Promise<LoginAttempt> {
-  const byAddress = await enforce(app, 'login_address', ip, { ip });
+  const guard = await guardOf(app, 'console', ip);
+  if (guard.bannedForS) throw new AppError('too_many_attempts', { seconds: guard.bannedForS });
+  let byAddress: Hit | null = null;
+  if (!guard.whitelisted) {
+    byAddress = await hit(app, 'login_address', ip);
+    const limit = guard.settings.enabled ? guard.settings.max_failures : byAddress.limit;
+    if (byAddress.count > limit) {
+      if (!guard.settings.enabled) await refuse(app, 'login_address', byAddress, ip);
+      const seconds = await banAddress(app, 'console', ip, 'auth_failed', byAddress.count, guard.settings);
+      throw new AppError('too_many_attempts', { seconds });
+    }
+  }
   const byAccount = await hit(app, 'login_account', account);
   const byPair = await hit(app, 'login_pair', `${account} ${ip}`);
   if (byAccount.over && byPair.count > 1) await refuse(app, 'login_account', byAccount, ip);
   const { slowAfter, maxDelayMs } = app.config.login;
-  const failures = Math.max(byAddress.count, byAccount.count);
+  const failures = Math.max(byAddress?.count ?? 0, byAccount.count);
   return {
     delayMs: failures <= slowAfter ? 0 : Math.min(maxDelayMs, 250 * (failures - slowAfter)),
     async succeeded() {
-      await refund(app, byAddress);
+      if (byAddress) await refund(app, byAddress);
       await clear(app, 'login_account', account);
       await clear(app, 'login_pair', `${account} ${ip}`);
     },

@@ -26,7 +26,16 @@ export interface Database {
    * no connection of its own is needed). PostgreSQL's notifications come through the outbox's listener.
    */
   listen?(channel: string, fn: () => void): Promise<void>;
+  /** the connections of this instance now (metrics, system info): PGlite has one */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 /** The advisory lock key of Lintel's start-up (migrations, first project): "Lintel" in ASCII. */
@@ -91,6 +100,12 @@ export async function openDatabase(opts: {
           holder.release();
         }
       },
+      poolStats: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: POOL_MAX,
+      }),
       close: () => db.destroy(),
     };
   }
@@ -127,6 +142,7 @@ export async function openDatabase(opts: {
         conn.release();
       }
     },
+    poolStats: () => pool.stats(),
     close: () => db.destroy(),
   };
 }

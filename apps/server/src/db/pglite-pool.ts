@@ -114,6 +114,16 @@ export class PGlitePool {
     });
   }
 
+  /** The one connection: busy or idle, and the borrowers waiting for it (metrics, system info). */
+  stats(): { total: number; idle: number; waiting: number; max: number } {
+    return {
+      total: 1,
+      idle: this.busy ? 0 : 1,
+      waiting: this.underway.length + this.queue.size + this.admissions.size,
+      max: 1,
+    };
+  }
+
   /** A place among the requests under way, held until the reply ends. */
   private async admit(scope: RequestScope): Promise<void> {
     if (this.admitted >= MAX_UNDER_WAY)

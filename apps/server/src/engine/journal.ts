@@ -209,6 +209,8 @@ export async function pruneJournal(
   store: Pick<JournalStore<unknown>, 'table' | 'timeColumn'>,
   cutoff: Date,
   batch = 10_000,
+  /** which rows this prune is about (a project's own retention: `project_id = …`); default all */
+  where: RawBuilder<unknown> = sql`true`,
 ): Promise<{ deleted: number; batches: number }> {
   const table = sql.table(store.table);
   const time = sql.ref(store.timeColumn);
@@ -218,11 +220,15 @@ export async function pruneJournal(
     // the id range of the next batch: ids are given in time order, so the oldest rows have the lowest ids
     const range = await sql<{ lo: number | null; hi: number | null }>`
       select min(id) as lo, max(id) as hi from (
-        select id from ${table} where ${time} < ${cutoff} order by id limit ${batch}) b`.execute(db);
+        select id from ${table} where ${time} < ${cutoff} and ${where} order by id limit ${batch}) b`.execute(
+      db,
+    );
     const { lo, hi } = range.rows[0] ?? { lo: null, hi: null };
     if (lo === null || hi === null) return { deleted, batches };
     const r =
-      await sql`delete from ${table} where id between ${lo} and ${hi} and ${time} < ${cutoff}`.execute(db);
+      await sql`delete from ${table} where id between ${lo} and ${hi} and ${time} < ${cutoff} and ${where}`.execute(
+        db,
+      );
     deleted += Number(r.numAffectedRows ?? 0);
     batches += 1;
   }

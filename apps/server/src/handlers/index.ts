@@ -22,6 +22,10 @@ import { notificationHandlers } from './notification/notification.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
 import { webhookHandlers } from './webhook/webhook.handler';
+import { systemHandlers, workerHandlers } from './system/system.handler';
+import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
+import { settingsHandlers } from './settings/settings.handler';
+import { mailTemplateHandlers } from './mail-template/mail-template.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -49,4 +53,9 @@ export const handlers = {
   ...sipHandlers,
   ...backupHandlers,
   ...webhookHandlers,
+  ...systemHandlers,
+  ...workerHandlers,
+  ...ipBlockingHandlers,
+  ...settingsHandlers,
+  ...mailTemplateHandlers,
 } satisfies AllHandlers;

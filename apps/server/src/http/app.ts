@@ -19,7 +19,7 @@ import { AppError } from '../errors';
 import { registerRateLimits } from '../security/rate-limit';
 import { WS_ROUTE } from '../realtime/websocket';
 import { dispatch } from '../pipeline/dispatch';
-import { authenticateBearer, type Principal } from '../pipeline/principal';
+import { authenticateBearer, metricsScraper, type Principal } from '../pipeline/principal';
 import { authenticateDeviceThrottled } from '../auth/device-throttle';
 import { StreamedReply } from '../pipeline/streamed-reply';
 import { notePoolContact } from '../devices/pool';
@@ -178,6 +178,12 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
     req.routeOptions.url === WS_ROUTE ? done() : asDatabaseRequest(reply, done, bodyDoneAt.get(req)),
   );
   app.addHook('onResponse', async (req, reply) => {
+    context.metrics.request(
+      req.method,
+      req.routeOptions.url ?? '(no route)',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     req.log.info(
       {
         method: req.method,
@@ -234,7 +240,8 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
             : null;
         const principal: Principal =
           cmd.access === 'session'
-            ? await authenticateBearer(context, bearer(req))
+            ? (metricsScraper(config.metricsToken, cmd, bearer(req)) ??
+              (await authenticateBearer(context, bearer(req))))
             : (asDevice?.principal ?? { kind: 'anonymous' });
         if (cmd.access !== 'public' && principal.kind === 'anonymous') {
           // a device the platform does not know, calling in: noted in the pool for an installer to adopt

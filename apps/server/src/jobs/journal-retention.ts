@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { z } from 'zod';
 import type { DB } from '../db/schema';
 import type { Clock } from '../clock';
@@ -38,8 +38,22 @@ export function defineRetentionJobs(opts: {
       payload: z.object({}),
       async run() {
         const now = clock.now();
-        const cutoff = new Date(now.getTime() - retentionDays(store, opts.configured) * DAY_MS);
-        await pruneJournal(db, store, cutoff, opts.batch);
+        const cutoffOf = (days: number) => new Date(now.getTime() - days * DAY_MS);
+        // a project's own retention (its settings' `retention_days`, /general-settings) replaces the default
+        // for its rows; every other row (and those of no project) keeps the installation's
+        const own = await sql<{ id: number; days: number }>`
+          select id, (settings->'retention_days'->>${store.noun})::int as days from projects
+          where settings->'retention_days'->>${store.noun} is not null`.execute(db);
+        for (const p of own.rows)
+          await pruneJournal(db, store, cutoffOf(p.days), opts.batch, sql`project_id = ${p.id}`);
+        const others = own.rows.map((p) => p.id);
+        await pruneJournal(
+          db,
+          store,
+          cutoffOf(retentionDays(store, opts.configured)),
+          opts.batch,
+          others.length ? sql`(project_id is null or project_id <> all(${others}::int[]))` : sql`true`,
+        );
         await enqueue(store, new Date(Date.parse(dayOf(now)) + DAY_MS));
       },
     });

@@ -79,6 +79,16 @@ export class JobQueue {
     return this.opts.settings;
   }
 
+  /** The kinds this queue runs, by name. */
+  get kindNames(): string[] {
+    return [...this.kinds.keys()].sort();
+  }
+
+  /** Whether this instance's workers take jobs now (the module `jobs` runs). */
+  get isStarted(): boolean {
+    return this.started;
+  }
+
   /** Registers a kind (jobs/define.ts); `maxAttempts` here overrides its declaration's (a configured count). */
   define(def: JobKind, options: { maxAttempts?: number } = {}): void {
     this.kinds.set(def.kind, options.maxAttempts ? { ...def, maxAttempts: options.maxAttempts } : def);
@@ -129,7 +139,9 @@ export class JobQueue {
       update jobs set state = 'running', locked_by = ${this.workerId}, locked_until = ${until}, attempts = attempts + 1, updated_at = ${now}
       where id in (
         select id from jobs
-        where (state = 'waiting' and run_at <= ${now}) or (state = 'running' and locked_until < ${now})
+        where ((state = 'waiting' and run_at <= ${now}) or (state = 'running' and locked_until < ${now}))
+          -- a kind an operator stopped waits until it is started again (the workers, job_kind_pauses)
+          and kind not in (select kind from job_kind_pauses)
         order by run_at, id
         limit ${n}
         for update skip locked)

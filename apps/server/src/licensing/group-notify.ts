@@ -7,7 +7,7 @@ import {
   type LicenceNotifyMode,
 } from '@lintel/core';
 import type { ServerContext } from '../context';
-import { serverT } from '../i18n';
+import { composeMail } from '../mail/templates';
 
 const DAY = 86_400_000;
 const dayOf = (ms: number) => Math.floor(ms / DAY);
@@ -77,7 +77,6 @@ export async function runGroupLicenceNotifications(app: ServerContext, projectId
       const may = (codes: string[]) => codes.some((c) => p.permissions.includes(c));
       if (!(may(ALL) || (p.scope === 'self' && may(SELF)) || (p.scope === 'descendant' && may(DESCENDANT))))
         continue;
-      const t = serverT(p.locale);
       const params = {
         name: p.name,
         group: g.name,
@@ -85,12 +84,15 @@ export async function runGroupLicenceNotifications(app: ServerContext, projectId
         to: lastDay,
         link: `${app.config.publicUrl}/groups/${g.id}/edit`,
       };
-      await app.mailer.send({
+      // the group the mail is about writes it (its template, or one above it)
+      const mail = await composeMail(app, {
         projectId,
-        to: p.email,
-        subject: t('group_licence_will_expire.subject', params),
-        text: t('group_licence_will_expire.text', params),
+        type: 'group_licence_will_expire',
+        locale: p.locale,
+        params,
+        groupId: g.id,
       });
+      await app.mailer.send({ projectId, to: p.email, subject: mail.subject, text: mail.text });
       sent++;
     }
     await sql`

@@ -18,7 +18,7 @@ import type { ServerContext } from '../context';
 import { AppError } from '../errors';
 import { z } from 'zod';
 import { defineJob } from '../jobs/define';
-import { serverT } from '../i18n';
+import { composeMail, groupOfUser } from '../mail/templates';
 import { emptyLicenseInfo, licencesInForce, stackFeatures } from './licence';
 import { readLicenceFile, trustedKeys } from './licence-file';
 import { licenceUsageCounts, type CountedFeature } from './usage';
@@ -391,20 +391,27 @@ export async function runLicenceCheck(app: ServerContext, projectId: number): Pr
     const last = state?.last_notified_at ?? null;
     const due = !last || state?.last_warning !== key || (every !== null && dayOf(now) - dayOf(last) >= every);
     if (due) {
-      const people = await sql<{ email: string; locale: string; name: string; permissions: string[] }>`
-        select a.email, a.locale, u.name, r.permissions from users u
+      const people = await sql<{
+        id: number;
+        email: string;
+        locale: string;
+        name: string;
+        permissions: string[];
+      }>`
+        select u.id, a.email, a.locale, u.name, r.permissions from users u
         join accounts a on a.id = u.account_id join roles r on r.id = u.role_id
         where u.project_id = ${projectId} and a.email is not null`.execute(app.db);
       for (const p of people.rows) {
         if (!isLicenceAudience(p.permissions)) continue;
-        const t = serverT(p.locale);
         const params = { name: p.name, days: warning.days ?? 0, link: `${app.config.publicUrl}/licenses` };
-        await app.mailer.send({
+        const mail = await composeMail(app, {
           projectId,
-          to: p.email,
-          subject: t(`licence_${warning.status}.subject`, params),
-          text: t(`licence_${warning.status}.text`, params),
+          type: `licence_${warning.status}` as const,
+          locale: p.locale,
+          params,
+          groupId: await groupOfUser(app, p.id),
         });
+        await app.mailer.send({ projectId, to: p.email, subject: mail.subject, text: mail.text });
         sent++;
       }
       await app.db

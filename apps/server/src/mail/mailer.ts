@@ -42,6 +42,20 @@ export function parseSmtpUrl(url: string): MailSettings {
   };
 }
 
+/** A transport to a mail server as the settings say (the outbox's jobs and the test e-mail use it). */
+export function transportFor(settings: MailSettings) {
+  return nodemailer.createTransport({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.secure ?? false,
+    auth: settings.user ? { user: settings.user, pass: settings.password ?? '' } : undefined,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+    tls: { rejectUnauthorized: false },
+  });
+}
+
 /**
  * Every message is written to the outbox first. With SMTP settings (the project's mail settings, else
  * LINTEL_SMTP_URL) a `mail.send` job sends it, outside the request, retried with back-off while the mail
@@ -84,16 +98,7 @@ export function createMailer(opts: {
           return;
         }
         try {
-          const transport = nodemailer.createTransport({
-            host: settings.host,
-            port: settings.port,
-            secure: settings.secure ?? false,
-            auth: settings.user ? { user: settings.user, pass: settings.password ?? '' } : undefined,
-            connectionTimeout: 10_000,
-            greetingTimeout: 10_000,
-            socketTimeout: 20_000,
-            tls: { rejectUnauthorized: false },
-          });
+          const transport = transportFor(settings);
           await transport.sendMail({
             from: settings.from || opts.from,
             to: message.to_address,

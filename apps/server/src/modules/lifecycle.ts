@@ -48,6 +48,41 @@ export class Lifecycle {
     }
   }
 
+  /** The modules this instance was configured with, in start order. */
+  get configured(): readonly ServerModule[] {
+    return this.modules;
+  }
+
+  /** Whether a module runs now. */
+  isRunning(name: string): boolean {
+    return this.started.some((m) => m.name === name);
+  }
+
+  /**
+   * Starts one configured module that was stopped (the workers' start): it goes back to its place in the
+   * start order, so the whole stops in reverse as before. A module whose needs are not running is refused.
+   */
+  async startOne(name: string): Promise<void> {
+    const m = this.modules.find((x) => x.name === name);
+    if (!m) throw new Error(`the module ${name} is not configured on this instance`);
+    if (this.isRunning(name)) return;
+    const missing = (m.needs ?? []).filter((n) => !this.isRunning(n));
+    if (missing.length) throw new ModuleRefused('needs', missing);
+    await m.start();
+    this.started.push(m);
+    this.started.sort((a, b) => this.modules.indexOf(a) - this.modules.indexOf(b));
+  }
+
+  /** Stops one running module (the workers' stop); one that a running module needs is refused. */
+  async stopOne(name: string): Promise<void> {
+    const m = this.started.find((x) => x.name === name);
+    if (!m) return;
+    const by = this.started.filter((x) => x.needs?.includes(name)).map((x) => x.name);
+    if (by.length) throw new ModuleRefused('needed_by', by);
+    this.started.splice(this.started.indexOf(m), 1);
+    await m.stop();
+  }
+
   /** Stops what started, last first; a module failing to stop does not keep the others running. */
   async stop(onError: (name: string, err: unknown) => void): Promise<void> {
     while (this.started.length) {
@@ -58,5 +93,15 @@ export class Lifecycle {
         onError(m.name, err);
       }
     }
+  }
+}
+
+/** A start or stop the modules' needs forbid: `needs` (these must run first) or `needed_by` (these run on it). */
+export class ModuleRefused extends Error {
+  constructor(
+    readonly reason: 'needs' | 'needed_by',
+    readonly modules: string[],
+  ) {
+    super(`${reason}: ${modules.join(', ')}`);
   }
 }

@@ -74,7 +74,14 @@ export function dispatch(
     // what devices push (heartbeats, logs: a thousand a second in a building) changes none of these
     changes: cmd.http.method !== 'GET' && cmd.access !== 'device',
   };
-  return dispatchOperation(app, op, handler, input, principal, opts);
+  const run = dispatchOperation(app, op, handler, input, principal, opts);
+  // what devices push, counted by command and outcome (metrics/metrics.ts)
+  if (cmd.access === 'device')
+    void run.then(
+      () => app.metrics.deviceMessage(cmd.id, true),
+      () => app.metrics.deviceMessage(cmd.id, false),
+    );
+  return run;
 }
 
 /**

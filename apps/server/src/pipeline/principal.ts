@@ -34,6 +34,29 @@ export function isGated(p: Principal): boolean {
   return p.kind !== 'system';
 }
 
+/**
+ * Prometheus' scrape by the operator's metrics token (LINTEL_METRICS_TOKEN, compared in constant time): the
+ * `system` principal, for the command `system.metrics` only, acting as no user of no project. Null otherwise
+ * (then the token is an ordinary bearer token, and a session with `system_info.view` reads the metrics).
+ */
+export function metricsScraper(
+  configured: string | undefined,
+  cmd: { id: string },
+  token: string | null,
+): Principal | null {
+  if (!configured || cmd.id !== 'system.metrics' || token === null || !samePassword(configured, token))
+    return null;
+  const nobody: AuthInfo = {
+    sessionId: 0,
+    userId: 0,
+    accountId: 0,
+    projectId: 0,
+    roleId: 0,
+    permissions: new Set(),
+  };
+  return { kind: 'system', auth: nobody };
+}
+
 /** A user session from its bearer token; null when there is none or it is not valid now. */
 export async function authenticateBearer(app: ServerContext, token: string | null): Promise<Principal> {
   const auth = token ? await authenticateSession(app, token) : null;

@@ -3,7 +3,7 @@ import type { ServerContext } from '../../context';
 import type { AuthCodesTable, DB } from '../../db/schema';
 import { AppError } from '../../errors';
 import { newToken, sha256, sixDigitCode } from '../../auth/crypto';
-import { serverT } from '../../i18n';
+import { composeMail, groupOfUser } from '../../mail/templates';
 import { enforceMailTarget } from '../../security/rate-limit';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -96,17 +96,20 @@ export async function sendTemplate(
     template: 'self_registration' | 'invitation' | 'confirm' | 'recovery';
     params: Record<string, unknown>;
     counted?: boolean;
+    /** the recipient's user, whose group's mail template (if any) writes it (mail/templates.ts) */
+    userId?: number | null;
   },
 ) {
   if (!opts.counted) await enforceMailTarget(app, opts.to);
-  const t = serverT(opts.locale);
   const params = { hours: app.config.codeTtlH, ...opts.params };
-  return app.mailer.send({
+  const mail = await composeMail(app, {
     projectId: opts.projectId,
-    to: opts.to,
-    subject: t(`${opts.template}.subject`, params),
-    text: t(`${opts.template}.text`, params),
+    type: opts.template,
+    locale: opts.locale,
+    params,
+    groupId: opts.userId ? await groupOfUser(app, opts.userId) : null,
   });
+  return app.mailer.send({ projectId: opts.projectId, to: opts.to, subject: mail.subject, text: mail.text });
 }
 
 export const link = (app: ServerContext, path: string) => `${app.config.publicUrl}${path}`;
@@ -148,6 +151,7 @@ export async function sendInvitation(app: ServerContext, userId: number): Promis
     to: user.email,
     locale: user.locale,
     template: 'invitation',
+    userId: user.id,
     params: {
       name: user.name,
       login: user.login,

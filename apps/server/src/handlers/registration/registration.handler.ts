@@ -426,7 +426,7 @@ export const registrationHandlers = {
     if (recent) return { ok: true as const };
     const user = await app.db
       .selectFrom('users')
-      .select(['name', 'project_id'])
+      .select(['id', 'name', 'project_id'])
       .where('account_id', '=', account.id)
       .orderBy('project_id')
       .limit(1)
@@ -442,6 +442,7 @@ export const registrationHandlers = {
       to: account.email,
       locale: account.locale,
       template: 'recovery',
+      userId: user?.id ?? null,
       params: {
         name: user?.name ?? account.login,
         login: account.login,

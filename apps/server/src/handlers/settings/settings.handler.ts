@@ -1,0 +1,168 @@
+import { sql } from 'kysely';
+import { PASSWORD_PLACEHOLDER, type MailServerSettings } from '@lintel/commands';
+import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline/handler';
+import { AppError } from '../../errors';
+import { audit } from '../../audit/audit';
+import { parseSmtpUrl, transportFor, type MailSettings } from '../../mail/mailer';
+import { composeMail } from '../../mail/templates';
+import { retentionDays } from '../../engine/journal';
+import { journals } from '../journals';
+
+/**
+ * Project settings (issue 24 item 2): `projects.name`, `description` and the `settings` document — its
+ * `mail_settings` (read by the mailer for every message of the project) and `retention_days` (read by the
+ * journals' retention jobs, jobs/journal-retention.ts). Each change is an audit event without the password.
+ */
+interface ProjectRow {
+  uid: string;
+  name: string;
+  description: string;
+  settings: { mail_settings?: MailSettings; retention_days?: Record<string, number> } & Record<
+    string,
+    unknown
+  >;
+}
+
+async function project(ctx: HandlerContext): Promise<ProjectRow> {
+  return (await ctx.app.db
+    .selectFrom('projects')
+    .select(['uid', 'name', 'description', 'settings'])
+    .where('id', '=', signedIn(ctx).projectId)
+    .executeTakeFirstOrThrow()) as ProjectRow;
+}
+
+/** Sets one key of the project's settings document, leaving the others as they are. */
+async function setSetting(ctx: HandlerContext, key: string, value: unknown): Promise<void> {
+  await sql`update projects set settings = jsonb_set(settings, ${sql.lit(`{${key}}`)}, ${JSON.stringify(value ?? null)}::jsonb)
+    where id = ${signedIn(ctx).projectId}`.execute(ctx.app.db);
+}
+
+const shown = (m: MailSettings | undefined): MailServerSettings => ({
+  host: m?.host ?? '',
+  port: m?.port ?? 587,
+  secure: m?.secure ?? false,
+  user: m?.user ?? '',
+  password: m?.password ? PASSWORD_PLACEHOLDER : '',
+  from: m?.from ?? '',
+});
+
+function mailReply(ctx: HandlerContext, m: MailSettings | undefined) {
+  const source = m?.host ? 'project' : ctx.app.config.smtpUrl ? 'installation' : 'none';
+  return { data: shown(m), source } as const;
+}
+
+/** The settings as given, the placeholder password (or none given) replaced by the stored one. */
+function merged(stored: MailSettings | undefined, given: Partial<MailServerSettings>): MailSettings {
+  const password =
+    given.password === undefined || given.password === PASSWORD_PLACEHOLDER
+      ? stored?.password
+      : given.password;
+  return {
+    host: given.host ?? stored?.host ?? '',
+    port: given.port ?? stored?.port ?? 587,
+    secure: given.secure ?? stored?.secure ?? false,
+    user: given.user ?? stored?.user ?? '',
+    password: password || undefined,
+    from: given.from ?? stored?.from ?? '',
+  };
+}
+
+const auditStore = journals.find((j) => j.noun === 'audit_event')!;
+
+function retention(ctx: HandlerContext, p: ProjectRow) {
+  const def = retentionDays(auditStore, ctx.app.config.retentionDays);
+  return { data: { audit_event: p.settings.retention_days?.audit_event ?? def, audit_event_default: def } };
+}
+
+const changed = (ctx: HandlerContext, action: string, data: Record<string, unknown>) =>
+  audit(ctx.app.db, {
+    projectId: signedIn(ctx).projectId,
+    userId: signedIn(ctx).userId,
+    action,
+    ip: ctx.caller.ip,
+    data,
+  });
+
+export const settingsHandlers = {
+  'settings.general_get': async (ctx) => {
+    const p = await project(ctx);
+    return { data: { uid: p.uid, name: p.name, description: p.description } };
+  },
+
+  'settings.general_update': async (ctx, args) => {
+    const before = await project(ctx);
+    if (args.name !== undefined || args.description !== undefined)
+      await ctx.app.db
+        .updateTable('projects')
+        .set({
+          ...(args.name !== undefined ? { name: args.name } : {}),
+          ...(args.description !== undefined ? { description: args.description } : {}),
+        })
+        .where('id', '=', signedIn(ctx).projectId)
+        .execute();
+    await changed(ctx, 'project_settings_changed', {
+      before: { name: before.name, description: before.description },
+      after: args,
+    });
+    const p = await project(ctx);
+    return { data: { uid: p.uid, name: p.name, description: p.description } };
+  },
+
+  'settings.mail_get': async (ctx) => mailReply(ctx, (await project(ctx)).settings.mail_settings),
+
+  'settings.mail_update': async (ctx, args) => {
+    const stored = (await project(ctx)).settings.mail_settings;
+    const next = merged(stored, args);
+    // an empty host: the project has no mail server of its own (the installation's, or none)
+    await setSetting(ctx, 'mail_settings', next.host ? next : null);
+    await changed(ctx, 'mail_settings_changed', {
+      host: next.host,
+      port: next.port,
+      user: next.user,
+      password_changed: next.password !== stored?.password,
+    });
+    return mailReply(ctx, next.host ? next : undefined);
+  },
+
+  'settings.mail_test': async (ctx, args) => {
+    const stored = (await project(ctx)).settings.mail_settings;
+    let settings: MailSettings | null = args.mail_settings
+      ? merged(stored, args.mail_settings)
+      : (stored ?? null);
+    if (!settings?.host) settings = ctx.app.config.smtpUrl ? parseSmtpUrl(ctx.app.config.smtpUrl) : null;
+    if (!settings?.host) throw new AppError('cant_perform_action', { reason: 'mail_server_not_set' });
+    const mail = await composeMail(ctx.app, {
+      projectId: signedIn(ctx).projectId,
+      type: 'test_email',
+      locale: ctx.caller.locale,
+      params: { host: settings.host, port: settings.port },
+    });
+    try {
+      await transportFor(settings).sendMail({
+        from: settings.from || ctx.app.config.mailFrom,
+        to: args.email,
+        subject: mail.subject,
+        text: mail.text,
+      });
+    } catch (err) {
+      throw new AppError('cant_perform_action', {
+        reason: 'mail_server',
+        error: String((err as Error)?.message ?? err).slice(0, 300),
+      });
+    }
+    await changed(ctx, 'test_email_sent', { to: args.email, host: settings.host });
+    return { ok: true as const };
+  },
+
+  'settings.retention_get': async (ctx) => retention(ctx, await project(ctx)),
+
+  'settings.retention_update': async (ctx, args) => {
+    const p = await project(ctx);
+    const days = { ...(p.settings.retention_days ?? {}) };
+    if (args.audit_event === null) delete days.audit_event;
+    else days.audit_event = args.audit_event;
+    await setSetting(ctx, 'retention_days', days);
+    await changed(ctx, 'retention_changed', { audit_event: args.audit_event });
+    return retention(ctx, await project(ctx));
+  },
+} satisfies SomeHandlers;
