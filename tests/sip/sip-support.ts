@@ -91,6 +91,55 @@ export async function sippRegister(
   }
 }
 
+/**
+ * A caller that is not ours: sipp calls `callee` as `number` (with `password`) through the SIP server and
+ * succeeds only when the call rings (180) and the callee turns it down (486), the scenario
+ * `call-refused`. Resolves when sipp ends: whether it ran as written, and its output.
+ */
+export async function sippCallRefused(
+  sip: SipConfig,
+  number: string,
+  password: string,
+  callee: string,
+): Promise<{ ok: boolean; output: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
+  const inf = path.join(dir, 'numbers.csv');
+  fs.writeFileSync(
+    inf,
+    `SEQUENTIAL\n${number};[authentication username=${number} password=${password}];${callee}\n`,
+  );
+  const args = [
+    `127.0.0.1:${sip.port}`,
+    '-sf',
+    path.join(scenarios, 'call-refused.xml'),
+    '-inf',
+    inf,
+    '-m',
+    '1',
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(await freePort()),
+    '-mp',
+    String(await freePort()),
+    '-nostdin',
+    '-recv_timeout',
+    '60000',
+    '-timeout',
+    '90s',
+  ];
+  try {
+    return await new Promise((resolve) => {
+      execFile('sipp', args, { cwd: dir, timeout: 120_000 }, (err, stdout, stderr) => {
+        const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+        resolve({ ok: code === 0, output: `${stdout}\n${stderr}`.slice(-3000) });
+      });
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // sip.js reads the browser's WebSocket
 (globalThis as { WebSocket?: unknown }).WebSocket ??= WebSocket;
 

@@ -25,12 +25,10 @@ export async function userSipNumber(app: ServerContext, userId: number) {
   return app.db
     .selectFrom('users')
     .innerJoin('sip_numbers', (j) =>
-      j
-        .onRef('sip_numbers.project_id', '=', 'users.project_id')
-        .on(
-          sql<boolean>`sip_numbers.id = case when jsonb_typeof(users.profile->'sip_number_id') = 'number'
+      j.onRef('sip_numbers.project_id', '=', 'users.project_id').on(
+        sql<boolean>`sip_numbers.id = case when jsonb_typeof(users.profile->'sip_number_id') = 'number'
             then (users.profile->>'sip_number_id')::numeric end`,
-        ),
+      ),
     )
     .select([
       'sip_numbers.number',
