@@ -14,7 +14,8 @@ import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import type { SipConfig } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, everyFeatureOn, licence, rootGroup, uid } from '../support/fixtures';
+import { createHash } from 'node:crypto';
+import { admin, everyFeatureOn, licence, rootGroup, signIn, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
 import { ensureBuilt, repo, WAIT, webDist } from '../support/web';
 import { sippCallRefused, sipTestConfig } from '../sip/sip-support';
@@ -83,7 +84,9 @@ async function number(password: string): Promise<{ id: number; number: string }>
 }
 
 /** A concierge: a user whose profile names a number of his, signed in on a page of his own. */
-async function concierge(name: string): Promise<{ page: Page; number: string; password: string }> {
+async function concierge(
+  name: string,
+): Promise<{ page: Page; number: string; password: string; api: () => Promise<ApiClient> }> {
   const password = `Pw${uid()}x9`;
   const n = await number(password);
   const role = await getCommand('role.create').run(
@@ -114,7 +117,7 @@ async function concierge(name: string): Promise<{ page: Page; number: string; pa
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   await keyboardSignIn(page, server, login, userPassword);
-  return { page, number: n.number, password };
+  return { page, number: n.number, password, api: () => signIn(server, login, userPassword) };
 }
 
 const button = (page: Page) => page.getByTestId('dialer-button');
@@ -189,6 +192,24 @@ describe('the web dialer', { timeout: 180_000 }, () => {
     }
   });
 
+  it("reads the user's SIP profile: the number and its HA1, never a password; nothing without a number", async () => {
+    const own = await alice.api();
+    const profile = await getCommand('sip.profile').run({ api: own }, {});
+    expect(profile).toEqual({
+      number: alice.number,
+      name: `Desk ${alice.number}`,
+      realm: 'lintel',
+      ha1: createHash('md5').update(`${alice.number}:lintel:${alice.password}`).digest('hex'),
+      ws_port: sip.wsPort,
+      ws_secure: false,
+      ice_servers: [],
+    });
+    expect((await getCommand('profile.get').run({ api: own }, {})).profile.sip_number).toBe(alice.number);
+    // the administrator has no number: no dialer
+    expect(await getCommand('sip.profile').run({ api }, {})).toBeNull();
+    expect((await getCommand('profile.get').run({ api }, {})).profile.sip_number).toBeNull();
+  });
+
   it('calls from the keypad, is answered from the keyboard, media flows, holds, resumes and ends', async () => {
     const a = alice.page;
     const b = bob.page;
@@ -259,6 +280,25 @@ describe('the web dialer', { timeout: 180_000 }, () => {
     expect(result.ok, result.output).toBe(true);
     await cardStatus(a, caller.number, 'destroyed');
     expect(await a.title()).not.toContain(caller.number);
+  });
+
+  it('registers again by itself when the SIP server restarts under it (a transport error retries in 5 s)', async () => {
+    const a = alice.page;
+    await button(a).and(a.locator('[data-state="registered"]')).waitFor();
+    await getCommand('sip.restart').run({ api }, {});
+    // the websocket dropped: the error colour, then registered again after the retry
+    await button(a).and(a.locator('[data-state="error"]')).waitFor();
+    expect(await button(a).getAttribute('class')).toContain('text-red-700');
+    await button(a).and(a.locator('[data-state="registered"]')).waitFor();
+    await expect
+      .poll(
+        async () =>
+          JSON.stringify(
+            await server.server.context.sip.rpc('ul.lookup', ['location', alice.number]).catch(() => null),
+          ),
+        { timeout: WAIT },
+      )
+      .toContain(alice.number);
   });
 
   it('declares its keys in the ? sheet and its actions in the palette', async () => {

@@ -126,7 +126,7 @@ function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
   const elapsed = useElapsed(call.started, live);
   const send = (e: Parameters<NonNullable<typeof phone>['call']>[0]) => phone?.call(e);
   const id = call.speechId;
-  const status = call.answeredByOther ? 'answered_by_other' : ringing ? 'ringing' : call.status;
+  const status = call.answeredByOther ? 'answered_elsewhere' : ringing ? 'ringing' : call.status;
   return (
     <li
       data-testid="call-card"
@@ -135,7 +135,7 @@ function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
       data-current={current || undefined}
       aria-current={current || undefined}
       onClick={() => live && send({ type: 'select', speechId: id })}
-      className={`rounded-md border bg-white p-2.5 text-sm ${current ? 'border-blue-600 ring-1 ring-blue-600' : 'border-slate-200'} ${!live || call.answeredByOther ? 'opacity-60' : ''} ${ringing ? 'bg-green-50' : ''}`}
+      className={`rounded-md border p-2.5 text-sm ${ringing ? 'bg-green-50' : 'bg-white'} ${current ? 'border-blue-600 ring-1 ring-blue-600' : 'border-slate-200'} ${!live || call.answeredByOther ? 'opacity-60' : ''}`}
     >
       <div className="flex items-center gap-2">
         <Icon

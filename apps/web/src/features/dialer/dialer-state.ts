@@ -56,7 +56,8 @@ export function callActions(call: DialerCall) {
     resume:
       !call.answeredByOther &&
       (call.status === 'paused' || (call.status === 'processed_paused' && call.type === 'awaiting')),
-    mute: ours && call.status !== 'destroyed',
+    // a ringing call has no media yet to mute
+    mute: ours && call.status !== 'destroyed' && !isRingingIncoming(call),
     door: ours && call.status === 'active',
   };
 }

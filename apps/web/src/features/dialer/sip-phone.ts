@@ -186,6 +186,9 @@ export class SipPhone {
     try {
       await this.registerer.register({
         requestDelegate: {
+          // sip.js keeps a registerer Registered across a lost websocket, so a REGISTER accepted again
+          // changes no state: the accept itself says so
+          onAccept: () => this.registrationEvent({ type: 'registered' }),
           onReject: (response) => {
             const code = response.message.statusCode ?? 0;
             // a final 4xx: the credentials (or the number) are refused; anything else is the way there
