@@ -18,7 +18,10 @@ const webDir = new URL('../../apps/web/dist', import.meta.url).pathname;
 
 /** What each page records: its SIP websocket's INVITE and 200 OK, the ringing card, Alt+A, the first bytes. */
 const PROBES = `
-  window.__t = { inviteOut: [], inviteIn: [], okOut: [], ring: [], accept: [], media: [] };
+  window.__reset = () => {
+    window.__t = { inviteOut: [], inviteIn: [], okOut: [], ring: [], accept: [], media: [] };
+  };
+  window.__reset();
   window.__pcs = [];
   const Native = window.RTCPeerConnection;
   window.RTCPeerConnection = class extends Native {
@@ -123,14 +126,28 @@ try {
   const count = (p: Page, status: string) =>
     p.locator(`[data-testid="call-card"][data-status="${status}"]`).count();
 
+  const samples: Record<string, number>[] = [];
   for (let i = 0; i < CALLS; i++) {
+    // each call's instants from nothing: the first INVITE (before the proxy's 407) is the one that leaves
+    await a.page.evaluate(() => window.__reset());
+    await b.page.evaluate(() => window.__reset());
     await a.page.getByTestId('dialer-entry').focus();
     await a.page.keyboard.type(b.number);
     await a.page.keyboard.press('Enter');
     await live(b.page, 'new');
     await b.page.keyboard.press('Alt+a');
     await live(b.page, 'active');
-    await b.page.waitForFunction((n) => window.__t.media.length >= n, i + 1);
+    await b.page.waitForFunction(() => window.__t.media.length > 0);
+    const ta = await a.page.evaluate(() => window.__t);
+    const tb = await b.page.evaluate(() => window.__t);
+    samples.push({
+      inviteOut: ta.inviteOut[0]!,
+      inviteIn: tb.inviteIn[0]!,
+      ring: tb.ring[0]!,
+      accept: tb.accept[0]!,
+      okOut: tb.okOut[0]!,
+      media: tb.media[0]!,
+    });
     await a.page.keyboard.press('Alt+x');
     await b.page.waitForFunction(
       () => !document.querySelector('[data-testid="call-card"]:not([data-status="destroyed"])'),
@@ -140,9 +157,7 @@ try {
     );
     if ((await count(a.page, 'calling')) + (await count(b.page, 'new')) > 0) throw new Error('a call stayed');
   }
-  const ta = await a.page.evaluate(() => window.__t);
-  const tb = await b.page.evaluate(() => window.__t);
-  process.stdout.write(`${JSON.stringify({ calls: CALLS, a: ta, b: tb })}\n`);
+  process.stdout.write(`${JSON.stringify({ calls: CALLS, samples })}\n`);
 } finally {
   await browser.close();
   await server.close();
@@ -151,5 +166,6 @@ try {
 declare global {
   interface Window {
     __t: Record<'inviteOut' | 'inviteIn' | 'okOut' | 'ring' | 'accept' | 'media', number[]>;
+    __reset: () => void;
   }
 }

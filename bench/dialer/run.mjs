@@ -19,15 +19,15 @@ const r = spawnSync(
   },
 );
 if (r.status !== 0) process.exit(r.status ?? 1);
-const { calls, a, b } = JSON.parse(r.stdout.trim().split('\n').pop());
-const pairs = (from, to) => from.map((t, i) => to[i] - t);
+const { calls, samples: each } = JSON.parse(r.stdout.trim().split('\n').pop());
+const span = (from, to) => each.map((c) => c[to] - c[from]);
 const samples = {
-  ring: pairs(a.inviteOut, b.ring),
-  ringSip: pairs(a.inviteOut, b.inviteIn),
-  ringConsole: pairs(b.inviteIn, b.ring),
-  media: pairs(b.accept, b.media),
-  mediaOk: pairs(b.accept, b.okOut),
-  mediaFlow: pairs(b.okOut, b.media),
+  ring: span('inviteOut', 'ring'),
+  ringSip: span('inviteOut', 'inviteIn'),
+  ringConsole: span('inviteIn', 'ring'),
+  media: span('accept', 'media'),
+  mediaOk: span('accept', 'okOut'),
+  mediaFlow: span('okOut', 'media'),
 };
 const pct = (xs, p) => {
   const s = [...xs].sort((x, y) => x - y);
@@ -50,7 +50,7 @@ ${calls} calls, one after the other, between two concierges' pages of one Chromi
 | what | p50 | p99 | max | aim |
 |---|---|---|---|---|
 ${row('**INVITE → ringing card**', samples.ring, 'p99 < 300')}
-${row('… of which Kamailio and the websockets', samples.ringSip, '')}
+${row('… of which Kamailio and the websockets (the 407 challenge, the INVITE again with credentials)', samples.ringSip, '')}
 ${row('… of which the callee’s console (sip.js, reducer, React)', samples.ringConsole, '')}
 ${row('**Alt+A → first audio bytes**', samples.media, 'p99 < 500')}
 ${row('… of which the answer (media devices, SDP) until the 200 OK leaves', samples.mediaOk, '')}
