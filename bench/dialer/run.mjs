@@ -45,7 +45,7 @@ writeResults(
   `## dialer — INVITE to the ringing card, Alt+A to media, in Chromium through Kamailio
 
 ${date} · ${machine()} · load average ${load}.
-${calls} calls, one after the other, between two concierges' pages of one Chromium (fake audio device, WebRTC on loopback, no ICE servers) registered over the SIP websocket of a Kamailio run by Lintel. Every instant is a page's own \`Date.now()\`: the caller's INVITE leaving its websocket, the INVITE reaching the callee's, the ringing card in the callee's DOM (a MutationObserver), the callee's Alt+A, its 200 OK leaving, the first audio bytes in its WebRTC stats (polled every 5 ms). Milliseconds.
+${calls} calls, one after the other, between two concierges' pages of one Chromium (fake audio device, WebRTC on loopback, no ICE servers) registered over the SIP websocket of a Kamailio run by Lintel. Every instant is a page's own \`Date.now()\`: the caller's INVITE leaving its websocket, the INVITE reaching the callee's, the ringing card in the callee's DOM (a MutationObserver), the callee's Alt+A, its 200 OK leaving, the first audio bytes in its WebRTC stats (polled every 5 ms). Milliseconds; the p99 of 50 calls is their slowest.
 
 | what | p50 | p99 | max | aim |
 |---|---|---|---|---|
