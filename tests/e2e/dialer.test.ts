@@ -282,6 +282,33 @@ describe('the web dialer', { timeout: 180_000 }, () => {
     expect(await a.title()).not.toContain(caller.number);
   });
 
+  it('Shift+Enter with no number makes a video call to the last number; the far video shows', async () => {
+    const a = alice.page;
+    const b = bob.page;
+    await a.getByTestId('dialer-entry').focus();
+    expect(await a.getByTestId('dialer-entry').inputValue()).toBe('');
+    await a.keyboard.press('Shift+Enter');
+    await cardStatus(b, alice.number, 'new');
+    await b.keyboard.press('Alt+a');
+    await cardStatus(a, bob.number, 'active');
+    // each side shows the other's camera (Chromium's fake one)
+    for (const p of [a, b])
+      await expect
+        .poll(
+          () =>
+            p.evaluate(
+              () => document.querySelector<HTMLVideoElement>('[data-testid="call-video"]')?.videoWidth ?? 0,
+            ),
+          {
+            timeout: WAIT,
+          },
+        )
+        .toBeGreaterThan(0);
+    await a.screenshot({ path: path.join(shots, 'dialer-video.png') });
+    await a.keyboard.press('Alt+x');
+    await cardStatus(b, alice.number, 'destroyed');
+  });
+
   it('registers again by itself when the SIP server restarts under it (a transport error retries in 5 s)', async () => {
     const a = alice.page;
     await button(a).and(a.locator('[data-state="registered"]')).waitFor();

@@ -117,6 +117,34 @@ function CardButton({
   );
 }
 
+/**
+ * The far end's video (a door panel's camera), muted: its sound plays through the call's audio. The stream's
+ * tracks may come after the call is established: the element follows the stream as they are added.
+ */
+function RemoteVideo({ stream, label }: { stream: MediaStream | null; label: string }) {
+  const ref = useRef<HTMLVideoElement>(null);
+  useEffect(() => {
+    const video = ref.current;
+    if (!video || !stream) return;
+    video.srcObject = stream;
+    video.play().catch(() => {});
+    return () => {
+      video.srcObject = null;
+    };
+  }, [stream]);
+  return (
+    <video
+      ref={ref}
+      muted
+      autoPlay
+      playsInline
+      aria-label={label}
+      data-testid="call-video"
+      className="mt-2 aspect-video w-full rounded bg-slate-900 object-cover"
+    />
+  );
+}
+
 function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
   const { t } = useTranslation();
   const { phone } = usePhoneState();
@@ -162,6 +190,9 @@ function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
         {call.info?.address && <span className="truncate">· {call.info.address}</span>}
         {call.type === 'awaiting' && <span>· {t('dialer.awaiting')}</span>}
       </div>
+      {call.video && call.hasSipSession && call.status === 'active' && phone && (
+        <RemoteVideo stream={phone.remoteStream(id)} label={t('dialer.video_of', { number: call.number })} />
+      )}
       {live && !call.answeredByOther && (
         <div className="mt-2 flex flex-wrap gap-1.5" onClick={(e) => e.stopPropagation()}>
           {can.accept && (
