@@ -13,8 +13,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { getCommand } from '@lintel/commands';
+import type { Browser } from 'playwright-core';
 import { loadSipConfig, type SipConfig } from '@lintel/server';
 import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
@@ -22,6 +21,7 @@ import { admin, everyFeatureOn, licence, rootGroup, uid } from '../support/fixtu
 import { keyboardSignIn } from '../support/console';
 import { ensureBuilt, WAIT, webDist } from '../support/web';
 import { freePort } from '../sip/sip-support';
+import { conciergeUser, inboundBytes, launchDialerChromium, sipNumber } from '../support/dialer';
 
 const tag = uid().slice(0, 6);
 const ns = `lintel-door-${tag}`;
@@ -67,21 +67,11 @@ beforeAll(async () => {
   server = await startTestServer({ webDir: webDist, config: { sip, host: hostIp } });
   await licence(server, everyFeatureOn());
   api = await admin(server);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      '--autoplay-policy=no-user-gesture-required',
-      // Kamailio's self-signed certificate, and media devices on a plain-HTTP console that is not loopback
-      '--ignore-certificate-errors',
-      `--unsafely-treat-insecure-origin-as-secure=${server.url}`,
-    ],
-  });
+  // Kamailio's self-signed certificate, and media devices on a plain-HTTP console that is not loopback
+  browser = await launchDialerChromium([
+    '--ignore-certificate-errors',
+    `--unsafely-treat-insecure-origin-as-secure=${server.url}`,
+  ]);
 }, 180_000);
 
 afterAll(async () => {
@@ -96,14 +86,7 @@ afterAll(async () => {
   if (panelDir) fs.rmSync(panelDir, { recursive: true, force: true });
 });
 
-async function number(n: string, password: string): Promise<number> {
-  const group = await rootGroup(api);
-  const { data } = await getCommand('sip_number.create').run(
-    { api },
-    { number: n, name: `Desk ${n}`, domain_id: group, password },
-  );
-  return data.id;
-}
+const number = async (n: string, password: string) => sipNumber(api, await rootGroup(api), n, password);
 
 /** baresip in the namespace as the door panel `n`, registered to Kamailio, answering every call. */
 function startPanel(n: string, password: string): void {
@@ -175,19 +158,6 @@ async function listenToPanel(): Promise<void> {
   }
 }
 
-function inboundBytes(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    let total = 0;
-    for (const pc of (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs) {
-      if (pc.connectionState === 'closed') continue;
-      (await pc.getStats()).forEach((r: { type: string; kind?: string; bytesReceived?: number }) => {
-        if (r.type === 'inbound-rtp' && r.kind === 'audio') total += r.bytesReceived ?? 0;
-      });
-    }
-    return total;
-  });
-}
-
 describe('a door panel that is not ours', { timeout: 180_000 }, () => {
   it('answers the concierge, media flows, and Alt+O reaches it as #', async () => {
     const door = `9${tag.replace(/\D/g, '').padEnd(3, '1').slice(0, 3)}`;
@@ -209,23 +179,11 @@ describe('a door panel that is not ours', { timeout: 180_000 }, () => {
     const own = '8100';
     const password = `Desk${uid()}X1`;
     const numberId = await number(own, password);
-    const role = await getCommand('role.create').run(
-      { api },
-      { name: `Concierge ${uid()}`, permissions: ['users.view'], available_roles: [] },
-    );
-    const login = `d${uid()}`;
-    const userPassword = `pw-${uid()}-secret`;
-    await getCommand('user.create').run(
-      { api },
-      {
-        login,
-        name: 'Door Desk',
-        role: role.data.id,
-        domains: [await rootGroup(api)],
-        password: userPassword,
-        send_registration_link: false,
-        profile: { sip_number_id: numberId },
-      },
+    const { login, password: userPassword } = await conciergeUser(
+      api,
+      await rootGroup(api),
+      numberId,
+      'Door Desk',
     );
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
     // the concierge's machine has one network toward the panel: its offer names only that address (baresip's

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import type { SipConfig } from '@lintel/server';
@@ -19,6 +19,13 @@ import { admin, everyFeatureOn, licence, rootGroup, signIn, uid } from '../suppo
 import { keyboardSignIn } from '../support/console';
 import { ensureBuilt, repo, WAIT, webDist } from '../support/web';
 import { sippCallRefused, sipTestConfig } from '../sip/sip-support';
+import {
+  conciergeUser,
+  inboundBytes,
+  launchDialerChromium,
+  RECORD_PEER_CONNECTIONS,
+  sipNumber,
+} from '../support/dialer';
 
 let server: TestServer;
 let browser: Browser;
@@ -30,15 +37,6 @@ let next = 3000 + Math.floor(Math.random() * 5000);
 
 const shots = path.join(repo, '.test-results/e2e');
 
-/** Every RTCPeerConnection the page makes, kept where the test can read its stats. */
-const RECORD_PEER_CONNECTIONS = `
-  window.__pcs = [];
-  const Native = window.RTCPeerConnection;
-  window.RTCPeerConnection = class extends Native {
-    constructor(...args) { super(...args); window.__pcs.push(this); }
-  };
-`;
-
 beforeAll(async () => {
   ensureBuilt();
   sip = await sipTestConfig();
@@ -46,25 +44,8 @@ beforeAll(async () => {
   await licence(server, everyFeatureOn());
   api = await admin(server);
   group = await rootGroup(api);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      // WebRTC between two pages of this machine (../shared/SIP.md)
-      '--allow-loopback-in-peer-connection',
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      // the ring plays without a gesture on the page
-      '--autoplay-policy=no-user-gesture-required',
-    ],
-  });
+  // WebRTC between two pages of this machine (../shared/SIP.md)
+  browser = await launchDialerChromium(['--allow-loopback-in-peer-connection']);
 }, 180_000);
 
 afterAll(async () => {
@@ -76,11 +57,7 @@ afterAll(async () => {
 /** A virtual number with a password, made through Lintel's API. */
 async function number(password: string): Promise<{ id: number; number: string }> {
   const n = String(next++);
-  const { data } = await getCommand('sip_number.create').run(
-    { api },
-    { number: n, name: `Desk ${n}`, domain_id: group, password },
-  );
-  return { id: data.id, number: n };
+  return { id: await sipNumber(api, group, n, password), number: n };
 }
 
 /** A concierge: a user whose profile names a number of his, signed in on a page of his own. */
@@ -89,24 +66,7 @@ async function concierge(
 ): Promise<{ page: Page; number: string; password: string; api: () => Promise<ApiClient> }> {
   const password = `Pw${uid()}x9`;
   const n = await number(password);
-  const role = await getCommand('role.create').run(
-    { api },
-    { name: `Concierge ${uid()}`, permissions: ['users.view'], available_roles: [] },
-  );
-  const login = `c${uid()}`;
-  const userPassword = `pw-${uid()}-secret`;
-  await getCommand('user.create').run(
-    { api },
-    {
-      login,
-      name,
-      role: role.data.id,
-      domains: [group],
-      password: userPassword,
-      send_registration_link: false,
-      profile: { sip_number_id: n.id },
-    },
-  );
+  const { login, password: userPassword } = await conciergeUser(api, group, n.id, name);
   const context = await browser.newContext({
     locale: 'en-US',
     viewport: { width: 1440, height: 900 },
@@ -129,20 +89,6 @@ async function cardStatus(page: Page, number: string, status: string): Promise<v
     .and(page.locator(`[data-status="${status}"]`))
     .first()
     .waitFor();
-}
-
-/** The bytes of audio received over all the page's peer connections. */
-function inboundBytes(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    let total = 0;
-    for (const pc of (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs) {
-      if (pc.connectionState === 'closed') continue;
-      (await pc.getStats()).forEach((r: { type: string; kind?: string; bytesReceived?: number }) => {
-        if (r.type === 'inbound-rtp' && r.kind === 'audio') total += r.bytesReceived ?? 0;
-      });
-    }
-    return total;
-  });
 }
 
 /** Waits until the page has received more than `than` bytes of audio. */
