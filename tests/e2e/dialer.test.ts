@@ -17,7 +17,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { createHash } from 'node:crypto';
 import { admin, everyFeatureOn, licence, rootGroup, signIn, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, repo, WAIT, webDist } from '../support/web';
+import { ensureBuilt, expectText, repo, WAIT, webDist } from '../support/web';
 import { sippCallRefused, sipTestConfig } from '../sip/sip-support';
 import {
   conciergeUser,
@@ -61,9 +61,13 @@ async function number(password: string): Promise<{ id: number; number: string }>
 }
 
 /** A concierge: a user whose profile names a number of his, signed in on a page of his own. */
-async function concierge(
-  name: string,
-): Promise<{ page: Page; number: string; password: string; api: () => Promise<ApiClient> }> {
+async function concierge(name: string): Promise<{
+  page: Page;
+  id: number;
+  number: string;
+  password: string;
+  api: () => Promise<ApiClient>;
+}> {
   const password = `Pw${uid()}x9`;
   const n = await number(password);
   const { login, password: userPassword } = await conciergeUser(api, group, n.id, name);
@@ -77,7 +81,7 @@ async function concierge(
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   await keyboardSignIn(page, server, login, userPassword);
-  return { page, number: n.number, password, api: () => signIn(server, login, userPassword) };
+  return { page, id: n.id, number: n.number, password, api: () => signIn(server, login, userPassword) };
 }
 
 const button = (page: Page) => page.getByTestId('dialer-button');
@@ -289,5 +293,16 @@ describe('the web dialer', { timeout: 180_000 }, () => {
     await a.locator('[cmdk-item][data-key="action:dialer.dial"]').first().waitFor();
     await a.keyboard.press('Escape');
     fs.mkdirSync(shots, { recursive: true });
+  });
+
+  it('shows a refused registration (its number got a new password) with a locked phone', async () => {
+    const a = alice.page;
+    await getCommand('sip_number.update').run({ api }, { id: alice.id, password: `New${uid()}x7` });
+    // the websocket dropped with the restart; the retry's REGISTER carries the old credentials
+    await getCommand('sip.restart').run({ api }, {});
+    await button(a).and(a.locator('[data-state="invalid_registration"]')).waitFor();
+    expect(await button(a).getAttribute('class')).toContain('text-red-700');
+    expect(await button(a).getAttribute('aria-label')).toBe('Dialer: Registration refused');
+    await expectText(a.getByTestId('dialer-registration'), 'Registration refused');
   });
 });
