@@ -135,6 +135,8 @@ export const sipPackages = [
   'kamailio-json-modules',
   'sip-tester',
 ];
+/** What only the tests need besides: the door panel of the web dialer's test (tests/e2e/dialer-door.test.ts). */
+export const sipTestPackages = ['baresip-core'];
 
 export const kamailioCandidates = () =>
   [process.env.KAMAILIO_BIN, '/usr/sbin/kamailio', '/usr/local/sbin/kamailio'].filter(Boolean);
@@ -157,13 +159,14 @@ export function ensureSip({ required = true } = {}) {
           (d) => fs.existsSync(path.join(d, 'websocket.so')) && fs.existsSync(path.join(d, 'jsonrpcs.so')),
         )
       : true) &&
-    ['/usr/bin/sipp', '/usr/local/bin/sipp'].some((p) => fs.existsSync(p));
+    ['/usr/bin/sipp', '/usr/local/bin/sipp'].some((p) => fs.existsSync(p)) &&
+    (!required || ['/usr/bin/baresip', '/usr/local/bin/baresip'].some((p) => fs.existsSync(p)));
   if (has()) return true;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const debian = fs.existsSync('/etc/debian_version') && fs.existsSync('/usr/bin/apt-get');
   if (isRoot && debian) {
     console.log(
-      `Installing the SIP server from Debian (apt-get install ${sipPackages.join(' ')}; service not started)…`,
+      `Installing the SIP server from Debian (apt-get install ${[...sipPackages, ...(required ? sipTestPackages : [])].join(' ')}; service not started)…`,
     );
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
     const policy = '/usr/sbin/policy-rc.d';
@@ -172,7 +175,18 @@ export function ensureSip({ required = true } = {}) {
     try {
       run('apt-get', ['update', '-qq'], { env });
       if (
-        run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...sipPackages], { env }) === 0 &&
+        run(
+          'apt-get',
+          [
+            'install',
+            '-y',
+            '-qq',
+            '--no-install-recommends',
+            ...sipPackages,
+            ...(required ? sipTestPackages : []),
+          ],
+          { env },
+        ) === 0 &&
         has()
       )
         return true;

@@ -869,6 +869,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'notification.settings_update':
     "self-service: the caller's own notifications (no permission gate; tests/api/notifications.test.ts)",
   'server.settings': 'self-service: start-up data every signed-in user reads (no permission gate)',
+  'sip.profile':
+    "self-service: the caller's own number for the web dialer, licence-gated (no permission gate); tests/e2e/dialer.test.ts reads it against Kamailio",
   'sip.reinit':
     'needs a running SIP server (the test servers here run none): tests/sip/register.test.ts runs it against Kamailio and refuses a viewer',
   'sip.restart':

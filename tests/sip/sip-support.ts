@@ -48,19 +48,19 @@ export async function sipTestConfig(): Promise<SipConfig> {
 }
 
 /**
- * Runs one sipp REGISTER of `number` with `password` against the SIP server: `register` succeeds only on
- * 200 OK, `register-refused` only when the credentials are challenged again (refused). Resolves whether the
- * scenario ran as written (sipp's exit code 0).
+ * Runs one call of a sipp scenario of tests/sip/scenarios against the SIP server, with one line of injected
+ * fields (`number;[authentication …];extra…`), and resolves whether it ran as written (sipp's exit code 0)
+ * with the end of its output. `waitMs`: how long sipp waits for an awaited message.
  */
-export async function sippRegister(
+async function runSipp(
   sip: SipConfig,
-  scenario: 'register' | 'register-refused',
-  number: string,
-  password: string,
+  scenario: string,
+  fields: string[],
+  opts: { waitMs: number; extra?: string[] },
 ): Promise<{ ok: boolean; output: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
   const inf = path.join(dir, 'numbers.csv');
-  fs.writeFileSync(inf, `SEQUENTIAL\n${number};[authentication username=${number} password=${password}]\n`);
+  fs.writeFileSync(inf, `SEQUENTIAL\n${fields.join(';')}\n`);
   const args = [
     `127.0.0.1:${sip.port}`,
     '-sf',
@@ -73,15 +73,16 @@ export async function sippRegister(
     '127.0.0.1',
     '-p',
     String(await freePort()),
+    ...(opts.extra ?? []),
     '-nostdin',
     '-recv_timeout',
-    '15000',
+    String(opts.waitMs),
     '-timeout',
-    '30s',
+    `${Math.ceil((opts.waitMs * 2) / 1000)}s`,
   ];
   try {
     return await new Promise((resolve) => {
-      execFile('sipp', args, { cwd: dir, timeout: 60_000 }, (err, stdout, stderr) => {
+      execFile('sipp', args, { cwd: dir, timeout: opts.waitMs * 4 }, (err, stdout, stderr) => {
         const code = err ? ((err as { code?: number }).code ?? 1) : 0;
         resolve({ ok: code === 0, output: `${stdout}\n${stderr}`.slice(-3000) });
       });
@@ -89,6 +90,40 @@ export async function sippRegister(
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const credentials = (number: string, password: string) =>
+  `[authentication username=${number} password=${password}]`;
+
+/**
+ * Runs one sipp REGISTER of `number` with `password` against the SIP server: `register` succeeds only on
+ * 200 OK, `register-refused` only when the credentials are challenged again (refused). Resolves whether the
+ * scenario ran as written (sipp's exit code 0).
+ */
+export function sippRegister(
+  sip: SipConfig,
+  scenario: 'register' | 'register-refused',
+  number: string,
+  password: string,
+): Promise<{ ok: boolean; output: string }> {
+  return runSipp(sip, scenario, [number, credentials(number, password)], { waitMs: 15_000 });
+}
+
+/**
+ * A caller that is not ours: sipp calls `callee` as `number` (with `password`) through the SIP server and
+ * succeeds only when the call rings (180) and the callee turns it down (486), the scenario
+ * `call-refused`. Resolves when sipp ends: whether it ran as written, and its output.
+ */
+export async function sippCallRefused(
+  sip: SipConfig,
+  number: string,
+  password: string,
+  callee: string,
+): Promise<{ ok: boolean; output: string }> {
+  return runSipp(sip, 'call-refused', [number, credentials(number, password), callee], {
+    waitMs: 60_000,
+    extra: ['-mp', String(await freePort())],
+  });
 }
 
 // sip.js reads the browser's WebSocket

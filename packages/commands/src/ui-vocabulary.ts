@@ -53,6 +53,20 @@ export const IconNames = [
   'bell',
   'alarm',
   'chat',
+  'phone-locked',
+  'phone-off',
+  'phone-end',
+  'phone-in',
+  'phone-out',
+  'mic',
+  'mic-off',
+  'volume',
+  'volume-off',
+  'pause',
+  'play',
+  'door',
+  'video',
+  'backspace',
 ] as const;
 export type IconName = (typeof IconNames)[number];
 

@@ -74,6 +74,10 @@ export const ErrorCatalogue = {
   own_number_call: 422,
   /** a voice call with no number entered (nor a last number for a video call) */
   call_number_required: 422,
+  /** the web dialer: no microphone (or camera) to call with, or the browser refused them (spec part 2 §8 "media") */
+  no_media_devices: 424,
+  /** the web dialer: the browser has no WebRTC or media devices at all */
+  media_not_supported: 424,
   // Identifiers (spec part 2 §8)
   /** "Error saving identifier {name}" */
   identifier_save_error: 422,

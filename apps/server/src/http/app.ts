@@ -26,7 +26,8 @@ import { notePoolContact } from '../devices/pool';
 import { defineModule, type ServerModule } from '../modules/lifecycle';
 import { multipartArgs } from '../storage/uploads';
 import { NDJSON } from '../engine/bulk-import';
-import { helmetOptions, storageHeaders } from './security';
+import { helmetOptionsFor, storageHeaders } from './security';
+import { wsIsPlain } from '../sip/config';
 
 /**
  * The HTTP transport: one route per registry command (the bearer token or a device's Basic credentials
@@ -196,7 +197,12 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
   });
 
   // security headers (CSP, no framing, nosniff, no referrer) on the console, /api and /storage/
-  await app.register(fastifyHelmet, helmetOptions);
+  await app.register(
+    fastifyHelmet,
+    helmetOptionsFor(
+      config.sip.mode === 'off' ? null : { wsPort: config.sip.wsPort, secure: !wsIsPlain(config.sip) },
+    ),
+  );
   // a body is JSON or multipart: Fastify's text/plain parser would hand a route a string; without it any other
   // content type is a 415
   app.removeContentTypeParser('text/plain');

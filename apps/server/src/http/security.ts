@@ -27,6 +27,32 @@ export const CONSOLE_CSP = {
   'frame-ancestors': ["'none'"],
 };
 
+/**
+ * The web dialer's SIP websocket (issue 23) listens on the console's host at its own port: `connect-src` names
+ * it for the host the page was asked by (a plain host name or address only; anything else adds nothing).
+ */
+export function sipWebsocketSource(
+  sip: { wsPort: number; secure: boolean } | null,
+): (req: { headers: { host?: string } }) => string {
+  return (req) => {
+    if (!sip) return "'self'";
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    if (!/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.test(host)) return "'self'";
+    return `${sip.secure ? 'wss' : 'ws'}://${host}:${sip.wsPort}`;
+  };
+}
+
+/** The console's headers; `sip`: where the dialer's SIP websocket listens (null: telephony off). */
+export function helmetOptionsFor(sip: { wsPort: number; secure: boolean } | null): FastifyHelmetOptions {
+  return {
+    ...helmetOptions,
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { ...CONSOLE_CSP, 'connect-src': ["'self'", sipWebsocketSource(sip)] },
+    },
+  };
+}
+
 export const helmetOptions: FastifyHelmetOptions = {
   global: true,
   contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },

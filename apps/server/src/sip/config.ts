@@ -38,6 +38,43 @@ export interface SipConfig {
   rpcTimeoutMs: number;
   /** Kamailio's log level (LINTEL_SIP_DEBUG, default 1: errors and warnings) */
   debug: number;
+  /**
+   * the ICE servers the web dialer's browsers use (LINTEL_SIP_ICE_SERVERS: a JSON array of RTCIceServer, or
+   * URLs separated by spaces or commas); none by default: no public STUN server is asked unless configured
+   */
+  iceServers: IceServer[];
+}
+
+export interface IceServer {
+  urls: string | string[];
+  username?: string;
+  credential?: string;
+}
+
+/** LINTEL_SIP_ICE_SERVERS: a JSON array of `{urls, username?, credential?}`, or URLs; bad JSON is refused. */
+export function parseIceServers(value: string | undefined): IceServer[] {
+  const text = (value ?? '').trim();
+  if (!text) return [];
+  if (text.startsWith('[')) {
+    const parsed = JSON.parse(text) as unknown;
+    if (!Array.isArray(parsed)) throw new Error('LINTEL_SIP_ICE_SERVERS: not an array');
+    return parsed.map((s, i) => {
+      const server = s as Partial<IceServer>;
+      const urls = server.urls;
+      const ok =
+        typeof urls === 'string' || (Array.isArray(urls) && urls.every((u) => typeof u === 'string'));
+      if (!ok) throw new Error(`LINTEL_SIP_ICE_SERVERS: entry ${i} has no urls`);
+      return {
+        urls: urls as string | string[],
+        ...(typeof server.username === 'string' ? { username: server.username } : {}),
+        ...(typeof server.credential === 'string' ? { credential: server.credential } : {}),
+      };
+    });
+  }
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((urls) => ({ urls }));
 }
 
 const int = (v: string | undefined, d: number) => (v && /^\d+$/.test(v) ? Number(v) : d);
@@ -61,6 +98,7 @@ export function loadSipConfig(env: NodeJS.ProcessEnv): SipConfig {
     runtimeDir: env.LINTEL_SIP_RUNTIME_DIR || undefined,
     rpcTimeoutMs: int(env.LINTEL_SIP_RPC_TIMEOUT_MS, 3_000),
     debug: int(env.LINTEL_SIP_DEBUG, 1),
+    iceServers: parseIceServers(env.LINTEL_SIP_ICE_SERVERS),
   };
 }
 

@@ -5,7 +5,7 @@ import { Pages } from '../nav/pages';
  * here by the binding's locale key (`labelKey`), `?` groups its sheet by these scopes, and
  * `bindings.test.ts` fails when two bindings share a key in one scope (or in a scope and one it sits in).
  */
-export type KeyScope = 'global' | 'page' | 'table' | 'tree' | 'form' | 'remote';
+export type KeyScope = 'global' | 'page' | 'table' | 'tree' | 'form' | 'remote' | 'dialer' | 'keypad';
 
 /**
  * The scopes in force together: a table's keys act on a page that also has the page's keys (`n`) and the
@@ -19,10 +19,23 @@ export const SCOPE_PARENTS: Record<KeyScope, KeyScope[]> = {
   form: ['global'],
   // the remote-control tab: its own page, outside the main layout (no table, no page keys)
   remote: ['global'],
+  // the web dialer's keys act on every screen of the console, over whatever page, table, tree or form is there
+  dialer: ['global', 'page', 'table', 'tree', 'form'],
+  // the dialer's number field has the focus
+  keypad: ['dialer', 'global'],
 };
 
 /** In the `?` sheet, in this order. */
-export const SCOPE_ORDER: KeyScope[] = ['form', 'table', 'tree', 'page', 'remote', 'global'];
+export const SCOPE_ORDER: KeyScope[] = [
+  'keypad',
+  'form',
+  'table',
+  'tree',
+  'page',
+  'remote',
+  'dialer',
+  'global',
+];
 
 export interface KeyBinding {
   /** react-hotkeys-hook syntax: `mod+k`, `g>u` (a sequence), `j, down` (either) */
@@ -55,6 +68,18 @@ const STATIC: KeyBinding[] = [
   { keys: 'r', labelKey: 'remote.keys.reboot', scope: 'remote' },
   { keys: 'f', labelKey: 'remote.keys.refresh', scope: 'remote' },
   { keys: 'escape', labelKey: 'table.keys.clear', scope: 'table' },
+  // the web dialer (issue 23): Alt and a letter, so they work on every screen and while typing a number
+  { keys: 'alt+p', labelKey: 'dialer.keys.toggle', scope: 'dialer' },
+  { keys: 'alt+a', labelKey: 'dialer.keys.answer', scope: 'dialer' },
+  { keys: 'alt+x', labelKey: 'dialer.keys.end', scope: 'dialer' },
+  { keys: 'alt+h', labelKey: 'dialer.keys.hold', scope: 'dialer' },
+  { keys: 'alt+m', labelKey: 'dialer.keys.mute_mic', scope: 'dialer' },
+  { keys: 'alt+s', labelKey: 'dialer.keys.mute_volume', scope: 'dialer' },
+  { keys: 'alt+o', labelKey: 'dialer.keys.door', scope: 'dialer' },
+  { keys: 'alt+n', labelKey: 'dialer.keys.next', scope: 'dialer' },
+  { keys: 'enter', labelKey: 'dialer.keys.call', scope: 'keypad' },
+  { keys: 'shift+enter', labelKey: 'dialer.keys.video_call', scope: 'keypad' },
+  { keys: 'escape', labelKey: 'dialer.keys.close', scope: 'keypad' },
 ];
 
 /** The table: the fixed keys, and `g` then a letter for every page that declares one (families included). */

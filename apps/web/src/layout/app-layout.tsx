@@ -18,6 +18,8 @@ import { Palette, paletteOpenAtom } from '../palette/palette';
 import { Button, focusRing } from '../ui/button';
 import { FormError, Loading } from '../ui/field';
 import { Icon } from '../ui/icon';
+import { DialerProvider } from '../features/dialer/dialer-provider';
+import { DialerButton, DialerPanel } from '../features/dialer/dialer-panel';
 import { Brand } from './brand';
 import { Breadcrumbs } from './breadcrumbs';
 import { FloatingActionArea } from './fab';
@@ -180,32 +182,37 @@ export function AppLayout() {
           </h1>
           {profile && <PaletteButton />}
           <LanguageSwitcher />
+          {profile && <DialerButton />}
           {profile && <NotificationBell />}
           <UserMenu />
         </header>
         {profile && <LicenceBanner />}
-        <div className="relative min-h-0 flex-1">
-          <main id="main" tabIndex={-1} className="h-full overflow-y-auto px-4 pt-3 pb-20 outline-none">
-            {profile ? (
-              <>
-                <Breadcrumbs />
-                <Outlet />
-              </>
-            ) : error ? (
-              <div className="max-w-md space-y-3">
-                <FormError message={error} />
-                <Button onClick={retry}>{t('layout.retry')}</Button>
-              </div>
-            ) : (
-              <Loading />
-            )}
-          </main>
-          {profile && <FloatingActionArea />}
+        <div className="flex min-h-0 flex-1">
+          <div className="relative min-w-0 flex-1">
+            <main id="main" tabIndex={-1} className="h-full overflow-y-auto px-4 pt-3 pb-20 outline-none">
+              {profile ? (
+                <>
+                  <Breadcrumbs />
+                  <Outlet />
+                </>
+              ) : error ? (
+                <div className="max-w-md space-y-3">
+                  <FormError message={error} />
+                  <Button onClick={retry}>{t('layout.retry')}</Button>
+                </div>
+              ) : (
+                <Loading />
+              )}
+            </main>
+            {profile && <FloatingActionArea />}
+          </div>
+          {profile && <DialerPanel />}
         </div>
       </div>
       {profile && (
         <>
           <GlobalKeys />
+          <DialerProvider />
           <Palette />
           <DialogHost />
         </>

@@ -13,6 +13,8 @@ export interface PageAction {
   labelKey: string;
   icon: IconName;
   run: () => void;
+  /** where the palette lists it: the screen's actions (default), or the dialer's, shown on every screen */
+  group?: 'page' | 'dialer';
 }
 
 export const pageActionsAtom = atom<readonly PageAction[]>([]);
@@ -28,10 +30,11 @@ export function usePageAction(action: PageAction | null): void {
   const id = action?.id;
   const labelKey = action?.labelKey;
   const icon = action?.icon;
+  const group = action?.group;
   useEffect(() => {
     if (!id || !labelKey || !icon) return;
-    const entry: PageAction = { id, labelKey, icon, run: () => runRef.current?.() };
+    const entry: PageAction = { id, labelKey, icon, group, run: () => runRef.current?.() };
     setActions((list) => [...list.filter((a) => a.id !== id), entry]);
     return () => setActions((list) => list.filter((a) => a !== entry));
-  }, [id, labelKey, icon, setActions]);
+  }, [id, labelKey, icon, group, setActions]);
 }

@@ -152,7 +152,7 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
         kind: 'action',
         titles: languages().map((l) => tr(a.labelKey, l)),
         keywords: [a.id],
-        hint: tr('palette.this_page'),
+        hint: tr(a.group === 'dialer' ? 'palette.dialer' : 'palette.this_page'),
         icon: a.icon,
         run: () => go(a.run),
       })),
@@ -228,6 +228,8 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
   }, [query, searchable]);
 
   const q = query.trim();
+  // the dialer's actions are listed apart: they are there on every screen
+  const dialerActions = new Set(pageActions.filter((a) => a.group === 'dialer').map((a) => `action:${a.id}`));
   const recentKeys = new Set(recent.map((r) => r.key));
   const ranked = q
     ? rankWithFound(
@@ -247,7 +249,16 @@ const PaletteContent = memo(function PaletteContent({ open, close }: { open: boo
         { id: 'found', heading: t('palette.found'), items: ranked.more },
       ]
     : [
-        { id: 'actions', heading: t('palette.on_this_page'), items: actions },
+        {
+          id: 'actions',
+          heading: t('palette.on_this_page'),
+          items: actions.filter((a) => !dialerActions.has(a.key)),
+        },
+        {
+          id: 'dialer',
+          heading: t('palette.dialer'),
+          items: actions.filter((a) => dialerActions.has(a.key)),
+        },
         { id: 'recent', heading: t('palette.recent'), items: recent },
         { id: 'pages', heading: t('palette.pages'), items: pages.filter((p) => !recentKeys.has(p.key)) },
         {

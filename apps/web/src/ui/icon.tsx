@@ -53,6 +53,25 @@ const paths = {
   bell: 'M4 11V7a4 4 0 0 1 8 0v4l1.5 1.5h-11L4 11ZM6.5 13.5a1.5 1.5 0 0 0 3 0',
   alarm: 'M8 2 1.5 13.5h13L8 2ZM8 6.5v3.5M8 12h.01',
   chat: 'M2.5 3h11v7.5h-6L4.5 13v-2.5h-2V3Z',
+  // the web dialer
+  'phone-locked':
+    'M3.5 2h2.3l1 3-1.4 1a7.5 7.5 0 0 0 4.1 4.1l1-1.4 3 1v2.3a1 1 0 0 1-1 1A11 11 0 0 1 2.5 3a1 1 0 0 1 1-1ZM10 3.5h4v3h-4zM10.8 3.5V2.7a1.2 1.2 0 0 1 2.4 0v.8',
+  'phone-off':
+    'M3.5 2h2.3l1 3-1.4 1a7.5 7.5 0 0 0 4.1 4.1l1-1.4 3 1v2.3a1 1 0 0 1-1 1A11 11 0 0 1 2.5 3a1 1 0 0 1 1-1ZM2 14 14 2',
+  'phone-end': 'M1.5 9.5c3.6-3.3 9.4-3.3 13 0l-1.3 2-2.7-1.1V8.6a8 8 0 0 0-5 0v1.8l-2.7 1.1-1.3-2Z',
+  'phone-in':
+    'M10 2v4h4M14.5 1.5 10 6M3.5 2h1.8l1 3-1.4 1a7.5 7.5 0 0 0 4.1 4.1l1-1.4 3 1v1.8a1 1 0 0 1-1 1A10.5 10.5 0 0 1 2.5 3a1 1 0 0 1 1-1Z',
+  'phone-out':
+    'M14 6V2h-4M9.5 6.5l4.5-4.5M3.5 2h1.8l1 3-1.4 1a7.5 7.5 0 0 0 4.1 4.1l1-1.4 3 1v1.8a1 1 0 0 1-1 1A10.5 10.5 0 0 1 2.5 3a1 1 0 0 1 1-1Z',
+  mic: 'M8 1.5a2 2 0 0 0-2 2V8a2 2 0 0 0 4 0V3.5a2 2 0 0 0-2-2ZM4 7.5a4 4 0 0 0 8 0M8 11.5v3',
+  'mic-off': 'M8 1.5a2 2 0 0 0-2 2V8a2 2 0 0 0 4 0V3.5a2 2 0 0 0-2-2ZM4 7.5a4 4 0 0 0 8 0M8 11.5v3M2 2l12 12',
+  volume: 'M2 6h2.5L8 3v10l-3.5-3H2V6ZM10.5 5.5a3.5 3.5 0 0 1 0 5M12.5 3.5a6 6 0 0 1 0 9',
+  'volume-off': 'M2 6h2.5L8 3v10l-3.5-3H2V6ZM10.5 6l4 4M14.5 6l-4 4',
+  pause: 'M5 3v10M11 3v10',
+  play: 'M4.5 2.5v11l9-5.5-9-5.5Z',
+  door: 'M3.5 14V2h8v12M2 14h12M9 8h.01',
+  video: 'M1.5 4h9v8h-9zM10.5 7l4-2.5v7l-4-2.5',
+  backspace: 'M5 3h9v10H5L1.5 8 5 3ZM7.5 6l4 4M11.5 6l-4 4',
 } as const satisfies Record<IconName, string>; // exactly the vocabulary's names (packages/commands)
 
 export type { IconName };

@@ -72,3 +72,38 @@ export const sipRestart = defineCommand({
   result: SipStatus,
   gates: { anyPermission: ['project_settings.change'] },
 });
+
+/** An ICE server the web dialer's browsers use (RTCIceServer). */
+export const IceServer = z.object({
+  urls: z.union([z.string(), z.array(z.string())]),
+  username: z.string().optional(),
+  credential: z.string().optional(),
+});
+
+/**
+ * The signed-in user's SIP profile for the web dialer (spec part 1 §3 "SIP profile: number, name, password";
+ * part 2 §7 "SIP signalling"): the user's number and its name, the digest realm and the number's HA1 (Lintel
+ * keeps the HA1 of `number:realm:password`, never the password; sip.js signs in with it), where the SIP
+ * websocket listens (on the console's own host) and the ICE servers of the settings. `null` when the dialer
+ * does not show: telephony off, or the user has no active number with a password.
+ */
+export const SipProfile = z.object({
+  number: z.string(),
+  name: z.string(),
+  realm: z.string(),
+  ha1: z.string(),
+  ws_port: z.number().int(),
+  ws_secure: z.boolean(),
+  ice_servers: z.array(IceServer),
+});
+export type SipProfile = z.infer<typeof SipProfile>;
+
+export const sipProfile = defineCommand({
+  id: 'sip.profile',
+  http: { method: 'GET', path: '/sip/profile' },
+  args: NoArgs,
+  result: SipProfile.nullable(),
+  gates: { licence: ['sip.is_web_dialer_enabled'] },
+  // credentials: the console fetches them for its dialer; nothing to run from the palette or the CLI
+  hidden: true,
+});

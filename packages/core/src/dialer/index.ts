@@ -2,3 +2,4 @@ export * from './numbers';
 export * from './dtmf';
 export * from './registration';
 export * from './calls';
+export * from './headers';

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Profile } from '@lintel/core';
 import type { ServerContext } from '../../context';
 import { AppError } from '../../errors';
@@ -15,6 +16,30 @@ export const DefaultProfileSettings = {
   is_app_popup_active: true,
   notification_settings: {},
 } as const;
+
+/**
+ * The virtual number a user's profile names (`users.profile.sip_number_id`, in the user's project), with what
+ * the web dialer signs in with; none when unset or gone.
+ */
+export async function userSipNumber(app: ServerContext, userId: number) {
+  return app.db
+    .selectFrom('users')
+    .innerJoin('sip_numbers', (j) =>
+      j.onRef('sip_numbers.project_id', '=', 'users.project_id').on(
+        sql<boolean>`sip_numbers.id = case when jsonb_typeof(users.profile->'sip_number_id') = 'number'
+            then (users.profile->>'sip_number_id')::numeric end`,
+      ),
+    )
+    .select([
+      'sip_numbers.number',
+      'sip_numbers.name',
+      'sip_numbers.password_ha1',
+      'sip_numbers.ha1_realm',
+      'sip_numbers.is_active',
+    ])
+    .where('users.id', '=', userId)
+    .executeTakeFirst();
+}
 
 /** The Profile entity of spec part 1 §3 for one user in one project. */
 export async function loadProfile(app: ServerContext, userId: number): Promise<Profile> {
@@ -67,7 +92,13 @@ export async function loadProfile(app: ServerContext, userId: number): Promise<P
       name: row.project_name,
       description: row.project_description,
     },
-    profile: { ...DefaultProfileSettings, ...stored, notification_settings: settingsOf(row.profile) },
+    profile: {
+      ...DefaultProfileSettings,
+      ...stored,
+      // the number the profile's sip_number_id names (spec: profile.sip_number), not a stored copy
+      sip_number: (await userSipNumber(app, userId))?.number ?? null,
+      notification_settings: settingsOf(row.profile),
+    },
     license_info: await licenceInfo(
       app.db,
       row.project_id,

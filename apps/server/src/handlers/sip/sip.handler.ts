@@ -1,5 +1,7 @@
 import { AppError } from '../../errors';
 import { signedIn, type SomeHandlers } from '../../pipeline/handler';
+import { wsIsPlain } from '../../sip/config';
+import { userSipNumber } from '../profile/profile.service';
 
 /**
  * The SIP service (spec part 2 §7): its status, re-initialisation and restart. An instance that does not run
@@ -21,5 +23,22 @@ export const sipHandlers = {
     const after = await ctx.app.sip.restart(signedIn(ctx).projectId);
     if (after.state !== 'up') throw new AppError('sip_service_start_failed', { reason: after.reason });
     return after as never;
+  },
+
+  'sip.profile': async (ctx) => {
+    const auth = signedIn(ctx);
+    if (!ctx.app.sip.enabled) return null;
+    const number = await userSipNumber(ctx.app, auth.userId);
+    const sip = ctx.app.config.sip;
+    if (!number?.password_ha1 || !number.is_active || number.ha1_realm !== sip.realm) return null;
+    return {
+      number: number.number,
+      name: number.name,
+      realm: sip.realm,
+      ha1: number.password_ha1,
+      ws_port: sip.wsPort,
+      ws_secure: !wsIsPlain(sip),
+      ice_servers: sip.iceServers,
+    };
   },
 } satisfies SomeHandlers;

@@ -1,0 +1,205 @@
+import { useCallback, useEffect } from 'react';
+import { useAtom, useAtomValue, useSetAtom } from 'jotai';
+import type { ErrorKey } from '@lintel/core';
+import { runCommand } from '../../api/client';
+import { pushAlert } from '../../alerts/alerts';
+import { evaluateGates } from '../../access/gates';
+import { holderOf } from '../../access/use-can';
+import { i18next } from '../../i18n';
+import { useShortcut } from '../../keys/shortcuts';
+import { usePageAction, type PageAction } from '../../palette/page-actions';
+import { profileAtom } from '../../session/session';
+import { SipPhone } from './sip-phone';
+import { askNotifications, startRing, stopRing, unlockAudioOnGesture } from './ringer';
+import {
+  callActions,
+  currentCall,
+  dialerOpenAtom,
+  focusEntryAtom,
+  nextCall,
+  phoneAtom,
+  usePhoneState,
+} from './dialer-state';
+
+const tr = (key: string, options?: Record<string, unknown>) =>
+  (i18next.t as unknown as (k: string, o?: Record<string, unknown>) => string)(key, options);
+const errorText = (code: ErrorKey) => tr(`errors:http.${code}`);
+
+/**
+ * Starts the web dialer when it shows (spec part 1 §1: SIP enabled on the server, the web dialer licensed,
+ * and the user has a SIP number): the phone registers with the user's number and the HA1 from `sip.profile`
+ * over the SIP websocket on the console's host. Mounted once in the signed-in layout; the phone is closed
+ * (unregistered) when the user signs out or loses the licence or the number.
+ */
+export function DialerProvider() {
+  const profile = useAtomValue(profileAtom);
+  const [phone, setPhone] = useAtom(phoneAtom);
+  const licensed = evaluateGates({ licence: ['sip.is_web_dialer_enabled'] }, holderOf(profile)).can;
+  const number = profile?.profile.sip_number ?? null;
+  const key = profile && licensed && number ? `${profile.project.id}:${profile.id}:${number}` : '';
+
+  useEffect(() => unlockAudioOnGesture(), []);
+
+  useEffect(() => {
+    if (!key) return;
+    let live = true;
+    let started: SipPhone | null = null;
+    void (async () => {
+      const settings = await runCommand('server.settings', {});
+      if (!live || !settings.sip_enabled) return;
+      const sip = await runCommand('sip.profile', {});
+      if (!live || !sip) return;
+      if (typeof RTCPeerConnection === 'undefined' || !navigator.mediaDevices) {
+        pushAlert('warning', errorText('media_not_supported'));
+        return;
+      }
+      const host = window.location.hostname;
+      started = new SipPhone(
+        {
+          number: sip.number,
+          name: sip.name,
+          ha1: sip.ha1,
+          server: `${sip.ws_secure ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}:${sip.ws_port}`,
+          domain: host.includes(':') ? `[${host}]` : host,
+          iceServers: sip.ice_servers,
+        },
+        {
+          ring: () => {
+            const ringing = started
+              ?.snapshot()
+              .calls.calls.find((c) => c.status === 'new' && c.hasSipSession);
+            startRing(tr('dialer.incoming'), tr('dialer.incoming_from', { number: ringing?.number ?? '' }));
+          },
+          stopRing,
+          refused: (code) => pushAlert(code === 'media_not_supported' ? 'warning' : 'error', errorText(code)),
+          // the telephony's call management (POST /calls/management/{id}/stop) is not in the registry yet
+          stopOnServer: async () => {},
+        },
+      );
+      setPhone(started);
+      started.register();
+    })().catch((err: unknown) => console.warn('lintel: the dialer did not start', err));
+    return () => {
+      live = false;
+      setPhone(null);
+      stopRing();
+      void started?.close();
+    };
+  }, [key, setPhone]);
+
+  return phone ? <DialerKeys /> : null;
+}
+
+/** The dialer's keys (declared in keys/bindings.ts, scope `dialer`) and its actions in the palette. */
+function DialerKeys() {
+  const { phone, calls } = usePhoneState();
+  const [open, setOpen] = useAtom(dialerOpenAtom);
+  const focusEntry = useSetAtom(focusEntryAtom);
+  const current = currentCall(calls);
+  const can = current ? callActions(current) : null;
+  const ringing = calls.calls.find(
+    (c) => c.status === 'new' && c.hasSipSession && c.direction === 'incoming',
+  );
+
+  // a call ringing opens the panel (the popup of spec §2.3), without taking the focus from what is typed
+  useEffect(() => {
+    if (ringing) setOpen(true);
+  }, [ringing?.speechId, setOpen]);
+  // a question about another call (switch, return) is asked in the panel
+  useEffect(() => {
+    if (calls.pending) setOpen(true);
+  }, [calls.pending, setOpen]);
+
+  const toggle = useCallback(() => {
+    askNotifications();
+    if (open) setOpen(false);
+    else {
+      setOpen(true);
+      focusEntry((n) => n + 1);
+    }
+  }, [open, setOpen, focusEntry]);
+  const dial = useCallback(() => {
+    askNotifications();
+    setOpen(true);
+    focusEntry((n) => n + 1);
+  }, [setOpen, focusEntry]);
+
+  const on = (id: string | undefined, fn: (id: string) => void) => () => {
+    if (id) fn(id);
+  };
+  const answer = on(ringing?.speechId, (id) => phone?.call({ type: 'accept', speechId: id }));
+  const end = on(can?.end ? current?.speechId : undefined, (id) =>
+    phone?.call({ type: 'hangup', speechId: id }),
+  );
+  const hold = on(can?.hold || can?.resume ? current?.speechId : undefined, (id) =>
+    phone?.call(can?.hold ? { type: 'pause', speechId: id } : { type: 'join', speechId: id }),
+  );
+  const muteMic = on(can?.mute ? current?.speechId : undefined, (id) =>
+    phone?.call({ type: 'mute', speechId: id, what: 'mic', muted: !current?.settings.micMuted }),
+  );
+  const muteVolume = on(can?.mute ? current?.speechId : undefined, (id) =>
+    phone?.call({ type: 'mute', speechId: id, what: 'volume', muted: !current?.settings.volumeMuted }),
+  );
+  const door = on(can?.door ? current?.speechId : undefined, (id) =>
+    phone?.call({ type: 'door_open', speechId: id }),
+  );
+  const next = nextCall(calls);
+  const switchCall = on(next && next.speechId !== current?.speechId ? next.speechId : undefined, (id) =>
+    phone?.call({ type: 'select', speechId: id }),
+  );
+
+  const opts = { inInputs: true } as const;
+  useShortcut('alt+p', toggle, { ...opts, labelKey: 'dialer.keys.toggle' });
+  useShortcut('alt+a', answer, { ...opts, labelKey: 'dialer.keys.answer', enabled: !!ringing });
+  useShortcut('alt+x', end, { ...opts, labelKey: 'dialer.keys.end', enabled: !!can?.end });
+  useShortcut('alt+h', hold, {
+    ...opts,
+    labelKey: 'dialer.keys.hold',
+    enabled: !!(can?.hold || can?.resume),
+  });
+  useShortcut('alt+m', muteMic, { ...opts, labelKey: 'dialer.keys.mute_mic', enabled: !!can?.mute });
+  useShortcut('alt+s', muteVolume, { ...opts, labelKey: 'dialer.keys.mute_volume', enabled: !!can?.mute });
+  useShortcut('alt+o', door, { ...opts, labelKey: 'dialer.keys.door', enabled: !!can?.door });
+  useShortcut('alt+n', switchCall, {
+    ...opts,
+    labelKey: 'dialer.keys.next',
+    enabled: !!next && next !== current,
+  });
+
+  const action = (id: string, labelKey: string, icon: PageAction['icon'], run: () => void, when = true) =>
+    when ? { id: `dialer.${id}`, labelKey, icon, run, group: 'dialer' as const } : null;
+  usePageAction(action('toggle', open ? 'dialer.actions.close' : 'dialer.actions.open', 'phone', toggle));
+  usePageAction(action('dial', 'dialer.actions.dial', 'phone-out', dial));
+  usePageAction(action('answer', 'dialer.actions.answer', 'phone-in', answer, !!ringing));
+  usePageAction(action('end', 'dialer.actions.end', 'phone-end', end, !!can?.end));
+  usePageAction(
+    action(
+      'hold',
+      can?.resume ? 'dialer.actions.resume' : 'dialer.actions.hold',
+      can?.resume ? 'play' : 'pause',
+      hold,
+      !!(can?.hold || can?.resume),
+    ),
+  );
+  usePageAction(
+    action(
+      'mute_mic',
+      current?.settings.micMuted ? 'dialer.actions.unmute_mic' : 'dialer.actions.mute_mic',
+      'mic-off',
+      muteMic,
+      !!can?.mute,
+    ),
+  );
+  usePageAction(
+    action(
+      'mute_volume',
+      current?.settings.volumeMuted ? 'dialer.actions.unmute_volume' : 'dialer.actions.mute_volume',
+      'volume-off',
+      muteVolume,
+      !!can?.mute,
+    ),
+  );
+  usePageAction(action('door', 'dialer.actions.door', 'door', door, !!can?.door));
+  usePageAction(action('next', 'dialer.actions.next', 'swap', switchCall, !!next && next !== current));
+  return null;
+}

@@ -1,0 +1,435 @@
+/**
+ * The web dialer's sip.js layer (issue 23 item 1). It owns no rules of its own: the core's registration
+ * machine (`reduceRegistration`) and calls reducer (`reduceCalls`) decide, and this class carries out their
+ * effects with sip.js — REGISTER over the SIP websocket with the user's number and HA1, INVITEs, answers,
+ * holds (re-INVITE), tones (SIP INFO `application/dtmf-relay`), mutes — and turns what sip.js reports back
+ * into their events. The console reads `snapshot()` through `subscribe` (React's useSyncExternalStore).
+ */
+import {
+  Invitation,
+  Inviter,
+  Registerer,
+  RegistererState,
+  SessionState,
+  UserAgent,
+  Web,
+  type Session,
+} from 'sip.js';
+import {
+  Dialer,
+  DTMF_RELAY_CONTENT_TYPE,
+  dtmfRelayBody,
+  initialCalls,
+  initialRegistration,
+  isSosFlag,
+  reduceCalls,
+  reduceRegistration,
+  SpeechHeaders,
+  type CallEffect,
+  type CallEvent,
+  type CallsState,
+  type ErrorKey,
+  type Registration,
+  type RegistrationEffect,
+  type RegistrationEvent,
+} from '@lintel/core';
+
+export interface PhoneProfile {
+  number: string;
+  name: string;
+  ha1: string;
+  /** ws(s)://host:port of the SIP websocket */
+  server: string;
+  /** the host part of SIP addresses (the console's host) */
+  domain: string;
+  iceServers: RTCIceServer[];
+}
+
+export interface PhoneHooks {
+  ring(): void;
+  stopRing(): void;
+  /** a refusal of the calls reducer (`own_number_call`, `call_number_required`, …) or a failed action */
+  refused(code: ErrorKey): void;
+  /** an awaiting call stopped through the server (the telephony's call management) */
+  stopOnServer(speechId: string): Promise<void>;
+}
+
+export interface PhoneSnapshot {
+  registration: Registration;
+  calls: CallsState;
+}
+
+type Listener = () => void;
+
+const header = (invitation: Invitation, name: string): string | undefined =>
+  invitation.request.getHeader(name) ?? undefined;
+
+export class SipPhone {
+  private readonly ua: UserAgent;
+  private readonly registerer: Registerer;
+  private readonly sessions = new Map<string, Session>();
+  private readonly audio = new Map<string, HTMLAudioElement>();
+  private readonly listeners = new Set<Listener>();
+  private state: PhoneSnapshot;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private pruneTimer: ReturnType<typeof setTimeout> | null = null;
+  private started = false;
+  private closed = false;
+
+  constructor(
+    private readonly profile: PhoneProfile,
+    private readonly hooks: PhoneHooks,
+  ) {
+    this.state = { registration: initialRegistration, calls: initialCalls(profile.number) };
+    this.ua = new UserAgent({
+      uri: UserAgent.makeURI(`sip:${profile.number}@${profile.domain}`),
+      displayName: profile.name,
+      authorizationUsername: profile.number,
+      authorizationHa1: profile.ha1,
+      transportOptions: { server: profile.server, connectionTimeout: 10 },
+      // the registration machine retries (5 s / 30 s), not sip.js
+      reconnectionAttempts: 0,
+      logBuiltinEnabled: false,
+      logLevel: 'error',
+      sessionDescriptionHandlerFactoryOptions: {
+        // the settings' ICE servers only: none by default (no public STUN unless configured)
+        peerConnectionConfiguration: { iceServers: profile.iceServers },
+        iceGatheringTimeout: Dialer.iceCheckingTimeoutMs,
+      },
+      delegate: {
+        onInvite: (invitation) => this.incoming(invitation),
+        onDisconnect: (error) => {
+          if (error && !this.closed) this.registrationEvent({ type: 'transport_error' });
+        },
+      },
+    });
+    this.registerer = new Registerer(this.ua, { expires: 300 });
+    this.registerer.stateChange.addListener((s) => {
+      if (s === RegistererState.Registered) this.registrationEvent({ type: 'registered' });
+      // a refused REGISTER also ends in Unregistered: only an asked-for unregistration is one
+      if (s === RegistererState.Unregistered && this.state.registration.state === 'unregistering')
+        this.registrationEvent({ type: 'unregistered' });
+    });
+  }
+
+  // ----- what the console reads -------------------------------------------------------------------------
+
+  subscribe = (listener: Listener): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  snapshot = (): PhoneSnapshot => this.state;
+
+  /** The far end's media of a call (audio, and video when it sends some), once established. */
+  remoteStream(speechId: string): MediaStream | null {
+    const sdh = this.sessions.get(speechId)?.sessionDescriptionHandler;
+    return sdh instanceof Web.SessionDescriptionHandler ? sdh.remoteMediaStream : null;
+  }
+
+  private emit(): void {
+    for (const l of this.listeners) l();
+  }
+
+  // ----- registration ------------------------------------------------------------------------------------
+
+  register(): void {
+    this.registrationEvent({ type: 'register' });
+  }
+
+  unregister(): void {
+    this.registrationEvent({ type: 'unregister' });
+  }
+
+  private registrationEvent(event: RegistrationEvent): void {
+    if (this.closed) return;
+    const { state, effects } = reduceRegistration(this.state.registration, event);
+    this.state = { ...this.state, registration: state };
+    this.emit();
+    for (const e of effects) this.registrationEffect(e);
+  }
+
+  private registrationEffect(effect: RegistrationEffect): void {
+    switch (effect.type) {
+      case 'send_register':
+        void this.sendRegister();
+        return;
+      case 'send_unregister':
+        this.registerer.unregister().catch(() => this.registrationEvent({ type: 'unregistered' }));
+        return;
+      case 'schedule_retry':
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.registrationEvent({ type: 'retry' });
+        }, effect.delayMs);
+        return;
+      case 'cancel_retry':
+        if (this.retryTimer) clearTimeout(this.retryTimer);
+        this.retryTimer = null;
+        return;
+    }
+  }
+
+  private async sendRegister(): Promise<void> {
+    try {
+      if (!this.started) {
+        this.started = true;
+        await this.ua.start();
+      } else if (!this.ua.isConnected()) {
+        await this.ua.reconnect();
+      }
+    } catch {
+      if (!this.closed) this.registrationEvent({ type: 'transport_error' });
+      return;
+    }
+    try {
+      await this.registerer.register({
+        requestDelegate: {
+          // sip.js keeps a registerer Registered across a lost websocket, so a REGISTER accepted again
+          // changes no state: the accept itself says so
+          onAccept: () => this.registrationEvent({ type: 'registered' }),
+          onReject: (response) => {
+            const code = response.message.statusCode ?? 0;
+            // a final 4xx: the credentials (or the number) are refused; anything else is the way there
+            this.registrationEvent({ type: code >= 400 && code < 500 ? 'rejected' : 'transport_error' });
+          },
+        },
+      });
+    } catch {
+      this.registrationEvent({ type: 'transport_error' });
+    }
+  }
+
+  /** Unregisters, ends every call and closes the websocket (sign-out, the dialer leaving the console). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const [, session] of this.sessions) endSession(session, 'terminate');
+    if (this.state.registration.state === 'registered') await this.registerer.unregister().catch(() => {});
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.pruneTimer) clearTimeout(this.pruneTimer);
+    this.hooks.stopRing();
+    for (const el of this.audio.values()) el.srcObject = null;
+    this.audio.clear();
+    await this.ua.stop().catch(() => {});
+  }
+
+  // ----- calls -------------------------------------------------------------------------------------------
+
+  /** Every call action of the console goes through here, into the core's calls reducer. */
+  call(event: CallEvent): void {
+    if (this.closed) return;
+    const { state, effects } = reduceCalls(this.state.calls, event, Date.now());
+    this.state = { ...this.state, calls: state };
+    this.schedulePrune();
+    this.emit();
+    for (const e of effects) void this.callEffect(e);
+  }
+
+  private schedulePrune(): void {
+    const destroyed = this.state.calls.calls.map((c) => c.destroyedAt).filter((t): t is number => t !== null);
+    if (this.pruneTimer) clearTimeout(this.pruneTimer);
+    this.pruneTimer = null;
+    if (!destroyed.length) return;
+    const due = Math.min(...destroyed) + Dialer.destroyedCallKeptMs - Date.now();
+    this.pruneTimer = setTimeout(() => this.call({ type: 'prune' }), Math.max(0, due) + 10);
+  }
+
+  private async callEffect(effect: CallEffect): Promise<void> {
+    const session = 'speechId' in effect ? this.sessions.get(effect.speechId) : undefined;
+    switch (effect.type) {
+      case 'invite':
+        return this.invite(effect.speechId, effect.number, effect.video);
+      case 'join': {
+        // a call the platform holds: a new session to it, named by its speech id
+        const call = this.state.calls.calls.find((c) => c.speechId === effect.speechId);
+        if (call) return this.invite(call.speechId, call.number, call.video);
+        return;
+      }
+      case 'answer': {
+        if (!(session instanceof Invitation)) return;
+        const call = this.state.calls.calls.find((c) => c.speechId === effect.speechId);
+        try {
+          await session.accept({
+            sessionDescriptionHandlerOptions: { constraints: { audio: true, video: !!call?.video } },
+          });
+        } catch {
+          this.hooks.refused('no_media_devices');
+          this.call({ type: 'session_ended', speechId: effect.speechId });
+        }
+        return;
+      }
+      case 'end':
+        if (session) endSession(session, effect.how);
+        return;
+      case 'stop_on_server':
+        // refused or failed: the call is destroyed and removed all the same (spec part 2 §8 "Behaviour")
+        await this.hooks.stopOnServer(effect.speechId).catch(() => {});
+        return;
+      case 'hold':
+      case 'unhold':
+        if (session) await this.setHold(effect.speechId, session, effect.type === 'hold');
+        return;
+      case 'send_dtmf':
+        if (!session) return;
+        for (const tone of effect.tones) {
+          await session
+            .info({
+              requestOptions: {
+                body: {
+                  contentDisposition: 'render',
+                  contentType: DTMF_RELAY_CONTENT_TYPE,
+                  content: dtmfRelayBody(tone),
+                },
+              },
+            })
+            .catch(() => this.hooks.refused('cant_perform_action'));
+          await new Promise((r) => setTimeout(r, tone.durationMs + tone.gapMs));
+        }
+        return;
+      case 'mute':
+        if (effect.what === 'mic') this.enableSenders(session, !effect.muted);
+        else {
+          const el = this.audio.get(effect.speechId);
+          if (el) el.muted = effect.muted;
+        }
+        return;
+      case 'ring':
+        return this.hooks.ring();
+      case 'stop_ring':
+        return this.hooks.stopRing();
+      case 'refuse':
+        return this.hooks.refused(effect.code);
+      case 'ask':
+        // the console shows `calls.pending` and answers with a `confirm` event
+        return;
+    }
+  }
+
+  private async invite(speechId: string, number: string, video: boolean): Promise<void> {
+    const target = UserAgent.makeURI(`sip:${number}@${this.profile.domain}`);
+    if (!target) {
+      this.hooks.refused('call_number_required');
+      this.call({ type: 'session_ended', speechId });
+      return;
+    }
+    const inviter = new Inviter(this.ua, target, {
+      extraHeaders: [`${SpeechHeaders.speechId}: ${speechId}`],
+      sessionDescriptionHandlerOptions: { constraints: { audio: true, video } },
+    });
+    this.track(speechId, inviter);
+    try {
+      await inviter.invite();
+    } catch {
+      this.hooks.refused('no_media_devices');
+      this.call({ type: 'session_ended', speechId });
+    }
+  }
+
+  private incoming(invitation: Invitation): void {
+    const speechId = header(invitation, SpeechHeaders.speechId) ?? invitation.request.callId;
+    const number = invitation.remoteIdentity.uri.user ?? '';
+    const video = /\r?\nm=video /.test(`\n${invitation.body ?? ''}`);
+    this.track(speechId, invitation);
+    this.call({
+      type: 'incoming',
+      speechId,
+      number,
+      callee: header(invitation, SpeechHeaders.targetCallee) ?? this.profile.number,
+      sos: isSosFlag(header(invitation, SpeechHeaders.sos)),
+      callType: header(invitation, SpeechHeaders.speechType) === 'awaiting' ? 'awaiting' : 'normal',
+      video,
+    });
+    // the reducer did not take it (a speech id it already ended): not ours to ring
+    const taken = this.state.calls.calls.find((c) => c.speechId === speechId && c.hasSipSession);
+    if (!taken) {
+      this.sessions.delete(speechId);
+      invitation.reject({ statusCode: 486 }).catch(() => {});
+    }
+  }
+
+  private track(speechId: string, session: Session): void {
+    this.sessions.set(speechId, session);
+    session.stateChange.addListener((s) => {
+      if (this.sessions.get(speechId) !== session) return;
+      if (s === SessionState.Established) {
+        this.attachMedia(speechId, session);
+        this.call({ type: 'session_accepted', speechId });
+      }
+      if (s === SessionState.Terminated) {
+        this.sessions.delete(speechId);
+        const el = this.audio.get(speechId);
+        if (el) el.srcObject = null;
+        this.audio.delete(speechId);
+        this.call({ type: 'session_ended', speechId });
+      }
+    });
+  }
+
+  private attachMedia(speechId: string, session: Session): void {
+    const stream = this.remoteStream(speechId);
+    if (!stream) return;
+    let el = this.audio.get(speechId);
+    if (!el) {
+      el = new Audio();
+      el.autoplay = true;
+      this.audio.set(speechId, el);
+    }
+    el.srcObject = stream;
+    const call = this.state.calls.calls.find((c) => c.speechId === speechId);
+    el.muted = !!call?.settings.volumeMuted;
+    this.enableSenders(session, !call?.settings.micMuted);
+    el.play().catch(() => {});
+  }
+
+  private enableSenders(session: Session | undefined, enabled: boolean): void {
+    const sdh = session?.sessionDescriptionHandler;
+    if (!(sdh instanceof Web.SessionDescriptionHandler)) return;
+    for (const sender of sdh.peerConnection?.getSenders() ?? [])
+      if (sender.track) sender.track.enabled = enabled;
+  }
+
+  /** Hold or resume with a re-INVITE (sendonly / sendrecv), as sip.js's SessionManager does it. */
+  private async setHold(speechId: string, session: Session, hold: boolean): Promise<void> {
+    const options = session.sessionDescriptionHandlerOptionsReInvite as Web.SessionDescriptionHandlerOptions;
+    options.hold = hold;
+    session.sessionDescriptionHandlerOptionsReInvite = options;
+    try {
+      await session.invite({
+        requestDelegate: {
+          onAccept: () => {
+            const sdh = session.sessionDescriptionHandler;
+            if (sdh instanceof Web.SessionDescriptionHandler)
+              for (const r of sdh.peerConnection?.getReceivers() ?? []) r.track.enabled = !hold;
+            const call = this.state.calls.calls.find((c) => c.speechId === speechId);
+            this.enableSenders(session, !hold && !call?.settings.micMuted);
+            if (!hold) this.call({ type: 'session_accepted', speechId });
+          },
+          onReject: () => this.hooks.refused('cant_perform_action'),
+        },
+      });
+    } catch {
+      this.hooks.refused('cant_perform_action');
+    }
+  }
+}
+
+/** Ends a session the way the reducer asked, or whatever way its state allows. */
+function endSession(session: Session, how: 'cancel' | 'bye' | 'reject' | 'terminate'): void {
+  const ignore = () => {};
+  if (session.state === SessionState.Terminated || session.state === SessionState.Terminating) return;
+  if (session.state === SessionState.Established) {
+    session.bye().catch(ignore);
+    return;
+  }
+  if (session instanceof Inviter && (how === 'cancel' || how === 'terminate')) {
+    session.cancel().catch(ignore);
+    return;
+  }
+  if (session instanceof Invitation) {
+    session.reject({ statusCode: 486 }).catch(ignore);
+    return;
+  }
+  session.dispose().catch(ignore);
+}

@@ -1,0 +1,96 @@
+/**
+ * What the web dialer's browser tests share (tests/e2e/dialer*.test.ts): Chromium's flags for WebRTC with fake
+ * devices, the peer connections a page makes kept for their stats, and a concierge — a user whose profile
+ * names a virtual number of his.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { getCommand } from '@lintel/commands';
+import type { ApiClient } from '@lintel/core';
+import { uid } from './fixtures';
+
+/** Debian's Chromium with fake media devices (../shared/SIP.md); `extra`: flags a test's network needs. */
+export function launchDialerChromium(extra: string[] = []): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      // the ring plays without a gesture on the page
+      '--autoplay-policy=no-user-gesture-required',
+      ...extra,
+    ],
+  });
+}
+
+/** An init script: every RTCPeerConnection the page makes, kept in `window.__pcs` for its stats. */
+export const RECORD_PEER_CONNECTIONS = `
+  window.__pcs = [];
+  const Native = window.RTCPeerConnection;
+  window.RTCPeerConnection = class extends Native {
+    constructor(...args) { super(...args); window.__pcs.push(this); }
+  };
+`;
+
+/** The bytes of audio received over the page's open peer connections. */
+export function inboundBytes(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    let total = 0;
+    for (const pc of (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs) {
+      if (pc.connectionState === 'closed') continue;
+      (await pc.getStats()).forEach((r: { type: string; kind?: string; bytesReceived?: number }) => {
+        if (r.type === 'inbound-rtp' && r.kind === 'audio') total += r.bytesReceived ?? 0;
+      });
+    }
+    return total;
+  });
+}
+
+/** A virtual number with a password in the group, made through Lintel's API. */
+export async function sipNumber(
+  api: ApiClient,
+  group: number,
+  number: string,
+  password: string,
+): Promise<number> {
+  const { data } = await getCommand('sip_number.create').run(
+    { api },
+    { number, name: `Desk ${number}`, domain_id: group, password },
+  );
+  return data.id;
+}
+
+/** A concierge's account: a user of the group whose profile names the number `numberId`. */
+export async function conciergeUser(
+  api: ApiClient,
+  group: number,
+  numberId: number,
+  name: string,
+): Promise<{ login: string; password: string }> {
+  const role = await getCommand('role.create').run(
+    { api },
+    { name: `Concierge ${uid()}`, permissions: ['users.view'], available_roles: [] },
+  );
+  const login = `c${uid()}`;
+  const password = `pw-${uid()}-secret`;
+  await getCommand('user.create').run(
+    { api },
+    {
+      login,
+      name,
+      role: role.data.id,
+      domains: [group],
+      password,
+      send_registration_link: false,
+      profile: { sip_number_id: numberId },
+    },
+  );
+  return { login, password };
+}
