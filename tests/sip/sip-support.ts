@@ -9,7 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { Registerer, UserAgent } from 'sip.js';
+import { Inviter, Registerer, SessionState, UserAgent, type Invitation, type Session } from 'sip.js';
 import { loadSipConfig, type SipConfig } from '@lintel/server';
 
 const scenarios = path.join(import.meta.dirname, 'scenarios');
@@ -127,4 +127,109 @@ export async function sipjsRegister(sip: SipConfig, number: string, password: st
   } finally {
     await ua.stop().catch(() => undefined);
   }
+}
+
+/** A stand-in for media: signalling-only calls offer and accept a fixed SDP. */
+const SDP = (port: number) =>
+  [
+    'v=0',
+    `o=- ${port} 1 IN IP4 127.0.0.1`,
+    's=-',
+    'c=IN IP4 127.0.0.1',
+    't=0 0',
+    `m=audio ${port} RTP/AVP 0`,
+    'a=rtpmap:0 PCMU/8000',
+    '',
+  ].join('\r\n');
+const stubMedia = () => {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  return {
+    close: () => undefined,
+    getDescription: () => Promise.resolve({ body: SDP(port), contentType: 'application/sdp' }),
+    hasDescription: (ct: string) => ct === 'application/sdp',
+    setDescription: () => Promise.resolve(),
+    sendDtmf: () => false,
+  };
+};
+
+/**
+ * A sip.js phone (signalling only) registered with `number` over the websocket. `answer`: what it does with
+ * an incoming call — accept it, reject it with a status (486 busy), or let it ring (`ring`: the test decides).
+ */
+export class SipPhone {
+  readonly incoming: Invitation[] = [];
+  answer: 'accept' | 'ring' | number = 'accept';
+  private constructor(
+    readonly number: string,
+    readonly ua: UserAgent,
+    private readonly registerer: Registerer,
+  ) {}
+
+  static async register(sip: SipConfig, number: string, password: string): Promise<SipPhone> {
+    let phone: SipPhone | null = null;
+    const ua = new UserAgent({
+      uri: UserAgent.makeURI(`sip:${number}@127.0.0.1`)!,
+      transportOptions: { server: `ws://127.0.0.1:${sip.wsPort}`, connectionTimeout: 15 },
+      authorizationUsername: number,
+      authorizationPassword: password,
+      logLevel: 'error',
+      logBuiltinEnabled: false,
+      sessionDescriptionHandlerFactory: stubMedia as never,
+      delegate: {
+        onInvite: (invitation) => {
+          phone!.incoming.push(invitation);
+          const a = phone!.answer;
+          if (a === 'accept') void invitation.accept().catch(() => undefined);
+          else if (typeof a === 'number') void invitation.reject({ statusCode: a }).catch(() => undefined);
+          else void invitation.progress().catch(() => undefined);
+        },
+      },
+    });
+    await ua.start();
+    const registerer = new Registerer(ua, { expires: 300 });
+    phone = new SipPhone(number, ua, registerer);
+    const outcome = await new Promise<string>((resolve, reject) => {
+      registerer
+        .register({
+          requestDelegate: {
+            onAccept: () => resolve('registered'),
+            onReject: (r) => resolve(`rejected ${r.message.statusCode}`),
+          },
+        })
+        .catch(reject);
+    });
+    if (outcome !== 'registered') {
+      await ua.stop().catch(() => undefined);
+      throw new Error(`${number} did not register: ${outcome}`);
+    }
+    return phone;
+  }
+
+  /** Calls `number`; resolves the session once sent (its state tells how it goes). */
+  call(number: string, headers: string[] = []): Inviter {
+    const inviter = new Inviter(this.ua, UserAgent.makeURI(`sip:${number}@127.0.0.1`)!, {
+      extraHeaders: headers,
+    });
+    void inviter.invite().catch(() => undefined);
+    return inviter;
+  }
+
+  async stop(): Promise<void> {
+    await this.registerer.unregister().catch(() => undefined);
+    await this.ua.stop().catch(() => undefined);
+  }
+}
+
+/** Waits until a session reaches one of these states (generous bound: the machine is shared). */
+export async function sessionIn(
+  session: Session,
+  states: SessionState[],
+  ms = 30_000,
+): Promise<SessionState> {
+  const end = Date.now() + ms;
+  while (!states.includes(session.state)) {
+    if (Date.now() > end) throw new Error(`session stayed ${session.state}, awaited ${states.join('|')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return session.state;
 }

@@ -16,6 +16,7 @@ import * as deviceEvent from './device-event/device-event.resource';
 import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
+import * as call from './call/call.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -57,6 +58,7 @@ export * from './device-event/device-event.resource';
 export * from './notification/notification.commands';
 export * from './sip/sip.commands';
 export * from './backup/backup.commands';
+export * from './call/call.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -103,6 +105,7 @@ const modules = [
   notification,
   sip,
   backup,
+  call,
   ...resources.map((r) => r.commands),
 ] as const;
 

@@ -19,6 +19,7 @@ import { deviceEventHandlers } from './device-event/device-event.handler';
 import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
+import { callHandlers } from './call/call.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
 
@@ -47,4 +48,5 @@ export const handlers = {
   ...notificationHandlers,
   ...sipHandlers,
   ...backupHandlers,
+  ...callHandlers,
 } satisfies AllHandlers;

@@ -38,6 +38,13 @@ export interface SipConfig {
   rpcTimeoutMs: number;
   /** Kamailio's log level (LINTEL_SIP_DEBUG, default 1: errors and warnings) */
   debug: number;
+  /**
+   * where Kamailio asks Lintel where calls go and tells it what happens to them (LINTEL_SIP_ROUTE_URL, e.g.
+   * http://10.0.0.2:3000/api/v0/sip); default: this instance's own HTTP address once it listens
+   */
+  routeUrl?: string;
+  /** how long Kamailio waits for Lintel's answer before its fallback route (LINTEL_SIP_ROUTE_TIMEOUT_S, default 1) */
+  routeTimeoutS: number;
 }
 
 const int = (v: string | undefined, d: number) => (v && /^\d+$/.test(v) ? Number(v) : d);
@@ -61,6 +68,8 @@ export function loadSipConfig(env: NodeJS.ProcessEnv): SipConfig {
     runtimeDir: env.LINTEL_SIP_RUNTIME_DIR || undefined,
     rpcTimeoutMs: int(env.LINTEL_SIP_RPC_TIMEOUT_MS, 3_000),
     debug: int(env.LINTEL_SIP_DEBUG, 1),
+    routeUrl: env.LINTEL_SIP_ROUTE_URL || undefined,
+    routeTimeoutS: Math.max(1, int(env.LINTEL_SIP_ROUTE_TIMEOUT_S, 1)),
   };
 }
 
@@ -118,6 +127,7 @@ export function renderConfig(
     MODULES_DIR: modulesDir.endsWith('/') ? modulesDir : `${modulesDir}/`,
     REALM: config.realm.replace(/[^A-Za-z0-9._-]/g, ''),
     TLS_CONFIG: tlsConfig ?? '',
+    ROUTE_TIMEOUT_S: String(Math.max(1, Math.floor(config.routeTimeoutS ?? 1))),
   };
   return template.replace(/\{\{([A-Z_]+)\}\}/g, (_m, name: string) => {
     const v = values[name];
