@@ -24,6 +24,7 @@ import { markerResource } from './marker/marker.resource';
 import { domainTypeResource } from './domain-type/domain-type.resource';
 import { deviceResource } from './device/device.resource';
 import { sipNumberResource } from './sip-number/sip-number.resource';
+import { forwardRuleResource } from './forward-rule/forward-rule.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
 import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
@@ -47,6 +48,7 @@ export * from './marker/marker.resource';
 export * from './marker/marker.extras';
 export * from './domain-type/domain-type.resource';
 export * from './sip-number/sip-number.resource';
+export * from './forward-rule/forward-rule.resource';
 export * from './audit-event/audit-event.resource';
 export * from './seed/seed.commands';
 export * from './licence/licence.commands';
@@ -69,6 +71,7 @@ export const resources = [
   markerResource,
   domainTypeResource,
   sipNumberResource,
+  forwardRuleResource,
 ] as const;
 
 /** A reference to a family no registry declares is a mistake of the declaration, refused as the registry loads. */

@@ -54,6 +54,7 @@ export const PickerFamilies = [
   'domain_type',
   'device',
   'sip_number',
+  'forward_rule',
 ] as const;
 export type PickerFamily = (typeof PickerFamilies)[number];
 

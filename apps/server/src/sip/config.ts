@@ -97,7 +97,9 @@ const MODULE_DIRS = [
 export function findModulesDir(config: SipConfig): string | undefined {
   const dirs = config.modulesDir ? [config.modulesDir] : MODULE_DIRS;
   return dirs.find((d) =>
-    ['websocket.so', 'jsonrpcs.so', 'htable.so', 'xhttp.so', 'http_client.so', 'dialog.so'].every((m) => fs.existsSync(path.join(d, m))),
+    ['websocket.so', 'jsonrpcs.so', 'htable.so', 'xhttp.so', 'http_client.so', 'dialog.so'].every((m) =>
+      fs.existsSync(path.join(d, m)),
+    ),
   );
 }
 

@@ -13,6 +13,7 @@ const words = {
     domain_type: ['group type', 'тип группы'],
     device: ['device', 'устройство'],
     sip_number: ['virtual number', 'виртуальный номер'],
+    forward_rule: ['forward rule', 'правило переадресации'],
   },
 };
 
