@@ -70,9 +70,11 @@ export const forwardRuleResource = defineResource({
   scopes: {
     owner: { group: 'domain_id', creator: 'created_by' },
     view: { 'forward_rules.view_all': 'all', 'forward_rules.view': 'descendants' },
-    create: { 'forward_rules.create': 'descendants' },
-    edit: { 'forward_rules.edit': 'descendants' },
-    delete: { 'forward_rules.delete': 'descendants' },
+    // the project's telephony settings, like markers: who may change rules changes any of them (the spec
+    // gives one permission per action and no scope); seeing them follows the groups
+    create: { 'forward_rules.create': 'all' },
+    edit: { 'forward_rules.edit': 'all' },
+    delete: { 'forward_rules.delete': 'all' },
   },
   unique: ['name'],
   search: ['name'],
