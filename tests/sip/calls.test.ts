@@ -2,6 +2,7 @@
  * Issue 22 items 5, 6, 8: Kamailio asks Lintel where each call goes (the `sip` principal through dispatch)
  * and tells it what happens; Lintel keeps the calls, publishes them live and writes the history.
  */
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionState } from 'sip.js';
@@ -11,6 +12,7 @@ import type { SipConfig } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, everyFeatureOn, licence, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
+import { bin, buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
 import { SipPhone, sessionIn, sipTestConfig } from './sip-support';
 
 let ts: TestServer;
@@ -244,5 +246,63 @@ describe('calls through Lintel', { timeout: 120_000 }, () => {
     await sessionIn(session, [SessionState.Terminated]);
     const h = await until(history, (x) => x.data.some((r) => r.from_number === a.number));
     expect(h.data.find((r) => r.from_number === a.number)!.status).toBe('cancel');
+  });
+});
+
+describe('lintel calls', { timeout: 120_000 }, () => {
+  it('list, history and watch (live NDJSON) from the command line', async () => {
+    const built = buildCli();
+    expect(built.status, built.stderr).toBe(0);
+    const dir = freshConfigDir();
+    const login = await lintel(['login', '--server', ts.url, '--login', ts.adminLogin, '--password-stdin'], {
+      configDir: dir,
+      input: `${ts.adminPassword}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const a = await phone();
+    const b = await phone();
+
+    // watch the caller's number: NDJSON lines as the call changes
+    const child = spawn(process.execPath, [bin, 'calls', 'watch', '--number', a.number, '--json'], {
+      env: { ...process.env, CI: 'true', LINTEL_CONFIG_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    try {
+      const end = Date.now() + 30_000;
+      while (!err.includes(`private-calls.${a.number}`) && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 50));
+      const session = a.call(b.number);
+      await sessionIn(session, [SessionState.Established]);
+      const listed = await lintel(['calls', 'list', '--json'], { configDir: dir });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout)).toMatchObject({
+        data: expect.arrayContaining([expect.objectContaining({ caller: a.number })]),
+      });
+      await session.bye();
+      while (!out.includes('"destroyed"') && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      const statuses = out
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { data: { call: { status: string } } }).data.call.status);
+      expect(statuses).toEqual(['calling', 'answered', 'destroyed']);
+    } finally {
+      child.kill('SIGINT');
+    }
+    const h = await until(
+      () => lintel(['calls', 'history', '--number', a.number, '--json'], { configDir: dir }),
+      (r) => r.stdout.includes('"answered"'),
+    );
+    const rows = h.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { from_number: string; to_number: string; status: string });
+    expect(rows).toEqual([
+      expect.objectContaining({ from_number: a.number, to_number: b.number, status: 'answered' }),
+    ]);
+    removeConfigDirs();
   });
 });
