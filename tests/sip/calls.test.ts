@@ -4,13 +4,14 @@
  */
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionState } from 'sip.js';
 import { getCommand } from '@lintel/commands';
-import type { ApiClient } from '@lintel/core';
+import { DUMMY_PASSWORD, type ApiClient } from '@lintel/core';
 import type { SipConfig } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, everyFeatureOn, licence, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
+import { admin, everyFeatureOn, licence, raw, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
 import { bin, buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
 import { SipPhone, sessionIn, sipTestConfig } from './sip-support';
@@ -304,5 +305,39 @@ describe('lintel calls', { timeout: 120_000 }, () => {
       expect.objectContaining({ from_number: a.number, to_number: b.number, status: 'answered' }),
     ]);
     removeConfigDirs();
+  });
+});
+
+describe('SIP trunks', () => {
+  it('the password is never returned, the placeholder keeps it, and a trunk needs a group', async () => {
+    const made = await getCommand('sip_trunk.create').run(
+      { api },
+      {
+        name: `Provider ${uid()}`,
+        outgoing_number: '74950000000',
+        termination_uri: 'sip:trunk.provider.example:5060',
+        login: 'lintel',
+        password: 'Provider-Secret-1',
+        groups: [group],
+      },
+    );
+    expect(made.data.password).toBe(DUMMY_PASSWORD);
+    expect(JSON.stringify(await getCommand('sip_trunk.list').run({ api }, {}))).not.toContain(
+      'Provider-Secret-1',
+    );
+    await getCommand('sip_trunk.update').run(
+      { api },
+      { id: made.data.id, password: DUMMY_PASSWORD, login: 'x' },
+    );
+    const stored = await sql<{
+      password: string;
+    }>`select password from sip_trunks where id = ${made.data.id}`.execute(ts.server.context.db);
+    expect(stored.rows[0]!.password).toBe('Provider-Secret-1');
+    // sent as a client that is not ours would: the command's own schema would not send it
+    const r = await raw(ts, api, 'PUT', '/sip-trunks', {
+      body: { name: `No group ${uid()}`, outgoing_number: '1', termination_uri: 'sip:a.example', groups: [] },
+    });
+    expect(r.status).toBe(422);
+    expect(JSON.stringify(r.body)).toContain('groups');
   });
 });

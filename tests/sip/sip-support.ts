@@ -9,7 +9,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { Inviter, Registerer, SessionState, UserAgent, type Invitation, type Session } from 'sip.js';
+import type { SessionState } from 'sip.js';
+import { Inviter, Registerer, UserAgent, type Invitation, type Session } from 'sip.js';
 import { loadSipConfig, type SipConfig } from '@lintel/server';
 
 const scenarios = path.join(import.meta.dirname, 'scenarios');

@@ -25,6 +25,7 @@ import { domainTypeResource } from './domain-type/domain-type.resource';
 import { deviceResource } from './device/device.resource';
 import { sipNumberResource } from './sip-number/sip-number.resource';
 import { forwardRuleResource } from './forward-rule/forward-rule.resource';
+import { sipTrunkResource } from './sip-trunk/sip-trunk.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
 import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
@@ -49,6 +50,7 @@ export * from './marker/marker.extras';
 export * from './domain-type/domain-type.resource';
 export * from './sip-number/sip-number.resource';
 export * from './forward-rule/forward-rule.resource';
+export * from './sip-trunk/sip-trunk.resource';
 export * from './audit-event/audit-event.resource';
 export * from './seed/seed.commands';
 export * from './licence/licence.commands';
@@ -72,6 +74,7 @@ export const resources = [
   domainTypeResource,
   sipNumberResource,
   forwardRuleResource,
+  sipTrunkResource,
 ] as const;
 
 /** A reference to a family no registry declares is a mistake of the declaration, refused as the registry loads. */

@@ -55,6 +55,7 @@ export const PickerFamilies = [
   'device',
   'sip_number',
   'forward_rule',
+  'sip_trunk',
 ] as const;
 export type PickerFamily = (typeof PickerFamilies)[number];
 

@@ -20,6 +20,7 @@ import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
 import { callHandlers } from './call/call.handler';
+import { sipTrunkHandlers } from './sip-trunk/sip-trunk.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
 
@@ -49,4 +50,5 @@ export const handlers = {
   ...sipHandlers,
   ...backupHandlers,
   ...callHandlers,
+  ...sipTrunkHandlers,
 } satisfies AllHandlers;

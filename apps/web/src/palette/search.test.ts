@@ -14,6 +14,7 @@ const words = {
     device: ['device', 'устройство'],
     sip_number: ['virtual number', 'виртуальный номер'],
     forward_rule: ['forward rule', 'правило переадресации'],
+    sip_trunk: ['sip trunk', 'SIP-транк'],
   },
 };
 
