@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { admin, everyFeatureOn, licence, raw, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
 import { bin, buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
-import { SipPhone, sessionIn, sipTestConfig } from './sip-support';
+import { SipPhone, sessionIn, sippProvider, sipTestConfig } from './sip-support';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -339,5 +339,37 @@ describe('SIP trunks', () => {
     });
     expect(r.status).toBe(422);
     expect(JSON.stringify(r.body)).toContain('groups');
+    // the group's calls out are the next test's provider's
+    await getCommand('sip_trunk.delete').run({ api }, { id: made.data.id });
+  });
+});
+
+describe('calls out through a SIP trunk', { timeout: 120_000 }, () => {
+  it("a number Lintel does not hold leaves through the trunk of the caller's group, to a provider that challenges", async () => {
+    const provider = await sippProvider();
+    await getCommand('sip_trunk.create').run(
+      { api },
+      {
+        name: `Provider ${uid()}`,
+        outgoing_number: '74950000000',
+        termination_uri: `sip:127.0.0.1:${provider.port}`,
+        login: 'lintel',
+        password: 'Provider-Secret-1',
+        groups: [group],
+      },
+    );
+    const a = await phone();
+    const session = a.call('74951234567');
+    await sessionIn(session, [SessionState.Established, SessionState.Terminated]);
+    expect(session.state).toBe(SessionState.Established);
+    await session.bye();
+    const ran = await provider.done;
+    expect(ran.ok, ran.output).toBe(true);
+    const h = await until(history, (x) => x.data.some((r) => r.from_number === a.number));
+    expect(h.data.find((r) => r.from_number === a.number)).toMatchObject({
+      to_number: '74951234567',
+      status: 'answered',
+      direction: 'outgoing',
+    });
   });
 });

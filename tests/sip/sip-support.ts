@@ -234,3 +234,39 @@ export async function sessionIn(
   }
   return session.state;
 }
+
+/**
+ * A provider behind a SIP trunk (tests/sip/scenarios/provider.xml), as sipp on a free port: resolves once the
+ * one call it expects ran as written (challenge answered with the trunk's credentials, the outgoing number
+ * asserted, answered, ended by BYE).
+ */
+export async function sippProvider(): Promise<{
+  port: number;
+  done: Promise<{ ok: boolean; output: string }>;
+}> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
+  const args = [
+    '-sf',
+    path.join(scenarios, 'provider.xml'),
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '60s',
+    '-mp',
+    String(await freePort()),
+  ];
+  const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
+    execFile('sipp', args, { cwd: dir, timeout: 90_000 }, (err, stdout, stderr) => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+      resolve({ ok: code === 0, output: `${stdout}\n${stderr}`.slice(-3000) });
+    });
+  });
+  return { port, done };
+}

@@ -128,6 +128,7 @@ interface CallRow {
   answered_by: string | null;
   ringing: string[];
   plan: string;
+  via: string;
   h_entry: string | number | null;
   h_id: string | number | null;
   cseq: string | null;
@@ -163,7 +164,7 @@ async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise
 }
 
 const CALL_COLUMNS = sql`id, project_id, call_id, speech_id, status, type, caller, callee, answered_by, ringing,
-  plan, h_entry, h_id, cseq, info, created_at, answered_at, ended_at`;
+  plan, via, h_entry, h_id, cseq, info, created_at, answered_at, ended_at`;
 
 /** The numbers of step `i` of a plan as the SIP server reads it (`timeout:noanswer:error:a+b`). */
 const stepNumbers = (plan: string, i: number): string[] =>
@@ -181,15 +182,28 @@ export interface RouteArgs {
 export async function routeCall(
   app: ServerContext,
   args: RouteArgs,
-): Promise<{ action: 'route' | 'reject'; plan?: string; code?: string; reason?: string; id?: string }> {
+): Promise<{
+  action: 'route' | 'reject';
+  plan?: string;
+  code?: string;
+  reason?: string;
+  id?: string;
+  trunk?: string;
+  trunk_from?: string;
+  trunk_login?: string;
+  trunk_password?: string;
+}> {
   const db = app.db;
   const known = await numbersByValue(db, [args.caller, args.callee]);
   const callerRow = known.get(args.caller);
   const caller = await routeNumber(db, callerRow);
   const callee = await routeNumber(db, known.get(args.callee));
+  const trunks = callerRow && !callee ? await trunksFor(db, callerRow) : { groups: [], trunks: [] };
   const decision = decideRoute({
     caller,
     callee,
+    callerGroups: trunks.groups,
+    trunks: trunks.trunks,
     dialled: args.callee,
     // waiting calls and interception settings are issue 22 item 7: none are kept yet
     interceptions: [],
@@ -208,20 +222,84 @@ export async function routeCall(
         on conflict (call_id) do nothing`.execute(db);
     return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
   }
-  const plan = encodePlan(decision.steps);
   const projectId = callerRow!.project_id;
+  if (decision.action === 'trunk') {
+    const trunk = (
+      await sql<{ outgoing_number: string; termination_uri: string; login: string; password: string | null }>`
+        select outgoing_number, termination_uri, login, password from sip_trunks where id = ${decision.trunkId}`.execute(
+        db,
+      )
+    ).rows[0]!;
+    await keepCall(app, {
+      projectId,
+      args,
+      speechId,
+      ringing: [args.callee],
+      plan: '',
+      via: 'trunk',
+      now,
+    });
+    const uri = new URL(trunk.termination_uri.replace(/^sips?:(?:[^@]*@)?/, 'http://'));
+    return {
+      action: 'route',
+      id: speechId,
+      trunk: `sip:${args.callee}@${uri.host}`,
+      trunk_from: trunk.outgoing_number,
+      trunk_login: trunk.login,
+      trunk_password: trunk.password ?? '',
+    };
+  }
+  const plan = encodePlan(decision.steps);
   const ringing = decision.steps[0]!.numbers;
+  await keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
+  return { action: 'route', plan, id: speechId };
+}
+
+/** The call kept from now on, published on its numbers' channels. */
+async function keepCall(
+  app: ServerContext,
+  c: {
+    projectId: number;
+    args: RouteArgs;
+    speechId: string;
+    ringing: string[];
+    plan: string;
+    via: string;
+    now: Date;
+  },
+): Promise<void> {
   await app.db.transaction().execute(async (trx) => {
     const inserted = await sql<CallRow>`
       insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via, cseq,
         created_at)
-      values (${projectId}, ${args.call_id}, ${speechId}, 'calling', 'normal', ${args.caller}, ${args.callee},
-        ${JSON.stringify(ringing)}::jsonb, ${plan}, ${decision.via}, ${args.cseq ?? null}, ${now})
+      values (${c.projectId}, ${c.args.call_id}, ${c.speechId}, 'calling', 'normal', ${c.args.caller},
+        ${c.args.callee}, ${JSON.stringify(c.ringing)}::jsonb, ${c.plan}, ${c.via}, ${c.args.cseq ?? null}, ${c.now})
       on conflict (call_id) do nothing
       returning ${CALL_COLUMNS}`.execute(trx);
     if (inserted.rows[0]) await publish(app, trx, inserted.rows[0]);
   });
-  return { action: 'route', plan, id: speechId };
+}
+
+/** The caller's group chain (nearest first) and the project's trunks with their groups. */
+async function trunksFor(
+  db: Kysely<DB>,
+  caller: NumberRow,
+): Promise<{ groups: number[]; trunks: { id: number; groupIds: number[] }[] }> {
+  const chain = await sql<{ id: number; depth: number }>`
+    with recursive up(id, parent_id, depth) as (
+      select id, parent_id, 0 from domains where id = ${caller.device_group ?? caller.domain_id}
+      union all
+      select d.id, d.parent_id, up.depth + 1 from domains d join up on d.id = up.parent_id where up.depth < 64
+    ) select id, depth from up order by depth`.execute(db);
+  const rows = await sql<{ id: number; domain_id: number }>`
+    select t.id, g.domain_id from sip_trunks t join sip_trunk_groups g on g.sip_trunk_id = t.id
+    where t.project_id = ${caller.project_id} order by t.id`.execute(db);
+  const trunks = new Map<number, number[]>();
+  for (const r of rows.rows) trunks.set(r.id, [...(trunks.get(r.id) ?? []), r.domain_id]);
+  return {
+    groups: chain.rows.map((r) => r.id),
+    trunks: [...trunks].map(([id, groupIds]) => ({ id, groupIds })),
+  };
 }
 
 const reasonText = {
@@ -329,7 +407,7 @@ async function writeHistory(
   await sql`insert into call_history (project_id, created_at, ended_at, from_number, to_number, answered_by, status,
       direction, duration, call_id)
     values (${r.project_id}, ${r.created_at}, ${ended}, ${r.caller}, ${r.callee}, ${r.answered_by}, ${status},
-      'incoming', ${duration}, ${r.call_id})
+      ${r.via === 'trunk' ? 'outgoing' : 'incoming'}, ${duration}, ${r.call_id})
     on conflict (call_id) do nothing`.execute(trx);
 }
 

@@ -64,6 +64,11 @@ export const sipRoute = defineCommand({
     code: z.string().optional(),
     reason: z.string().optional(),
     id: z.string().optional(),
+    /** out through a SIP trunk: the provider's request URI, the number the call leaves with, credentials */
+    trunk: z.string().optional(),
+    trunk_from: z.string().optional(),
+    trunk_login: z.string().optional(),
+    trunk_password: z.string().optional(),
   }),
 });
 

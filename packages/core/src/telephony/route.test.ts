@@ -240,3 +240,30 @@ describe('the plan for the SIP server', () => {
     ).toBe('3:1:-1:200|60:-1:-1:300+301');
   });
 });
+
+describe('trunks', () => {
+  const trunks = [
+    { id: 1, groupIds: [10] },
+    { id: 2, groupIds: [20, 30] },
+  ];
+  it('a number Lintel does not hold leaves through the trunk of the caller’s nearest group that has one', () => {
+    expect(
+      decideRoute(input({ callee: null, dialled: '74951234567', callerGroups: [30, 10], trunks })),
+    ).toEqual({
+      action: 'trunk',
+      trunkId: 2,
+    });
+    expect(
+      decideRoute(input({ callee: null, dialled: '74951234567', callerGroups: [40, 10], trunks })),
+    ).toEqual({
+      action: 'trunk',
+      trunkId: 1,
+    });
+  });
+  it('no trunk for the caller’s groups: not found; a number Lintel holds never leaves', () => {
+    expect(decideRoute(input({ callee: null, dialled: '7495', callerGroups: [40], trunks }))).toMatchObject({
+      code: 404,
+    });
+    expect(decideRoute(input({ callerGroups: [10], trunks }))).toMatchObject({ action: 'route' });
+  });
+});

@@ -62,8 +62,17 @@ export interface RouteInterception {
   groupIds: readonly number[];
 }
 
+/** A SIP trunk: a provider's line out for the numbers of its groups. */
+export interface RouteTrunk {
+  id: number;
+  groupIds: readonly number[];
+}
+
 export interface RouteInput {
   caller: RouteNumber | null;
+  /** the caller's group and the groups above it, nearest first (which trunk carries its calls out) */
+  callerGroups?: readonly number[];
+  trunks?: readonly RouteTrunk[];
   callee: RouteNumber | null;
   /** the number dialled, as the INVITE named it */
   dialled: string;
@@ -92,6 +101,8 @@ export type RouteDecision =
       /** the rules that shaped the plan */
       rules: number[];
     }
+  /** out through a SIP trunk: a number Lintel does not hold, dialled by a number whose group has a trunk */
+  | { action: 'trunk'; trunkId: number }
   | {
       action: 'reject';
       code: 403 | 404 | 480;
@@ -144,6 +155,13 @@ export function decideRoute(input: RouteInput): RouteDecision {
       };
   }
 
+  // a number Lintel does not hold leaves through the trunk of the caller's nearest group that has one
+  if (!callee) {
+    for (const g of input.callerGroups ?? []) {
+      const trunk = (input.trunks ?? []).find((t) => t.groupIds.includes(g));
+      if (trunk) return { action: 'trunk', trunkId: trunk.id };
+    }
+  }
   // numbers of one project call each other only
   if (!callee || callee.projectId !== caller.projectId)
     return { action: 'reject', code: 404, reason: 'not_found' };
