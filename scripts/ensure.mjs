@@ -155,9 +155,8 @@ export function ensureSip({ required = true } = {}) {
   const has = () =>
     kamailioCandidates().some((p) => fs.existsSync(p)) &&
     (!process.env.KAMAILIO_BIN
-      ? modules.some(
-          (d) =>
-            ['websocket.so', 'jsonrpcs.so', 'http_client.so'].every((m) => fs.existsSync(path.join(d, m))),
+      ? modules.some((d) =>
+          ['websocket.so', 'jsonrpcs.so', 'http_client.so'].every((m) => fs.existsSync(path.join(d, m))),
         )
       : true) &&
     ['/usr/bin/sipp', '/usr/local/bin/sipp'].some((p) => fs.existsSync(p));

@@ -138,8 +138,9 @@ interface Case {
 /** A call in progress and a line of history in the world's project, as the SIP server's events write them. */
 async function callRows(): Promise<void> {
   const db = ts.server.context.db;
-  const project = (await sql<{ project_id: number }>`select project_id from domains where id = ${w.A}`.execute(db))
-    .rows[0]!.project_id;
+  const project = (
+    await sql<{ project_id: number }>`select project_id from domains where id = ${w.A}`.execute(db)
+  ).rows[0]!.project_id;
   const callId = `matrix-${uid()}`;
   await sql`insert into sip_calls (project_id, call_id, speech_id, status, caller, callee)
     values (${project}, ${callId}, ${callId}, 'calling', '1', '2')`.execute(db);
@@ -845,7 +846,7 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'sip.call_event':
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
   'call.stop':
-    "needs a call in progress on a running SIP server: tests/sip/calls.test.ts stops one and refuses a user whose number is not in it",
+    'needs a call in progress on a running SIP server: tests/sip/calls.test.ts stops one and refuses a user whose number is not in it',
   'device_gateway.logs':
     "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/events.test.ts refuses sessions and wrong credentials",
 };
