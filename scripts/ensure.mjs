@@ -133,6 +133,8 @@ export const sipPackages = [
   'kamailio-websocket-modules',
   'kamailio-tls-modules',
   'kamailio-json-modules',
+  // http_client: Kamailio asks Lintel where each call goes (apps/server/sip/kamailio.cfg.tmpl)
+  'kamailio-utils-modules',
   'sip-tester',
 ];
 /** What only the tests need besides: the door panel of the web dialer's test (tests/e2e/dialer-door.test.ts). */
@@ -155,8 +157,8 @@ export function ensureSip({ required = true } = {}) {
   const has = () =>
     kamailioCandidates().some((p) => fs.existsSync(p)) &&
     (!process.env.KAMAILIO_BIN
-      ? modules.some(
-          (d) => fs.existsSync(path.join(d, 'websocket.so')) && fs.existsSync(path.join(d, 'jsonrpcs.so')),
+      ? modules.some((d) =>
+          ['websocket.so', 'jsonrpcs.so', 'http_client.so'].every((m) => fs.existsSync(path.join(d, m))),
         )
       : true) &&
     ['/usr/bin/sipp', '/usr/local/bin/sipp'].some((p) => fs.existsSync(p)) &&
@@ -198,7 +200,7 @@ export function ensureSip({ required = true } = {}) {
   const advice =
     "Lintel's telephony runs Kamailio, and it was not found.\n" +
     `Install it (Debian/Ubuntu: \`sudo apt-get install ${sipPackages.join(' ')}\`;\n` +
-    'elsewhere: Kamailio 5.6 or newer with its websocket, tls and jsonrpcs modules, and SIPp),\n' +
+    'elsewhere: Kamailio 5.6 or newer with its websocket, tls, jsonrpcs and http_client modules, and SIPp),\n' +
     'or point KAMAILIO_BIN at a kamailio binary.';
   if (required) fail(`${advice}\nThen run \`npm test\` again.`);
   console.warn(`\n  ${advice.split('\n').join('\n  ')}\n  The server starts without telephony.\n`);

@@ -135,6 +135,19 @@ interface Case {
   hidden?: () => number;
 }
 
+/** A call in progress and a line of history in the world's project, as the SIP server's events write them. */
+async function callRows(): Promise<void> {
+  const db = ts.server.context.db;
+  const project = (
+    await sql<{ project_id: number }>`select project_id from domains where id = ${w.A}`.execute(db)
+  ).rows[0]!.project_id;
+  const callId = `matrix-${uid()}`;
+  await sql`insert into sip_calls (project_id, call_id, speech_id, status, caller, callee)
+    values (${project}, ${callId}, ${callId}, 'calling', '1', '2')`.execute(db);
+  await sql`insert into call_history (project_id, from_number, to_number, status, call_id)
+    values (${project}, '1', '2', 'answered', ${callId})`.execute(db);
+}
+
 /** A ready backup of the project's settings (made once per project; `fresh`: a new one, to delete). */
 const backups = new Map<ApiClient, number>();
 async function settingsBackup(client: ApiClient = api, fresh = false): Promise<number> {
@@ -797,6 +810,17 @@ const listCases: Record<string, Case> = {
     out: () => eventOn(w.deviceB),
   },
 
+  // calls as the SIP server's events leave them (these test servers run none); tests/sip/calls.test.ts holds
+  // who sees which call
+  'call.list': {
+    perms: ['calls.can_intercept_call_like_concierge'],
+    ok: async () => (await callRows(), {}),
+  },
+  'call_history.list': {
+    perms: ['calls.history'],
+    ok: async () => (await callRows(), {}),
+  },
+
   'audit_event.list': {
     perms: ['audit.view'],
     ok: () => ({}),
@@ -906,6 +930,12 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/gateway.test.ts refuses sessions and wrong credentials",
   'device_gateway.status':
     "a device's own call (its broker topics), never a person's: tests/devices/gateway.test.ts holds it to its own serial",
+  'sip.route':
+    "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
+  'sip.call_event':
+    "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
+  'call.stop':
+    'needs a call in progress on a running SIP server: tests/sip/calls.test.ts stops one and refuses a user whose number is not in it',
   'device_gateway.logs':
     "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/events.test.ts refuses sessions and wrong credentials",
 };

@@ -9,7 +9,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { Registerer, UserAgent } from 'sip.js';
+import type { SessionState } from 'sip.js';
+import { Inviter, Registerer, UserAgent, type Invitation, type Session } from 'sip.js';
 import { loadSipConfig, type SipConfig } from '@lintel/server';
 
 const scenarios = path.join(import.meta.dirname, 'scenarios');
@@ -162,4 +163,145 @@ export async function sipjsRegister(sip: SipConfig, number: string, password: st
   } finally {
     await ua.stop().catch(() => undefined);
   }
+}
+
+/** A stand-in for media: signalling-only calls offer and accept a fixed SDP. */
+const SDP = (port: number) =>
+  [
+    'v=0',
+    `o=- ${port} 1 IN IP4 127.0.0.1`,
+    's=-',
+    'c=IN IP4 127.0.0.1',
+    't=0 0',
+    `m=audio ${port} RTP/AVP 0`,
+    'a=rtpmap:0 PCMU/8000',
+    '',
+  ].join('\r\n');
+const stubMedia = () => {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  return {
+    close: () => undefined,
+    getDescription: () => Promise.resolve({ body: SDP(port), contentType: 'application/sdp' }),
+    hasDescription: (ct: string) => ct === 'application/sdp',
+    setDescription: () => Promise.resolve(),
+    sendDtmf: () => false,
+  };
+};
+
+/**
+ * A sip.js phone (signalling only) registered with `number` over the websocket. `answer`: what it does with
+ * an incoming call — accept it, reject it with a status (486 busy), or let it ring (`ring`: the test decides).
+ */
+export class SipPhone {
+  readonly incoming: Invitation[] = [];
+  answer: 'accept' | 'ring' | number = 'accept';
+  private constructor(
+    readonly number: string,
+    readonly ua: UserAgent,
+    private readonly registerer: Registerer,
+  ) {}
+
+  static async register(sip: SipConfig, number: string, password: string): Promise<SipPhone> {
+    let phone: SipPhone | null = null;
+    const ua = new UserAgent({
+      uri: UserAgent.makeURI(`sip:${number}@127.0.0.1`)!,
+      transportOptions: { server: `ws://127.0.0.1:${sip.wsPort}`, connectionTimeout: 15 },
+      authorizationUsername: number,
+      authorizationPassword: password,
+      logLevel: 'error',
+      logBuiltinEnabled: false,
+      sessionDescriptionHandlerFactory: stubMedia as never,
+      delegate: {
+        onInvite: (invitation) => {
+          phone!.incoming.push(invitation);
+          const a = phone!.answer;
+          if (a === 'accept') void invitation.accept().catch(() => undefined);
+          else if (typeof a === 'number') void invitation.reject({ statusCode: a }).catch(() => undefined);
+          else void invitation.progress().catch(() => undefined);
+        },
+      },
+    });
+    await ua.start();
+    const registerer = new Registerer(ua, { expires: 300 });
+    phone = new SipPhone(number, ua, registerer);
+    const outcome = await new Promise<string>((resolve, reject) => {
+      registerer
+        .register({
+          requestDelegate: {
+            onAccept: () => resolve('registered'),
+            onReject: (r) => resolve(`rejected ${r.message.statusCode}`),
+          },
+        })
+        .catch(reject);
+    });
+    if (outcome !== 'registered') {
+      await ua.stop().catch(() => undefined);
+      throw new Error(`${number} did not register: ${outcome}`);
+    }
+    return phone;
+  }
+
+  /** Calls `number`; resolves the session once sent (its state tells how it goes). */
+  call(number: string, headers: string[] = []): Inviter {
+    const inviter = new Inviter(this.ua, UserAgent.makeURI(`sip:${number}@127.0.0.1`)!, {
+      extraHeaders: headers,
+    });
+    void inviter.invite().catch(() => undefined);
+    return inviter;
+  }
+
+  async stop(): Promise<void> {
+    await this.registerer.unregister().catch(() => undefined);
+    await this.ua.stop().catch(() => undefined);
+  }
+}
+
+/** Waits until a session reaches one of these states (generous bound: the machine is shared). */
+export async function sessionIn(
+  session: Session,
+  states: SessionState[],
+  ms = 30_000,
+): Promise<SessionState> {
+  const end = Date.now() + ms;
+  while (!states.includes(session.state)) {
+    if (Date.now() > end) throw new Error(`session stayed ${session.state}, awaited ${states.join('|')}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return session.state;
+}
+
+/**
+ * A provider behind a SIP trunk (tests/sip/scenarios/provider.xml), as sipp on a free port: resolves once the
+ * one call it expects ran as written (challenge answered with the trunk's credentials, the outgoing number
+ * asserted, answered, ended by BYE).
+ */
+export async function sippProvider(): Promise<{
+  port: number;
+  done: Promise<{ ok: boolean; output: string }>;
+}> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
+  const args = [
+    '-sf',
+    path.join(scenarios, 'provider.xml'),
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '60s',
+    '-mp',
+    String(await freePort()),
+  ];
+  const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
+    execFile('sipp', args, { cwd: dir, timeout: 90_000 }, (err, stdout, stderr) => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+      resolve({ ok: code === 0, output: `${stdout}\n${stderr}`.slice(-3000) });
+    });
+  });
+  return { port, done };
 }

@@ -88,6 +88,8 @@ const OVERRIDES: Record<string, (ref: (family: string) => Promise<number>, group
       domains: [group],
       send_registration_link: false,
     }),
+    // a provider's URI is a SIP URI, which no derived text is
+    sip_trunk: () => Promise.resolve({ termination_uri: `sip:provider-${uid()}.example:5060` }),
   };
 
 const cmd = (r: AnyResource, verb: 'create') => r.commands[verb] as unknown as Command;

@@ -16,6 +16,7 @@ import { addBackupTools } from './backups';
 import { addLogin } from './session/login';
 import { addLogout } from './session/logout';
 import { addEvents } from './events/watch';
+import { addCalls } from './calls/calls';
 import { addDeviceSearch } from './devices/search';
 import { addWhoami } from './session/whoami';
 
@@ -72,6 +73,8 @@ export function createProgram(
   addDeviceSearch(program, ctx, families);
   addApi(program, ctx, families.session);
   addEvents(program, ctx);
+  // `lintel calls history|watch`, beside the generated `lintel calls list|stop`
+  addCalls(program, ctx);
   addCompletion(program, ctx);
   return program;
 }

@@ -224,6 +224,8 @@ export async function createServer(config: Config): Promise<LintelServer> {
     firstStart: boot.created,
     async listen() {
       await lifecycle.start();
+      // the SIP server asks this instance where calls go, now that it listens
+      await context.sip.routeThrough(http.address());
       return http.address();
     },
     async close() {

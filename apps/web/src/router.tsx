@@ -32,6 +32,7 @@ import { ProfilePage } from './features/profile/profile-page';
 import { DeviceTasksPage } from './features/device-tasks/device-tasks-page';
 import { DeviceSearchPage } from './features/device-search/device-search-page';
 import { DeviceEventsPage } from './features/device-events/device-events-page';
+import { CallHistoryPage } from './features/call-history/call-history-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { BackupsPage } from './features/backups/backups-page';
@@ -86,6 +87,7 @@ const screens: Record<string, ReactNode> = {
   profile: <ProfilePage />,
   notifications: <NotificationsPage />,
   'virtual-numbers': <VirtualNumbersPage />,
+  'call-history': <CallHistoryPage />,
   'notifications.settings': <NotificationSettingsPage />,
 };
 

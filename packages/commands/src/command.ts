@@ -4,10 +4,12 @@ import type { ApiClient, Gate, Timeouts } from '@lintel/core';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call a command: anyone (`public`), a signed-in session holding the permissions, or a device
- * (`device`: what devices push to the platform, over MQTT or HTTP; the device gateway authenticates them).
+ * Who may call a command: anyone (`public`), a signed-in session holding the permissions, a device
+ * (`device`: what devices push to the platform, over MQTT or HTTP; the device gateway authenticates them), or
+ * the SIP server (`sip`: Kamailio asking where a call goes and telling what happened to it, by the secret
+ * Lintel gave it).
  */
-export type Access = 'public' | 'session' | 'device';
+export type Access = 'public' | 'session' | 'device' | 'sip';
 
 /**
  * Who may call it: any one of `anyPermission` (codes of `PermissionCode`) and every flag of `licence`

@@ -22,6 +22,7 @@ import * as worker from './system/worker.commands';
 import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
+import * as call from './call/call.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -30,6 +31,8 @@ import { domainTypeResource } from './domain-type/domain-type.resource';
 import { deviceResource } from './device/device.resource';
 import { sipNumberResource } from './sip-number/sip-number.resource';
 import { webhookResource } from './webhook/webhook.resource';
+import { forwardRuleResource } from './forward-rule/forward-rule.resource';
+import { sipTrunkResource } from './sip-trunk/sip-trunk.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
 import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
@@ -54,6 +57,8 @@ export * from './marker/marker.resource';
 export * from './marker/marker.extras';
 export * from './domain-type/domain-type.resource';
 export * from './sip-number/sip-number.resource';
+export * from './forward-rule/forward-rule.resource';
+export * from './sip-trunk/sip-trunk.resource';
 export * from './audit-event/audit-event.resource';
 export * from './seed/seed.commands';
 export * from './licence/licence.commands';
@@ -72,6 +77,7 @@ export * from './ip-blocking/ip-blocking.commands';
 export * from './settings/settings.commands';
 export * from './mail-template/mail-template.commands';
 export * from './openapi';
+export * from './call/call.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -83,6 +89,8 @@ export const resources = [
   domainTypeResource,
   sipNumberResource,
   webhookResource,
+  forwardRuleResource,
+  sipTrunkResource,
 ] as const;
 
 /** A reference to a family no registry declares is a mistake of the declaration, refused as the registry loads. */
@@ -125,6 +133,7 @@ const modules = [
   ipBlocking,
   settings,
   mailTemplate,
+  call,
   ...resources.map((r) => r.commands),
 ] as const;
 

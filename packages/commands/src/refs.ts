@@ -54,6 +54,8 @@ export const PickerFamilies = [
   'domain_type',
   'device',
   'sip_number',
+  'forward_rule',
+  'sip_trunk',
 ] as const;
 export type PickerFamily = (typeof PickerFamilies)[number];
 

@@ -14,6 +14,8 @@ export const RealtimeTopics = {
   /** the devices' live changes: status, tasks, events (each event says its group: scoped per reader) */
   devices: 'private-devices',
   user: (profileId: number) => `private-users.${profileId}`,
+  /** the calls of one virtual number (CallUpdated) */
+  calls: (number: string) => `private-calls.${number}`,
 } as const;
 
 /** Limits of one socket (ours: the spec gives none; docs/decisions.md "The websocket"). */

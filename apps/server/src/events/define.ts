@@ -218,6 +218,22 @@ export const SipNumberChangedEvent = defineEvent({
   audience: { kind: 'permission', permission: 'sip_numbers.view_all' },
 });
 
+/**
+ * A call changed (issue 22 item 6; spec part 2 §7 "Call updates: subscribe to a channel for the user's number
+ * and listen for the CallUpdated event carrying a call"): sent on `private-calls.{number}` for each number of
+ * the call (the caller, the number dialled, those rung and the one that answered).
+ */
+export const CallUpdatedEvent = defineEvent({
+  topic: (p: { number: string }) => RealtimeTopics.calls(p.number),
+  type: 'CallUpdated',
+  payload: z.object({
+    projectId: z.number().int(),
+    number: z.string(),
+    call: z.record(z.string(), z.unknown()),
+  }),
+  audience: { kind: 'project' },
+});
+
 /** Every declared event, by type. */
 export const eventDefs = {
   RoleChangedEvent,
@@ -229,4 +245,5 @@ export const eventDefs = {
   NotificationCreatedEvent,
   DeviceSearchEvent,
   SipNumberChangedEvent,
+  CallUpdatedEvent,
 } as const;

@@ -19,6 +19,8 @@ import { deviceEventHandlers } from './device-event/device-event.handler';
 import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
+import { callHandlers } from './call/call.handler';
+import { sipTrunkHandlers } from './sip-trunk/sip-trunk.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
 import { webhookHandlers } from './webhook/webhook.handler';
@@ -58,4 +60,6 @@ export const handlers = {
   ...ipBlockingHandlers,
   ...settingsHandlers,
   ...mailTemplateHandlers,
+  ...callHandlers,
+  ...sipTrunkHandlers,
 } satisfies AllHandlers;

@@ -19,7 +19,7 @@ import { AppError } from '../errors';
 import { registerRateLimits } from '../security/rate-limit';
 import { WS_ROUTE } from '../realtime/websocket';
 import { dispatch } from '../pipeline/dispatch';
-import { authenticateBearer, metricsScraper, type Principal } from '../pipeline/principal';
+import { authenticateBearer, authenticateSip, metricsScraper, type Principal } from '../pipeline/principal';
 import { authenticateDeviceThrottled } from '../auth/device-throttle';
 import { StreamedReply } from '../pipeline/streamed-reply';
 import { notePoolContact } from '../devices/pool';
@@ -248,7 +248,9 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
           cmd.access === 'session'
             ? (metricsScraper(config.metricsToken, cmd, bearer(req)) ??
               (await authenticateBearer(context, bearer(req))))
-            : (asDevice?.principal ?? { kind: 'anonymous' });
+            : cmd.access === 'sip'
+              ? await authenticateSip(context, req.headers.authorization)
+              : (asDevice?.principal ?? { kind: 'anonymous' });
         if (cmd.access !== 'public' && principal.kind === 'anonymous') {
           // a device the platform does not know, calling in: noted in the pool for an installer to adopt
           if (cmd.id === 'device_gateway.heartbeat' && asDevice?.unknown)

@@ -71,8 +71,9 @@ export function dispatch(
     args: cmd.args,
     gates: cmd.gates,
     result: cmd.result,
-    // what devices push (heartbeats, logs: a thousand a second in a building) changes none of these
-    changes: cmd.http.method !== 'GET' && cmd.access !== 'device',
+    // what devices push (heartbeats, logs: a thousand a second in a building) and what the SIP server asks
+    // and tells (a call's route and events) change none of these
+    changes: cmd.http.method !== 'GET' && cmd.access !== 'device' && cmd.access !== 'sip',
   };
   const run = dispatchOperation(app, op, handler, input, principal, opts);
   // what devices push, counted by command and outcome (metrics/metrics.ts)
@@ -129,6 +130,8 @@ export async function dispatchOperation<A extends ZodType>(
   }
   // what devices push is theirs alone to call, and a device calls nothing else that needs a caller
   if (op.access === 'device' && principal.kind !== 'device') throw new UnauthenticatedError();
+  // and what the SIP server asks and tells is its alone
+  if (op.access === 'sip' && principal.kind !== 'sip') throw new UnauthenticatedError();
   const args = parseInput(op.args, input ?? {});
   const ctx: HandlerContext = {
     app,

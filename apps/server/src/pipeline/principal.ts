@@ -12,7 +12,8 @@ import { authenticate as authenticateSession } from '../auth/sessions';
  * - `device`: a device pushing to the platform (heartbeats, status; logs and events next), over MQTT (the
  *   gateway names it by the serial of the topic the broker let it publish on) or over HTTP (its login, the
  *   serial number, and the password Lintel issued it). It may call only `device` commands.
- * - `sip`: the SIP server's calls; declared so the pipeline's shape is final, refused until the SIP control.
+ * - `sip`: the SIP server (Kamailio) asking where a call goes and telling what happened to it, by the secret
+ *   Lintel gave it over JSON-RPC (sip/service.ts); it may call only `sip` commands.
  */
 export type Principal =
   | { kind: 'anonymous' }
@@ -156,7 +157,13 @@ export async function authenticateDevice(app: ServerContext, header: string | un
   return devicePrincipal(device);
 }
 
-/** The SIP server (Kamailio) authenticates with its shared secret once the SIP control exists; refused until then. */
-export function authenticateSip(): Promise<Principal> {
-  return Promise.resolve({ kind: 'anonymous' });
+/**
+ * The SIP server (Kamailio) by `Authorization: Bearer <secret>`: the installation's SIP secret, which Lintel
+ * gives Kamailio over JSON-RPC (never in a file). Anything else is anonymous (and refused by the route).
+ */
+export async function authenticateSip(app: ServerContext, header: string | undefined): Promise<Principal> {
+  const m = /^Bearer\s+(\S+)$/i.exec(header ?? '');
+  if (!m) return { kind: 'anonymous' };
+  const secret = await app.sip.secret();
+  return samePassword(secret, m[1]) ? { kind: 'sip', auth: null } : { kind: 'anonymous' };
 }

@@ -74,9 +74,29 @@ export const DevicesTopic = defineTopic({
   groups: true,
 });
 
+/** Who may follow calls live: those who may call or receive calls, and the concierges who intercept. */
+const CallFollowers = [
+  'calls.call_all',
+  'calls.call_own_group',
+  'calls.call_descendants',
+  'calls.call_panel',
+  'calls.concierge_receive',
+  'calls.can_intercept_call_like_concierge',
+];
+
+/**
+ * The calls of one virtual number (CallUpdated); server-only. Anyone of the project who may take part in
+ * calls follows any of its numbers: a concierge follows the panels' and the flats' numbers (docs/decisions.md
+ * "Telephony: routing and calls").
+ */
+export const CallsTopic = defineTopic({
+  pattern: 'private-calls.{number}',
+  read: (auth) => CallFollowers.some((p) => auth.permissions.has(p)),
+});
+
 /** Every topic of the websocket. A family adds its own here (see docs/project-layout.md). */
 /** Every topic (a test fixture may add one before the server starts: testing.ts `registerFixtureTopic`). */
-export const topicDefs: TopicDef[] = [UserTopic, AppChangesTopic, DevicesTopic];
+export const topicDefs: TopicDef[] = [UserTopic, AppChangesTopic, DevicesTopic, CallsTopic];
 
 const compiled = new Map<TopicDef, { re: RegExp; names: string[] }>();
 function compile(def: TopicDef) {

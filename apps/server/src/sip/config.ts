@@ -39,6 +39,13 @@ export interface SipConfig {
   /** Kamailio's log level (LINTEL_SIP_DEBUG, default 1: errors and warnings) */
   debug: number;
   /**
+   * where Kamailio asks Lintel where calls go and tells it what happens to them (LINTEL_SIP_ROUTE_URL, e.g.
+   * http://10.0.0.2:3000/api/v0/sip); default: this instance's own HTTP address once it listens
+   */
+  routeUrl?: string;
+  /** how long Kamailio waits for Lintel's answer before its fallback route (LINTEL_SIP_ROUTE_TIMEOUT_S, default 1) */
+  routeTimeoutS: number;
+  /**
    * the ICE servers the web dialer's browsers use (LINTEL_SIP_ICE_SERVERS: a JSON array of RTCIceServer, or
    * URLs separated by spaces or commas); none by default: no public STUN server is asked unless configured
    */
@@ -99,6 +106,8 @@ export function loadSipConfig(env: NodeJS.ProcessEnv): SipConfig {
     rpcTimeoutMs: int(env.LINTEL_SIP_RPC_TIMEOUT_MS, 3_000),
     debug: int(env.LINTEL_SIP_DEBUG, 1),
     iceServers: parseIceServers(env.LINTEL_SIP_ICE_SERVERS),
+    routeUrl: env.LINTEL_SIP_ROUTE_URL || undefined,
+    routeTimeoutS: Math.max(1, int(env.LINTEL_SIP_ROUTE_TIMEOUT_S, 1)),
   };
 }
 
@@ -126,7 +135,9 @@ const MODULE_DIRS = [
 export function findModulesDir(config: SipConfig): string | undefined {
   const dirs = config.modulesDir ? [config.modulesDir] : MODULE_DIRS;
   return dirs.find((d) =>
-    ['websocket.so', 'jsonrpcs.so', 'htable.so', 'xhttp.so'].every((m) => fs.existsSync(path.join(d, m))),
+    ['websocket.so', 'jsonrpcs.so', 'htable.so', 'xhttp.so', 'http_client.so', 'dialog.so'].every((m) =>
+      fs.existsSync(path.join(d, m)),
+    ),
   );
 }
 
@@ -156,6 +167,7 @@ export function renderConfig(
     MODULES_DIR: modulesDir.endsWith('/') ? modulesDir : `${modulesDir}/`,
     REALM: config.realm.replace(/[^A-Za-z0-9._-]/g, ''),
     TLS_CONFIG: tlsConfig ?? '',
+    ROUTE_TIMEOUT_S: String(Math.max(1, Math.floor(config.routeTimeoutS ?? 1))),
   };
   return template.replace(/\{\{([A-Z_]+)\}\}/g, (_m, name: string) => {
     const v = values[name];

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -62,6 +63,9 @@ export class SipService {
   private readonly onProcessExit = () => {
     if (this.child) killGroup(this.child, 'SIGKILL');
   };
+  /** where Kamailio reaches Lintel's SIP routes (sip.route, sip.call_event), once this instance listens */
+  private routeBase: string | null = null;
+  private secretValue: string | null = null;
   /** serialises starts, restarts and credential loads */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -189,6 +193,51 @@ export class SipService {
     return this.status();
   }
 
+  /**
+   * The installation's SIP secret: what Kamailio shows Lintel when it asks where a call goes (the `sip`
+   * principal). Made by the first instance that needs it and shared through the database, so any instance
+   * answers a Kamailio that another one configured; it reaches Kamailio over JSON-RPC only.
+   */
+  async secret(): Promise<string> {
+    if (this.secretValue) return this.secretValue;
+    await sql`insert into installation_secrets (name, value) values ('sip_route_secret', ${crypto.randomBytes(32).toString('hex')})
+      on conflict (name) do nothing`.execute(this.ctx.db);
+    const row = await sql<{
+      value: string;
+    }>`select value from installation_secrets where name = 'sip_route_secret'`.execute(this.ctx.db);
+    this.secretValue = row.rows[0]!.value;
+    return this.secretValue;
+  }
+
+  /**
+   * Kamailio asks this instance where calls go once it listens (`address`: its HTTP address), or the
+   * configured LINTEL_SIP_ROUTE_URL. Until then, and whenever Lintel does not answer, its fallback route rings
+   * the number dialled.
+   */
+  async routeThrough(address: string): Promise<void> {
+    if (this.config.mode === 'off') return;
+    let base = this.config.routeUrl;
+    if (!base && address) {
+      const url = new URL(address);
+      // Kamailio runs beside this instance: its loopback reaches whatever address HTTP listens on
+      if (this.config.mode === 'local' && (url.hostname === '0.0.0.0' || url.hostname === '[::]'))
+        url.hostname = '127.0.0.1';
+      base = `${url.origin}/api/v0/sip`;
+    }
+    if (!base) return;
+    this.routeBase = base.replace(/\/+$/, '');
+    await this.serial(async () => {
+      if (this.state === 'up') await this.pushRoute().catch(() => undefined);
+    });
+  }
+
+  /** Lintel's address and secret into Kamailio's `lintel` table. */
+  private async pushRoute(): Promise<void> {
+    if (!this.routeBase) return;
+    await this.rpc('htable.sets', ['lintel', 'secret', await this.secret()]);
+    await this.rpc('htable.sets', ['lintel', 'route', this.routeBase]);
+  }
+
   /** One JSON-RPC call to Kamailio; a JSON-RPC error or no answer in time is thrown. */
   async rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
     const res = await fetch(this.rpcUrl, {
@@ -223,6 +272,7 @@ export class SipService {
       try {
         this.version = await this.rpc<string>('core.version');
         await this.loadCredentials(true);
+        await this.pushRoute();
         this.state = 'up';
         this.reason = null;
         this.startedAt = this.ctx.clock.now();
@@ -247,6 +297,7 @@ export class SipService {
     try {
       await this.launch(modulesDir);
       await this.loadCredentials(true);
+      await this.pushRoute();
       this.state = 'up';
       this.backoffMs = BACKOFF_MIN_MS;
       this.ctx.log.info({ pid: this.child?.pid, port: this.config.port }, 'the SIP server is up');

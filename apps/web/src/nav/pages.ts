@@ -76,6 +76,15 @@ export const Pages: readonly PageDef[] = [
   },
   ...families.filter((p) => p.section !== 'settings'),
   {
+    id: 'call-history',
+    path: '/call-history',
+    titleKey: 'call_history.title',
+    icon: 'list',
+    section: 'phone',
+    gates: gatesOf('call_history.list'),
+    menu: true,
+  },
+  {
     id: 'devices.events',
     path: '/devices/events',
     titleKey: 'device_events.title',

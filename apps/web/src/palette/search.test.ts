@@ -13,6 +13,8 @@ const words = {
     domain_type: ['group type', 'тип группы'],
     device: ['device', 'устройство'],
     sip_number: ['virtual number', 'виртуальный номер'],
+    forward_rule: ['forward rule', 'правило переадресации'],
+    sip_trunk: ['sip trunk', 'SIP-транк'],
   },
 };
 

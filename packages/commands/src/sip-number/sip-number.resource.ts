@@ -10,6 +10,8 @@ import { Id, NameLike, Ref, Timestamp } from '../refs';
  * number cannot register yet) and whether it is active (an inactive number cannot register). The user and
  * device it rings, the system mark and the forwarding come with the telephony that uses them.
  */
+export const ForwardModes = ['disabled', 'manual', 'picked'] as const;
+
 export const SipNumber = z.object({
   id: z.number().int(),
   number: z.string(),
@@ -18,6 +20,13 @@ export const SipNumber = z.object({
   domain: Ref,
   password: z.string().nullable(),
   is_active: z.boolean(),
+  /** who the number rings (spec part 1 §3: user, device; neither: its group's number) */
+  user_id: z.number().int().nullable(),
+  device_id: z.number().int().nullable(),
+  /** disabled: the number only; manual: its forward rules; picked: also the numbers of its forward group */
+  forward_mode: z.enum(ForwardModes),
+  forward_group_id: z.number().int().nullable(),
+  forward_rules: z.array(Ref),
   created_at: Timestamp,
   created_by_user: Ref.nullable(),
 });
@@ -47,6 +56,11 @@ const SipNumberInput = z.object({
   domain_id: Id,
   password: SipPassword.optional(),
   is_active: z.boolean().optional(),
+  user_id: Id.nullable().optional(),
+  device_id: Id.nullable().optional(),
+  forward_mode: z.enum(ForwardModes).optional(),
+  forward_group_id: Id.nullable().optional(),
+  forward_rules: z.array(Id).max(20).optional(),
 });
 
 export const sipNumberResource = defineResource({
@@ -61,6 +75,7 @@ export const sipNumberResource = defineResource({
     name: { kind: 'text', default: true, filterable: true, sortable: true },
     domain_id: { kind: 'ref', default: true, filterable: true, sortable: true },
     is_active: { kind: 'boolean', default: true, filterable: true, sortable: true },
+    forward_mode: { kind: 'enum', values: ForwardModes, filterable: true, sortable: true },
     created_at: { kind: 'date', filterable: true, sortable: true },
   },
   gates: {
@@ -86,7 +101,16 @@ export const sipNumberResource = defineResource({
   limits: [{ per: 'group', feature: 'virtual_numbers' }],
   licenceCount: 'sip',
   search: ['number', 'name'],
-  refs: { domain_id: { family: 'group', many: false } },
+  refs: {
+    domain_id: { family: 'group', many: false },
+    user_id: { family: 'user', many: false },
+    device_id: { family: 'device', many: false },
+    forward_group_id: { family: 'group', many: false },
+    forward_rules: {
+      family: 'forward_rule',
+      many: { table: 'sip_number_forward_rules', owner: 'sip_number_id', column: 'forward_rule_id' },
+    },
+  },
   picker: { hint: 'number' },
   ui: { path: '/virtual-numbers', icon: 'phone', section: 'phone' },
 });

@@ -1,0 +1,474 @@
+import crypto from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import {
+  decideRoute,
+  encodePlan,
+  type ForwardMode,
+  type NumberOwner,
+  type RouteForwardRule,
+  type RouteNumber,
+  type Weekday,
+} from '@lintel/core';
+import type { ServerCall } from '@lintel/commands';
+import type { ServerContext } from '../context';
+import type { DB } from '../db/schema';
+import { CallUpdatedEvent } from '../events/define';
+
+/**
+ * Calls (issue 22 items 5, 6, 8): the SIP server asks where each new call goes (`routeCall`: the facts read
+ * here, the decision `decideRoute` of @lintel/core) and tells what happens to it (`callEvent`); Lintel keeps
+ * the call (`sip_calls`), publishes each change as CallUpdated on every number of the call, and writes its
+ * result to the history (`call_history`) once it ends.
+ */
+
+interface NumberRow {
+  id: number;
+  number: string;
+  project_id: number;
+  domain_id: number;
+  is_active: boolean;
+  user_id: number | null;
+  device_id: number | null;
+  device_group: number | null;
+  forward_mode: string;
+  forward_group_id: number | null;
+  time_zone: string | null;
+}
+
+async function numbersByValue(db: Kysely<DB>, numbers: string[]): Promise<Map<string, NumberRow>> {
+  const rows = await sql<NumberRow>`
+    select n.id, n.number, n.project_id, n.domain_id, n.is_active, coalesce(n.user_id, u.id) as user_id,
+      n.device_id, d.domain_id as device_group, n.forward_mode, n.forward_group_id,
+      nullif(coalesce(nu.profile, u.profile)->>'time_zone', '') as time_zone
+    from sip_numbers n
+    left join devices d on d.id = n.device_id
+    left join users nu on nu.id = n.user_id
+    left join lateral (
+      select x.id, x.profile from users x
+      where x.project_id = n.project_id and jsonb_typeof(x.profile->'sip_number_id') = 'number'
+        and (x.profile->>'sip_number_id')::numeric = n.id
+      order by x.id limit 1
+    ) u on n.user_id is null
+    where n.number = any(${sql.val(numbers)}::text[])
+    order by n.id`.execute(db);
+  const out = new Map<string, NumberRow>();
+  // numbers are one namespace per SIP server: the oldest row holds the credentials (sip/service.ts)
+  for (const r of rows.rows) if (!out.has(r.number)) out.set(r.number, r);
+  return out;
+}
+
+function ownerOf(r: NumberRow): NumberOwner {
+  if (r.user_id !== null) return { kind: 'user', userId: r.user_id };
+  if (r.device_id !== null) return { kind: 'device', deviceId: r.device_id, groupId: r.device_group };
+  return { kind: 'group', groupId: r.domain_id };
+}
+
+async function forwardRulesOf(db: Kysely<DB>, numberId: number): Promise<RouteForwardRule[]> {
+  const rows = await sql<{
+    id: number;
+    type: RouteForwardRule['type'];
+    timeout: number;
+    numbers: string[];
+    queues: string[][];
+    days: Weekday[];
+    period: { from: number; to: number } | null;
+  }>`
+    select r.id, r.type, r.timeout, r.numbers, r.queues, r.days, r.period
+    from sip_number_forward_rules l join forward_rules r on r.id = l.forward_rule_id
+    where l.sip_number_id = ${numberId} order by r.id`.execute(db);
+  return rows.rows.map((r) => ({ ...r, period: r.period ?? null }));
+}
+
+/** The numbers of the people of a group (forward mode `picked`): their users' numbers. */
+async function groupNumbers(db: Kysely<DB>, groupId: number): Promise<string[]> {
+  const rows = await sql<{ number: string }>`
+    select distinct n.number from user_domains ud
+    join users u on u.id = ud.user_id
+    join sip_numbers n on n.project_id = u.project_id and (n.user_id = u.id or (
+      jsonb_typeof(u.profile->'sip_number_id') = 'number' and (u.profile->>'sip_number_id')::numeric = n.id))
+    where ud.domain_id = ${groupId} and n.is_active
+    order by n.number`.execute(db);
+  return rows.rows.map((r) => r.number);
+}
+
+async function routeNumber(db: Kysely<DB>, r: NumberRow | undefined): Promise<RouteNumber | null> {
+  if (!r) return null;
+  const forwardMode = (
+    ['disabled', 'manual', 'picked'].includes(r.forward_mode) ? r.forward_mode : 'disabled'
+  ) as ForwardMode;
+  return {
+    number: r.number,
+    projectId: r.project_id,
+    isActive: r.is_active,
+    owner: ownerOf(r),
+    forwardMode,
+    forwardRules: forwardMode === 'manual' ? await forwardRulesOf(db, r.id) : [],
+    forwardGroupNumbers:
+      forwardMode === 'picked' && r.forward_group_id !== null
+        ? await groupNumbers(db, r.forward_group_id)
+        : [],
+  };
+}
+
+/** The id the console knows a call by: the INVITE's speech id when it is a plain token, else one made from the Call-ID. */
+export function speechIdOf(callId: string, given: string | undefined): string {
+  if (given && /^[A-Za-z0-9._-]{1,128}$/.test(given)) return given;
+  return `c${crypto.createHash('sha256').update(callId).digest('hex').slice(0, 24)}`;
+}
+
+interface CallRow {
+  id: number;
+  project_id: number;
+  call_id: string;
+  speech_id: string;
+  status: ServerCall['status'];
+  type: ServerCall['type'];
+  caller: string;
+  callee: string;
+  answered_by: string | null;
+  ringing: string[];
+  plan: string;
+  via: string;
+  h_entry: string | number | null;
+  h_id: string | number | null;
+  cseq: string | null;
+  info: { address?: string | null; user?: string | null };
+  created_at: Date;
+  answered_at: Date | null;
+  ended_at: Date | null;
+}
+
+export function serverCall(r: CallRow): ServerCall {
+  return {
+    id: r.speech_id,
+    status: r.status,
+    type: r.type,
+    caller: r.caller,
+    callee: r.callee,
+    answered_by: r.answered_by,
+    created_at: Math.floor(new Date(r.created_at).getTime() / 1000),
+    info: { address: r.info?.address ?? null, user: r.info?.user ?? null },
+  };
+}
+
+/** Every number a call concerns: its channels. */
+const numbersOf = (r: CallRow) =>
+  [...new Set([r.caller, r.callee, ...(r.ringing ?? []), ...(r.answered_by ? [r.answered_by] : [])])].filter(
+    Boolean,
+  );
+
+async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise<void> {
+  const call = serverCall(r);
+  for (const number of numbersOf(r))
+    await app.outbox.emit(trx, CallUpdatedEvent, { projectId: r.project_id, number, call });
+}
+
+const CALL_COLUMNS = sql`id, project_id, call_id, speech_id, status, type, caller, callee, answered_by, ringing,
+  plan, via, h_entry, h_id, cseq, info, created_at, answered_at, ended_at`;
+
+/** The numbers of step `i` of a plan as the SIP server reads it (`timeout:noanswer:error:a+b`). */
+const stepNumbers = (plan: string, i: number): string[] =>
+  (plan.split('|')[i] ?? '').split(':')[3]?.split('+').filter(Boolean) ?? [];
+
+export interface RouteArgs {
+  call_id: string;
+  caller: string;
+  callee: string;
+  speech_id?: string;
+  cseq?: string;
+}
+
+/** `sip.route`: where a new call goes, and the call kept from now on. */
+export async function routeCall(
+  app: ServerContext,
+  args: RouteArgs,
+): Promise<{
+  action: 'route' | 'reject';
+  plan?: string;
+  code?: string;
+  reason?: string;
+  id?: string;
+  trunk?: string;
+  trunk_from?: string;
+  trunk_login?: string;
+  trunk_password?: string;
+}> {
+  const db = app.db;
+  const known = await numbersByValue(db, [args.caller, args.callee]);
+  const callerRow = known.get(args.caller);
+  const caller = await routeNumber(db, callerRow);
+  const callee = await routeNumber(db, known.get(args.callee));
+  const trunks = callerRow && !callee ? await trunksFor(db, callerRow) : { groups: [], trunks: [] };
+  const decision = decideRoute({
+    caller,
+    callee,
+    callerGroups: trunks.groups,
+    trunks: trunks.trunks,
+    dialled: args.callee,
+    // waiting calls and interception settings are issue 22 item 7: none are kept yet
+    interceptions: [],
+    now: app.clock.now().getTime(),
+    timeZone: known.get(args.callee)?.time_zone ?? 'UTC',
+  });
+  const now = app.clock.now();
+  const speechId = speechIdOf(args.call_id, args.speech_id);
+  if (decision.action === 'reject') {
+    // a call from a number of a project is in its history, with why it went nowhere
+    if (callerRow)
+      await sql`insert into call_history (project_id, created_at, ended_at, from_number, to_number, status,
+          direction, duration, call_id)
+        values (${callerRow.project_id}, ${now}, ${now}, ${args.caller}, ${args.callee}, 'failed', 'incoming', 0,
+          ${args.call_id})
+        on conflict (call_id) do nothing`.execute(db);
+    return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
+  }
+  const projectId = callerRow!.project_id;
+  if (decision.action === 'trunk') {
+    const trunk = (
+      await sql<{ outgoing_number: string; termination_uri: string; login: string; password: string | null }>`
+        select outgoing_number, termination_uri, login, password from sip_trunks where id = ${decision.trunkId}`.execute(
+        db,
+      )
+    ).rows[0]!;
+    await keepCall(app, {
+      projectId,
+      args,
+      speechId,
+      ringing: [args.callee],
+      plan: '',
+      via: 'trunk',
+      now,
+    });
+    const uri = new URL(trunk.termination_uri.replace(/^sips?:(?:[^@]*@)?/, 'http://'));
+    return {
+      action: 'route',
+      id: speechId,
+      trunk: `sip:${args.callee}@${uri.host}`,
+      trunk_from: trunk.outgoing_number,
+      trunk_login: trunk.login,
+      trunk_password: trunk.password ?? '',
+    };
+  }
+  const plan = encodePlan(decision.steps);
+  const ringing = decision.steps[0]!.numbers;
+  await keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
+  return { action: 'route', plan, id: speechId };
+}
+
+/** The call kept from now on, published on its numbers' channels. */
+async function keepCall(
+  app: ServerContext,
+  c: {
+    projectId: number;
+    args: RouteArgs;
+    speechId: string;
+    ringing: string[];
+    plan: string;
+    via: string;
+    now: Date;
+  },
+): Promise<void> {
+  await app.db.transaction().execute(async (trx) => {
+    const inserted = await sql<CallRow>`
+      insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via, cseq,
+        created_at)
+      values (${c.projectId}, ${c.args.call_id}, ${c.speechId}, 'calling', 'normal', ${c.args.caller},
+        ${c.args.callee}, ${JSON.stringify(c.ringing)}::jsonb, ${c.plan}, ${c.via}, ${c.args.cseq ?? null}, ${c.now})
+      on conflict (call_id) do nothing
+      returning ${CALL_COLUMNS}`.execute(trx);
+    if (inserted.rows[0]) await publish(app, trx, inserted.rows[0]);
+  });
+}
+
+/** The caller's group chain (nearest first) and the project's trunks with their groups. */
+async function trunksFor(
+  db: Kysely<DB>,
+  caller: NumberRow,
+): Promise<{ groups: number[]; trunks: { id: number; groupIds: number[] }[] }> {
+  const chain = await sql<{ id: number; depth: number }>`
+    with recursive up(id, parent_id, depth) as (
+      select id, parent_id, 0 from domains where id = ${caller.device_group ?? caller.domain_id}
+      union all
+      select d.id, d.parent_id, up.depth + 1 from domains d join up on d.id = up.parent_id where up.depth < 64
+    ) select id, depth from up order by depth`.execute(db);
+  const rows = await sql<{ id: number; domain_id: number }>`
+    select t.id, g.domain_id from sip_trunks t join sip_trunk_groups g on g.sip_trunk_id = t.id
+    where t.project_id = ${caller.project_id} order by t.id`.execute(db);
+  const trunks = new Map<number, number[]>();
+  for (const r of rows.rows) trunks.set(r.id, [...(trunks.get(r.id) ?? []), r.domain_id]);
+  return {
+    groups: chain.rows.map((r) => r.id),
+    trunks: [...trunks].map(([id, groupIds]) => ({ id, groupIds })),
+  };
+}
+
+const reasonText = {
+  unknown_caller: 'Forbidden',
+  own_number: 'Unable to call your number',
+  not_found: 'Not Found',
+  inactive: 'Temporarily Unavailable',
+} as const;
+
+/** A call's final failure, as the history names it (spec part 1 §4 call results). */
+export function resultOf(code: number): 'cancel' | 'busy' | 'noanswer' | 'failed' {
+  if (code === 487) return 'cancel';
+  if (code === 486 || code === 600 || code === 603) return 'busy';
+  if (code === 408 || code === 480) return 'noanswer';
+  return 'failed';
+}
+
+export interface CallEventArgs {
+  call_id: string;
+  event: 'step' | 'answered' | 'failed' | 'ended';
+  code: number;
+  contact: string;
+  h_entry: number | null;
+  h_id: number | null;
+  step: number;
+}
+
+/** `user@host` of a SIP URI or Contact header value, to match an answering phone with a registration. */
+const contactKey = (v: string): string | null => {
+  const m = /sips?:([^@;>\s]+)@([^;>:\s]+(?::\d+)?)/i.exec(v);
+  return m ? `${m[1]}@${m[2]}`.toLowerCase() : null;
+};
+
+/** Which of the numbers rung holds the answering contact (the registrar's contacts, over JSON-RPC). */
+async function answeringNumber(app: ServerContext, r: CallRow, contact: string): Promise<string | null> {
+  const candidates = r.ringing?.length ? r.ringing : [r.callee];
+  if (candidates.length === 1) return candidates[0]!;
+  const key = contactKey(contact);
+  if (!key) return candidates[0]!;
+  for (const number of candidates) {
+    const found = await app.sip
+      .rpc<{ AoR?: string; Contacts?: { Contact?: { Address?: string } }[] }>('ul.lookup', [
+        'location',
+        number,
+      ])
+      .catch(() => null);
+    if (
+      JSON.stringify(found ?? {})
+        .toLowerCase()
+        .includes(key)
+    )
+      return number;
+  }
+  return candidates[0]!;
+}
+
+/** `sip.call_event`: what happened to a call. An event for a call Lintel does not know is ignored. */
+export async function callEvent(app: ServerContext, args: CallEventArgs): Promise<{ ok: boolean }> {
+  const found =
+    await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(app.db);
+  const row = found.rows[0];
+  if (!row) return { ok: false };
+  if (row.ended_at && args.event !== 'ended') return { ok: true };
+  const now = app.clock.now();
+  let answeredBy: string | null = null;
+  if (args.event === 'answered') answeredBy = await answeringNumber(app, row, args.contact);
+  await app.db.transaction().execute(async (trx) => {
+    let updated: CallRow | undefined;
+    if (args.event === 'step') {
+      const ringing = stepNumbers(row.plan, args.step);
+      updated = (
+        await sql<CallRow>`update sip_calls set ringing = ${JSON.stringify(ringing)}::jsonb
+          where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+      ).rows[0];
+    } else if (args.event === 'answered') {
+      updated = (
+        await sql<CallRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
+            answered_by = ${answeredBy}, h_entry = ${args.h_entry}, h_id = ${args.h_id}
+          where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+      ).rows[0];
+    } else {
+      updated = (
+        await sql<CallRow>`update sip_calls set status = 'destroyed', ended_at = coalesce(ended_at, ${now})
+          where id = ${row.id} returning ${CALL_COLUMNS}`.execute(trx)
+      ).rows[0];
+      if (updated) await writeHistory(trx, updated, args.event === 'failed' ? resultOf(args.code) : null);
+    }
+    // the row is published as it is now, once: an event repeated (an ended call ended again) changes nothing
+    if (updated && !(row.ended_at && args.event === 'ended')) await publish(app, trx, updated);
+  });
+  return { ok: true };
+}
+
+/** The call's line in the history, once (its Call-ID): answered with its talk time, or how it failed. */
+async function writeHistory(
+  trx: Kysely<DB>,
+  r: CallRow,
+  failure: 'cancel' | 'busy' | 'noanswer' | 'failed' | null,
+): Promise<void> {
+  const ended = new Date(r.ended_at ?? Date.now());
+  const status = r.answered_at ? 'answered' : (failure ?? 'cancel');
+  const duration = r.answered_at
+    ? Math.max(0, Math.round((ended.getTime() - new Date(r.answered_at).getTime()) / 1000))
+    : 0;
+  await sql`insert into call_history (project_id, created_at, ended_at, from_number, to_number, answered_by, status,
+      direction, duration, call_id)
+    values (${r.project_id}, ${r.created_at}, ${ended}, ${r.caller}, ${r.callee}, ${r.answered_by}, ${status},
+      ${r.via === 'trunk' ? 'outgoing' : 'incoming'}, ${duration}, ${r.call_id})
+    on conflict (call_id) do nothing`.execute(trx);
+}
+
+/** The numbers of a user: those he owns, and the one his profile names. */
+export async function numbersOfUser(db: Kysely<DB>, userId: number): Promise<string[]> {
+  const rows = await sql<{ number: string }>`
+    select n.number from sip_numbers n join users u on u.id = ${userId} and n.project_id = u.project_id
+    where n.user_id = u.id or (jsonb_typeof(u.profile->'sip_number_id') = 'number'
+      and (u.profile->>'sip_number_id')::numeric = n.id)`.execute(db);
+  return rows.rows.map((r) => r.number);
+}
+
+/** The calls in progress a user may see: his numbers' calls, or every call of the project for a concierge. */
+export async function liveCalls(
+  app: ServerContext,
+  projectId: number,
+  numbers: string[] | 'all',
+): Promise<ServerCall[]> {
+  const rows = await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls
+    where project_id = ${projectId} and ended_at is null order by created_at desc, id desc limit 500`.execute(
+    app.db,
+  );
+  return rows.rows
+    .filter((r) => numbers === 'all' || numbersOf(r).some((n) => numbers.includes(n)))
+    .map(serverCall);
+}
+
+/**
+ * Ends a call in progress: an answered one by `dlg.end_dlg` (BYE to both sides), a ringing one by cancelling
+ * its INVITE (`tm.cancel`). The call is destroyed and written to the history at once, whether or not the SIP
+ * server could be reached (its own end event then changes nothing).
+ */
+export async function stopCall(
+  app: ServerContext,
+  projectId: number,
+  speechId: string,
+  numbers: string[] | 'all',
+): Promise<ServerCall | null> {
+  const rows = await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls
+    where project_id = ${projectId} and speech_id = ${speechId} and ended_at is null
+    order by id desc limit 1`.execute(app.db);
+  const row = rows.rows[0];
+  if (!row || (numbers !== 'all' && !numbersOf(row).some((n) => numbers.includes(n)))) return null;
+  try {
+    if (row.status === 'answered' && row.h_entry !== null && row.h_id !== null)
+      await app.sip.rpc('dlg.end_dlg', [Number(row.h_entry), Number(row.h_id)]);
+    else await app.sip.rpc('tm.cancel', [row.call_id, row.cseq ?? '1']);
+  } catch (err) {
+    app.log.warn({ call: row.speech_id, err: (err as Error).message }, 'the SIP server did not end the call');
+  }
+  const now = app.clock.now();
+  let ended: CallRow | undefined;
+  await app.db.transaction().execute(async (trx) => {
+    ended = (
+      await sql<CallRow>`update sip_calls set status = 'destroyed', ended_at = coalesce(ended_at, ${now})
+        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+    ).rows[0];
+    if (ended) {
+      await writeHistory(trx, ended, 'cancel');
+      await publish(app, trx, ended);
+    }
+  });
+  return ended ? serverCall(ended) : serverCall({ ...row, status: 'destroyed' });
+}

@@ -1,0 +1,202 @@
+// bench/sip-routing (issue 22): sipp places calls through Kamailio, routed by Lintel (Kamailio asks
+// `sip.route` for each call and tells `sip.call_event` of its answer and end), against the same calls routed
+// by Kamailio's static rule (its fallback: Lintel's address taken away over JSON-RPC), in the same run.
+// Figures: call setup p50 / p99 (sipp's rtd: the authenticated INVITE to its 200 OK) and calls per second.
+//
+// - The built server (apps/server/dist/main.js) on PGlite in a fresh data folder, its Kamailio on free-ish
+//   fixed loopback ports; two numbers made through the API: the caller (sipp, digest on each INVITE) and the
+//   callee (sipp's built-in uas, registered first from the port it answers on).
+// - BENCH_CALLS calls (default 500) at BENCH_RATE calls per second offered (default 1000), at most
+//   BENCH_LIMIT at once (default 50), the offered rate above what either sustains: the rate is the one reached; the static run first, then Lintel's (each after a warm-up of 20 calls).
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { machine, root, signIn, startServer, writeResults } from '../lib.mjs';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 500);
+const RATE = Number(process.env.BENCH_RATE ?? 1000);
+const LIMIT = Number(process.env.BENCH_LIMIT ?? 50);
+const PORT = 18571;
+const SIP = 18572;
+const WS = 18573;
+const RPC = 18574;
+const UAS = 18575;
+const UAC = 18576;
+const PASSWORD = 'Bench-password-1';
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-bench-sip-'));
+const scenarios = path.join(root, 'tests/sip/scenarios');
+
+const sipp = (args) =>
+  new Promise((resolve) => {
+    execFile('sipp', args, { cwd: dir, timeout: 600_000, maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
+      resolve({ code: err ? (err.code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+    );
+  });
+const rpc = async (method, params) => {
+  const r = await fetch(`http://127.0.0.1:${RPC}/RPC`, {
+    method: 'POST',
+    body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
+  });
+  return (await r.json()).result;
+};
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+/** One run of `calls` calls; the setup times from sipp's rtt file, the rate from the wall clock. */
+async function run(label, calls) {
+  const inf = path.join(dir, 'calls.csv');
+  fs.writeFileSync(inf, `SEQUENTIAL\n100;[authentication username=100 password=Caller1Pass];200\n`);
+  for (const f of fs.readdirSync(dir)) if (f.endsWith('_rtt.csv')) fs.rmSync(path.join(dir, f));
+  const started = performance.now();
+  const r = await sipp([
+    `127.0.0.1:${SIP}`,
+    '-sf',
+    path.join(root, 'bench/sip-routing/uac.xml'),
+    '-inf',
+    inf,
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(UAC),
+    '-m',
+    String(calls),
+    '-r',
+    String(RATE),
+    '-l',
+    String(LIMIT),
+    '-nostdin',
+    '-trace_rtt',
+    '-rtt_freq',
+    '1',
+    '-recv_timeout',
+    '10000',
+  ]);
+  const seconds = (performance.now() - started) / 1000;
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('_rtt.csv'));
+  const rows = file ? fs.readFileSync(path.join(dir, file), 'utf8').trim().split('\n').slice(1) : [];
+  const times = rows
+    .map((l) => Number(l.split(';')[1]))
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
+  const failed = /Failed call[^\n]*?(\d+)\s*$/m.exec(r.out)?.[1];
+  if (process.env.BENCH_DEBUG) console.log(r.out.slice(-2500));
+  return {
+    label,
+    calls,
+    seconds,
+    cps: calls / seconds,
+    p50: pct(times, 50),
+    p99: pct(times, 99),
+    ok: r.code === 0,
+    failed,
+    n: times.length,
+  };
+}
+
+/** What the figures say (kept with them; revise when the routing changes). */
+const READING = `**Far from the aim.** Each routed call costs three synchronous HTTP requests (route, answer, end), each
+holding one of Kamailio's two SIP workers while Lintel runs a dispatch and a transaction with its outbox events
+on PGlite; when they queue, setups pass the 1 s bound and calls fall back to the static rule or time out (the
+failed ones). More workers made it worse (children=8 in a trial run: 17.6 calls/s against 412 static): the
+bottleneck is Lintel's side of the request, not Kamailio's. Next: answer \`sip.route\` from memory (numbers,
+owners and rules cached, dropped by SipNumberChangedEvent and the rules' changes) and write the call after the
+answer; send the dialog events without blocking a worker (\`evapi\`, or \`async_task_route\` with async
+workers); measure on PostgreSQL and on a machine not shared with other work.`;
+
+let server;
+let uas;
+try {
+  server = await startServer({
+    PORT: String(PORT),
+    LINTEL_ADMIN_PASSWORD: PASSWORD,
+    LINTEL_DATA_DIR: dir,
+    LINTEL_SIP_HOST: '127.0.0.1',
+    LINTEL_SIP_PORT: String(SIP),
+    LINTEL_SIP_WS_PORT: String(WS),
+    LINTEL_SIP_WS_PLAIN: '1',
+    LINTEL_SIP_RPC_PORT: String(RPC),
+    MQTT_PORT: String(PORT + 10),
+  });
+  const token = await signIn(server.url, 'admin', PASSWORD);
+  const api = async (method, p, body) => {
+    const r = await fetch(`${server.url}/api/v0${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
+    return r.json();
+  };
+  const group = (await api('GET', '/domains/full')).data?.[0]?.id ?? 1;
+  for (const [number, password] of [
+    ['100', 'Caller1Pass'],
+    ['200', 'Callee2Pass'],
+  ])
+    await api('PUT', '/sip-numbers', { number, name: `Bench ${number}`, domain_id: group, password });
+  // the callee registers from the port its uas answers on
+  for (let i = 0; ; i++) {
+    const inf = path.join(dir, 'callee.csv');
+    fs.writeFileSync(inf, 'SEQUENTIAL\n200;[authentication username=200 password=Callee2Pass]\n');
+    const reg = await sipp([
+      `127.0.0.1:${SIP}`,
+      '-sf',
+      path.join(scenarios, 'register.xml'),
+      '-inf',
+      inf,
+      '-m',
+      '1',
+      '-i',
+      '127.0.0.1',
+      '-p',
+      String(UAS),
+      '-nostdin',
+      '-timeout',
+      '20s',
+    ]);
+    if (reg.code === 0) break;
+    if (i > 50) throw new Error(`the callee did not register: ${reg.out.slice(-500)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  uas = spawn(
+    'sipp',
+    ['-sf', path.join(root, 'bench/sip-routing/uas.xml'), '-i', '127.0.0.1', '-p', String(UAS), '-nostdin'],
+    { cwd: dir, stdio: 'ignore' },
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const route = (await rpc('htable.get', ['lintel', 'route']))?.item?.value;
+  // static: Kamailio's own rule, Lintel's address taken away (its fallback)
+  await rpc('htable.sets', ['lintel', 'route', 'http://127.0.0.1:1/none']);
+  await run('warm-up', 20);
+  const fixed = await run('static Kamailio rule', CALLS);
+  await rpc('htable.sets', ['lintel', 'route', route]);
+  await run('warm-up', 20);
+  const lintel = await run("Lintel's routing", CALLS);
+  const cell = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ');
+  const line = (r) =>
+    `| ${r.label} | ${r.calls} | ${r.n} | ${r.ok ? 'yes' : `no (${r.failed ?? '?'} failed)`} | ${cell(r.cps)} | ${cell(r.p50)} | ${cell(r.p99)} |`;
+  writeResults(
+    'sip-routing',
+    `## sip-routing — calls through Kamailio routed by Lintel, against Kamailio's static rule
+
+${new Date().toISOString().slice(0, 10)} · ${machine()} · load average after ${load} · server on PGlite, Kamailio 5.6 (2 UDP workers), sipp 3.6 on loopback.
+Each call: INVITE challenged, INVITE with digest, 100/180/200, ACK, BYE; setup = the authenticated INVITE to its 200 OK (sipp rtd). ${CALLS} calls offered at ${RATE}/s, at most ${LIMIT} at once. Lintel's routing: Kamailio asks \`sip.route\` (http_client, keep-alive) and tells \`sip.call_event\` at answer and end (three requests a call, each a dispatch and a transaction). Static: the same template with Lintel's address taken away (its fallback: ring the number dialled).
+
+| routing | calls | measured | all completed | calls/s | setup p50 ms | setup p99 ms |
+|---|---|---|---|---|---|---|
+${line(fixed)}
+${line(lintel)}
+
+Ratio of rates: ${(lintel.cps / fixed.cps).toFixed(3)}; p99 difference: ${cell(lintel.p99 - fixed.p99)} ms (aim: ≥ 0.8 of the static rate, p99 within 20 ms).
+
+${READING}`,
+  );
+  console.log(JSON.stringify({ fixed, lintel }, null, 2));
+} finally {
+  if (uas) uas.kill('SIGTERM');
+  await server?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}

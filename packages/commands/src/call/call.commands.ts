@@ -1,0 +1,176 @@
+import { z } from 'zod';
+import { defineCommand, NoArgs } from '../command';
+import { defineJournal } from '../journal';
+import { Timestamp } from '../refs';
+import type { ResourceField } from '../resource';
+
+/**
+ * Calls (issue 22 items 5, 6, 8; spec part 1 §3 "Server call", "History item", "Concierge device"; part 2 §7
+ * "Call management", "Call history"). The SIP server (Kamailio) asks Lintel where each new call goes and
+ * tells it what happens to it — the `sip` principal's two commands, hidden from people — and Lintel keeps the
+ * calls, publishes each change as `CallUpdated` on the channel of each number in it, and writes the history.
+ */
+
+export const ServerCallStatuses = [
+  'new',
+  'calling',
+  'answered',
+  'waiting',
+  'answered_waiting',
+  'destroyed',
+] as const;
+
+/** A server call, as the call list and the `CallUpdated` event carry it (the dialer's `ServerCall`). */
+export const ServerCall = z.object({
+  /** the speech id: the INVITE's X-Speech-Id, else one made from its Call-ID */
+  id: z.string(),
+  status: z.enum(ServerCallStatuses),
+  type: z.enum(['normal', 'awaiting']),
+  caller: z.string(),
+  callee: z.string(),
+  /** `number-suffix`: the number that answered, before the dash */
+  answered_by: z.string().nullable(),
+  /** seconds since the epoch */
+  created_at: z.number().int(),
+  info: z.object({ address: z.string().nullable(), user: z.string().nullable() }).nullable(),
+});
+export type ServerCall = z.infer<typeof ServerCall>;
+
+// ----- the SIP server's side ----------------------------------------------------------------------------------
+// Called by Kamailio only (the `sip` principal: the secret Lintel gave it over JSON-RPC), never by people.
+
+const SipText = (max: number) => z.string().max(max);
+
+/**
+ * Where a new call goes: the one decision (`decideRoute` of @lintel/core) on the numbers, their owners,
+ * forward rules and interceptions. `route`: the plan, as the SIP server reads it (`encodePlan`); `reject`:
+ * the SIP status and reason it answers the caller with.
+ */
+export const sipRoute = defineCommand({
+  id: 'sip.route',
+  http: { method: 'POST', path: '/sip/route' },
+  access: 'sip',
+  hidden: true,
+  args: z.object({
+    call_id: SipText(255).min(1),
+    caller: SipText(64),
+    callee: SipText(64),
+    speech_id: SipText(128).optional(),
+    cseq: SipText(32).optional(),
+  }),
+  result: z.object({
+    action: z.enum(['route', 'reject']),
+    plan: z.string().optional(),
+    code: z.string().optional(),
+    reason: z.string().optional(),
+    id: z.string().optional(),
+    /** out through a SIP trunk: the provider's request URI, the number the call leaves with, credentials */
+    trunk: z.string().optional(),
+    trunk_from: z.string().optional(),
+    trunk_login: z.string().optional(),
+    trunk_password: z.string().optional(),
+  }),
+});
+
+/**
+ * What happened to a call: `step` (the plan moved on after a step failed with `code`), `answered` (the
+ * dialog started; `contact` is the answering phone's), `failed` (the final failure `code`), `ended`.
+ */
+export const sipCallEvent = defineCommand({
+  id: 'sip.call_event',
+  http: { method: 'POST', path: '/sip/call-event' },
+  access: 'sip',
+  hidden: true,
+  args: z.object({
+    call_id: SipText(255).min(1),
+    event: z.enum(['step', 'answered', 'failed', 'ended']),
+    code: z.coerce.number().int().min(0).max(999).default(0),
+    contact: SipText(512).default(''),
+    h_entry: z.coerce.number().int().min(0).nullable().default(null),
+    h_id: z.coerce.number().int().min(0).nullable().default(null),
+    step: z.coerce.number().int().min(-1).max(64).default(-1),
+  }),
+  result: z.object({ ok: z.boolean() }),
+});
+
+// ----- call management (spec part 2 §7) ------------------------------------------------------------------------
+
+/** Who manages calls: anyone who may call or receive, and the concierges who intercept. */
+export const CallGates = [
+  'calls.call_all',
+  'calls.call_own_group',
+  'calls.call_descendants',
+  'calls.call_panel',
+  'calls.concierge_receive',
+  'calls.can_intercept_call_like_concierge',
+] as const;
+
+/**
+ * The calls in progress (`GET /calls/management/list`): those of the caller's own number; every call of the
+ * project for a concierge who may intercept.
+ */
+export const callList = defineCommand({
+  id: 'call.list',
+  http: { method: 'GET', path: '/calls/management/list' },
+  args: NoArgs,
+  result: z.object({ data: z.array(ServerCall) }),
+  gates: { anyPermission: [...CallGates] },
+});
+
+/** Ends a call (`POST /calls/management/{id}/stop`): the dialog ended on both sides, or the ringing cancelled. */
+export const callStop = defineCommand({
+  id: 'call.stop',
+  http: { method: 'POST', path: '/calls/management/:id/stop' },
+  args: z.object({ id: z.string().min(1).max(128) }),
+  result: z.object({ data: ServerCall }),
+  gates: { anyPermission: [...CallGates] },
+});
+
+// ----- call history (spec part 1 §3 "History item", §4 call results; part 2 §7 "Call history") ------------
+
+export const CallResults = ['answered', 'cancel', 'busy', 'noanswer', 'failed'] as const;
+export const CallDirections = ['incoming', 'outgoing'] as const;
+
+const HistoryParty = z.object({
+  number: z.string(),
+  user: z.object({ name: z.string() }).nullable(),
+});
+
+export const CallHistoryItem = z.object({
+  id: z.number().int(),
+  from: HistoryParty,
+  to: HistoryParty,
+  from_number: z.string(),
+  to_number: z.string(),
+  answered_by: z.string().nullable(),
+  status: z.enum(CallResults),
+  direction: z.enum(CallDirections),
+  /** seconds of talk */
+  duration: z.number().int(),
+  created_at: Timestamp,
+});
+export type CallHistoryItem = z.infer<typeof CallHistoryItem>;
+
+export const callHistoryFields: Record<string, ResourceField> = {
+  created_at: { kind: 'date', default: true, filterable: true, sortable: true },
+  from_number: { kind: 'text', default: true, filterable: true },
+  to_number: { kind: 'text', default: true, filterable: true },
+  status: { kind: 'enum', values: CallResults, default: true, filterable: true },
+  direction: { kind: 'enum', values: CallDirections, default: true, filterable: true },
+  duration: { kind: 'number', default: true, filterable: true },
+  answered_by: { kind: 'text', filterable: true },
+  id: { kind: 'number', filterable: true },
+};
+
+/** The call history: newest first, keyset paged by (created_at, id) (the spec's page of 50 is the client's). */
+export const callHistoryJournal = defineJournal({
+  noun: 'call_history',
+  segment: 'call-history',
+  record: CallHistoryItem,
+  time: 'created_at',
+  fields: callHistoryFields,
+  gates: { view: ['calls.history'] },
+});
+
+export const callHistoryList = callHistoryJournal.list;
+export const callHistoryExport = callHistoryJournal.export;
