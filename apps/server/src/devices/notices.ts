@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
-import { deviceStatusRecipients, notify } from '../notifications/notify';
+import { deviceStatusRecipients, notify, notifyMany } from '../notifications/notify';
 import { DeviceEventCreatedEvent, type Audience } from '../events/define';
 
 /**
@@ -139,8 +139,11 @@ export async function notifyAboutIdentifiers(
       from devices v left join domains d on d.id = v.domain_id where v.id = ${device.id}`.execute(trx)
   ).rows[0];
   if (!d) return;
-  for (const { type, e } of notices)
-    await notify(app, trx, {
+  // every notice of the push in one insert and one emit (notifyMany), however many events it carried
+  await notifyMany(
+    app,
+    trx,
+    notices.map(({ type, e }) => ({
       projectId: device.project_id,
       recipients,
       type,
@@ -153,5 +156,6 @@ export async function notifyAboutIdentifiers(
         device: { id: device.id, name: d.name, serial_number: d.serial_number },
         ...(d.group_id !== null ? { group: { id: d.group_id, name: d.group_name ?? '' } } : {}),
       },
-    });
+    })),
+  );
 }

@@ -27,6 +27,8 @@ import { defineModule, type ServerModule } from '../modules/lifecycle';
 import { multipartArgs } from '../storage/uploads';
 import { NDJSON } from '../engine/bulk-import';
 import { helmetOptions, storageHeaders } from './security';
+import { isPicturePath, servePicture } from './pictures';
+import { PICTURES_DIR } from '../devices/pictures';
 
 /**
  * The HTTP transport: one route per registry command (the bearer token or a device's Basic credentials
@@ -206,7 +208,10 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
     decorateReply: false,
     index: false,
     setHeaders: storageHeaders,
+    // event pictures are not public: their own route below checks who asks
+    allowedPath: (pathname) => !isPicturePath(pathname),
   });
+  app.get(`/storage/${PICTURES_DIR}/:name`, (req, reply) => servePicture(context, req, reply));
 
   app.setErrorHandler((err, req, reply) => {
     const { status, body, headers } = toReply(err, req);
@@ -254,7 +259,13 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
           ...((body as object | undefined) ?? {}),
           ...((req.params as object | undefined) ?? {}),
         };
-        const result = await dispatch(context, cmd, input, principal, { caller, body: stream });
+        // what a device pushes over HTTP takes its turn in the devices' fair queue, as over MQTT
+        const result =
+          principal.kind === 'device'
+            ? await context.devices.admit(principal.serial, () =>
+                dispatch(context, cmd, input, principal, { caller, body: stream }),
+              )
+            : await dispatch(context, cmd, input, principal, { caller, body: stream });
         // an export or a report file: the body is written as it is read, and stops when the client goes away
         if (result instanceof StreamedReply) {
           void reply.type(result.contentType).header('cache-control', 'no-store');

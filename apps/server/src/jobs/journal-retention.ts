@@ -23,6 +23,8 @@ export function defineRetentionJobs(opts: {
   stores: readonly JournalStore<unknown>[];
   configured?: Partial<Record<string, number>>;
   batch?: number;
+  /** where stored files are (a journal's rows may name some: device events' pictures) */
+  storageDir?: string;
 }): { enqueueToday(): Promise<void> } {
   const { db, jobs, clock, stores } = opts;
   const enqueue = (store: JournalStore<unknown>, at: Date) =>
@@ -39,7 +41,7 @@ export function defineRetentionJobs(opts: {
       async run() {
         const now = clock.now();
         const cutoff = new Date(now.getTime() - retentionDays(store, opts.configured) * DAY_MS);
-        await pruneJournal(db, store, cutoff, opts.batch);
+        await pruneJournal(db, store, cutoff, opts.batch, { storageDir: opts.storageDir ?? '' });
         await enqueue(store, new Date(Date.parse(dayOf(now)) + DAY_MS));
       },
     });
