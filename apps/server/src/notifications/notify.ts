@@ -77,17 +77,21 @@ export async function notifyMany(
   app: Pick<ServerContext, 'outbox' | 'clock'>,
   trx: Q,
   notices: readonly Notice[],
+  /** the recipients as the caller read them already (their id, project and profile): not read again */
+  known?: readonly { id: number; project_id: number; profile: unknown }[],
 ): Promise<number[]> {
   const wanted = [...new Set(notices.flatMap((n) => n.recipients))];
   if (!wanted.length) return [];
   const projects = [...new Set(notices.map((n) => n.projectId))];
-  const users = await trx
-    .selectFrom('users')
-    .select(['id', 'project_id', 'profile'])
-    .where('project_id', 'in', projects)
-    .where('id', 'in', wanted)
-    .orderBy('id')
-    .execute();
+  const users =
+    known ??
+    (await trx
+      .selectFrom('users')
+      .select(['id', 'project_id', 'profile'])
+      .where('project_id', 'in', projects)
+      .where('id', 'in', wanted)
+      .orderBy('id')
+      .execute());
   const now = app.clock.now();
   const rows = notices.flatMap((n) => {
     const traits = NotificationTypeTraits[n.type];

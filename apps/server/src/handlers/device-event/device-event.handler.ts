@@ -187,10 +187,14 @@ export const deviceEventHandlers = {
     const p = ctx.principal;
     if (p.kind !== 'device') throw new AppError('method_prohibited');
     const app = ctx.app;
-    const device = (
-      await sql<{ id: number; serial_number: string; domain_id: number | null }>`
-        select id, serial_number, domain_id from devices where id = ${p.deviceId}`.execute(app.db)
-    ).rows[0];
+    // the device as it was authenticated for this push (its group read then); else read now
+    const device =
+      p.domainId !== undefined
+        ? { id: p.deviceId, serial_number: p.serial, domain_id: p.domainId }
+        : (
+            await sql<{ id: number; serial_number: string; domain_id: number | null }>`
+              select id, serial_number, domain_id from devices where id = ${p.deviceId}`.execute(app.db)
+          ).rows[0];
     if (!device) throw new AppError('item_not_found');
     const pictures = args.events.map((e, i) => pictureOf(e, i));
     const now = app.clock.now();
