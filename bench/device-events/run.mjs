@@ -54,7 +54,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(0) : '–');
 const n = (x) => Math.round(x).toLocaleString('en');
-const load = () => os.loadavg().map((x) => x.toFixed(1)).join(', ');
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ');
 
 /** CPU seconds (user + system) of a process so far, from /proc; NaN when it is gone. */
 function cpuOf(pid) {
@@ -116,7 +120,10 @@ async function privateMosquitto() {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-mosquitto-'));
   const conf = path.join(dir, 'mosquitto.conf');
-  fs.writeFileSync(conf, `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n`);
+  fs.writeFileSync(
+    conf,
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n`,
+  );
   const child = spawn(bin, ['-c', conf], { stdio: 'ignore' });
   const url = `mqtt://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
@@ -161,7 +168,11 @@ const sampleMessage = JSON.stringify({
 /** Mosquitto's pass-through with MQTT.js in this process: messages a second received by one subscriber. */
 async function passThroughJs(url, brokerPid) {
   const prefix = `bench-ref/${process.pid}`;
-  const sub = await mqtt.connectAsync(url, { clientId: `ref-sub-${process.pid}`, clean: true, reconnectPeriod: 0 });
+  const sub = await mqtt.connectAsync(url, {
+    clientId: `ref-sub-${process.pid}`,
+    clean: true,
+    reconnectPeriod: 0,
+  });
   let received = 0;
   sub.on('message', () => received++);
   await sub.subscribeAsync(`${prefix}/+`, { qos: 1 });
@@ -173,7 +184,9 @@ async function passThroughJs(url, brokerPid) {
   let stop = false;
   const loops = pubs.map(async (c, i) => {
     while (!stop)
-      await Promise.all(Array.from({ length: 10 }, () => c.publishAsync(`${prefix}/${i}`, sampleMessage, { qos: 1 })));
+      await Promise.all(
+        Array.from({ length: 10 }, () => c.publishAsync(`${prefix}/${i}`, sampleMessage, { qos: 1 })),
+      );
   });
   await sleep(2000);
   const r0 = received;
@@ -204,9 +217,13 @@ async function passThroughC(url, brokerPid) {
   await sleep(500);
   const lines = Buffer.from(`${sampleMessage}\n`.repeat(1000));
   const pubs = Array.from({ length: 4 }, (_, i) => {
-    const p = spawn('mosquitto_pub', [...args, '-t', `${topic}/${i}`, '-l', '-i', `ref-cpub-${process.pid}-${i}`], {
-      stdio: ['pipe', 'ignore', 'ignore'],
-    });
+    const p = spawn(
+      'mosquitto_pub',
+      [...args, '-t', `${topic}/${i}`, '-l', '-i', `ref-cpub-${process.pid}-${i}`],
+      {
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
+    );
     let stop = false;
     const feed = () => {
       while (!stop && p.stdin.write(lines));
@@ -294,10 +311,11 @@ function console_(baseUrl, token, onEvent) {
 }
 
 const Sim = await simulator();
-const broker = process.env.BENCH_MQTT_URL ? { url: process.env.BENCH_MQTT_URL, pid: 0, stop() {} } : await privateMosquitto();
+const broker = process.env.BENCH_MQTT_URL
+  ? { url: process.env.BENCH_MQTT_URL, pid: 0, stop() {} }
+  : await privateMosquitto();
 const brokerPid =
-  broker.pid ||
-  Number(spawnSync('pidof', ['mosquitto']).stdout?.toString().trim().split(/\s+/)[0] || 0);
+  broker.pid || Number(spawnSync('pidof', ['mosquitto']).stdout?.toString().trim().split(/\s+/)[0] || 0);
 const admin = new pg.Client({ connectionString: PG });
 await admin.connect();
 const dbName = `lintel_bench_devevents_${process.pid}`;
@@ -319,7 +337,12 @@ const run = { refs: [], steps: [] };
 try {
   // Reference A, before the platform's load
   console.log('reference A: Mosquitto pass-through');
-  run.refs.push({ when: 'A', js: await passThroughJs(broker.url, brokerPid), c: await passThroughC(broker.url, brokerPid), load: load() });
+  run.refs.push({
+    when: 'A',
+    js: await passThroughJs(broker.url, brokerPid),
+    c: await passThroughC(broker.url, brokerPid),
+    load: load(),
+  });
   console.log(JSON.stringify(run.refs.at(-1)));
 
   const port = await freePort();
@@ -387,7 +410,8 @@ try {
   let offered = 0;
   let settled = 0;
   const pending = () => devices.reduce((a, d) => a + d.pendingLogs.length, 0);
-  const stored = async () => Number((await db.query('select count(*)::int as c from device_events')).rows[0].c);
+  const stored = async () =>
+    Number((await db.query('select count(*)::int as c from device_events')).rows[0].c);
 
   for (let step = 0, rate = START_RATE; step < MAX_STEPS; step++, rate = Math.round(rate * FACTOR)) {
     const perDevice = rate / DEVICES;
@@ -419,16 +443,22 @@ try {
     await sleep(STEP_S * 1000);
     const c1 = cpuSnapshot({ server: server.pid, broker: brokerPid }, dbName);
     const loadAt = load();
-    for (const t of timers) clearInterval(t), clearTimeout(t);
+    for (const t of timers) {
+      clearInterval(t);
+      clearTimeout(t);
+    }
     const backlog = pending();
     // drain: what the devices hold is pushed, the consoles receive what was stored
-    for (const until = Date.now() + 60_000; settled < offered && Date.now() < until; ) await sleep(250);
+    for (const until = Date.now() + 60_000; settled < offered && Date.now() < until;) await sleep(250);
     for (let r = 0; r < 12 && pending(); r++) {
       await Promise.all(devices.map((d) => d.flushLogs().catch(() => false)));
       if (pending()) await sleep(2000);
     }
     const total = await stored();
-    for (const until = Date.now() + 30_000; Date.now() < until && consoles.some((c) => c.seen.size < total && !c.closed); )
+    for (
+      const until = Date.now() + 30_000;
+      Date.now() < until && consoles.some((c) => c.seen.size < total && !c.closed);
+    )
       await sleep(250);
     const { rows } = await db.query(
       `select count(*)::int as c from device_events where received_at >= $1 and received_at < $2`,
@@ -461,11 +491,18 @@ try {
 
   // Reference B, after the platform's load (the devices connected, idle)
   console.log('reference B: Mosquitto pass-through');
-  run.refs.push({ when: 'B', js: await passThroughJs(broker.url, brokerPid), c: await passThroughC(broker.url, brokerPid), load: load() });
+  run.refs.push({
+    when: 'B',
+    js: await passThroughJs(broker.url, brokerPid),
+    c: await passThroughC(broker.url, brokerPid),
+    load: load(),
+  });
   console.log(JSON.stringify(run.refs.at(-1)));
 
   // durability over the whole run
-  const { rows: ids } = await db.query(`select event_id from device_events where serial_number like $1`, [`${prefix}%`]);
+  const { rows: ids } = await db.query(`select event_id from device_events where serial_number like $1`, [
+    `${prefix}%`,
+  ]);
   const storedIds = new Set(ids.map((r) => r.event_id));
   const pendingIds = new Set(devices.flatMap((d) => d.pendingLogs.map((e) => e.event_id)));
   for (const id of pendingIds) generated.add(id);
@@ -484,7 +521,10 @@ try {
     closed: consoles.filter((c) => c.closed).map((c) => c.closed),
   };
 } finally {
-  for (const t of timers) clearInterval(t), clearTimeout(t);
+  for (const t of timers) {
+    clearInterval(t);
+    clearTimeout(t);
+  }
   for (const c of consoles) c.ws.terminate();
   await Promise.race([Promise.all(devices.map((d) => d.stop().catch(() => undefined))), sleep(20_000)]);
   await db?.end().catch(() => undefined);
@@ -526,7 +566,10 @@ Durability over the run: ${n(d.generated)} events generated, ${n(d.stored)} rows
 const file = path.join(root, 'bench', 'RESULTS.md');
 const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmark results\n';
 const section = /<!-- device-events:start -->([\s\S]*?)<!-- device-events:end -->/.exec(text)?.[1] ?? '';
-const earlier = section.split(/(?=^### Run of )/m).filter((x) => x.startsWith('### Run of ')).slice(-2);
+const earlier = section
+  .split(/(?=^### Run of )/m)
+  .filter((x) => x.startsWith('### Run of '))
+  .slice(-2);
 const md = `<!-- device-events:start -->
 ## device-events — simulated devices pushing their logs over MQTT into PostgreSQL, consoles watching: a saturation search beside Mosquitto's own pass-through
 

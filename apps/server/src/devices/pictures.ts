@@ -46,8 +46,7 @@ export function pictureOf(entry: DeviceLogEntry, index: number): Picture | null 
   if (bytes.length > DEVICE_EVENT_IMAGE_MAX_BYTES)
     throw new AppError('invalid_file', { field, max: DEVICE_EVENT_IMAGE_MAX_BYTES });
   const jpeg = bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
-  const png =
-    bytes.length > 8 && bytes.subarray(0, 8).equals(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]));
+  const png = bytes.length > 8 && bytes.subarray(0, 8).equals(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]));
   if (!jpeg && !png) throw new AppError('invalid_file', { field });
   const verdict = inspectImage(bytes, { ...DefaultImageLimits, maxPixels: EVENT_PICTURE_MAX_PIXELS });
   if (!verdict.ok) throw new AppError('invalid_file', { field, reason: verdict.reason });
@@ -151,7 +150,9 @@ export function pictureUrlKey(db: Kysely<DB>): Promise<Buffer> {
   if (keyLoaded?.db !== db) {
     const key = (async () => {
       await sql`insert into installation_secrets (name, value)
-        values ('picture_url_key', ${randomBytes(32).toString('hex')}) on conflict (name) do nothing`.execute(db);
+        values ('picture_url_key', ${randomBytes(32).toString('hex')}) on conflict (name) do nothing`.execute(
+        db,
+      );
       const r = await sql<{ value: string }>`
         select value from installation_secrets where name = 'picture_url_key'`.execute(db);
       return Buffer.from(r.rows[0]!.value, 'hex');

@@ -127,7 +127,13 @@ export class EventOutbox {
       const topic = typeof event.topic === 'function' ? event.topic(parsed as z.output<P>) : event.topic;
       const json = JSON.stringify(parsed);
       // delivered as a reader of the row would see it (JSON: dates as text)
-      return { topic, type: event.type, payload: JSON.parse(json) as Record<string, unknown>, json, audience };
+      return {
+        topic,
+        type: event.type,
+        payload: JSON.parse(json) as Record<string, unknown>,
+        json,
+        audience,
+      };
     });
     const values = sql.join(
       rows.map((r) => sql`(${r.topic}, ${r.type}, ${r.json}::jsonb, ${r.audience}, ${now})`),

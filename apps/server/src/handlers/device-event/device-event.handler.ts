@@ -264,7 +264,9 @@ export const deviceEventHandlers = {
         );
       await writePictures(
         app.config.storageDir,
-        [...kept].filter((i) => stored.has(names[i]!)).map((i) => ({ name: names[i]!, bytes: pictures[i]!.bytes })),
+        [...kept]
+          .filter((i) => stored.has(names[i]!))
+          .map((i) => ({ name: names[i]!, bytes: pictures[i]!.bytes })),
       );
       await app.outbox.emitMany(
         trx,
