@@ -338,3 +338,46 @@ describe('what a device pushes', () => {
     );
   });
 });
+
+describe('device events in bulk (issue 26 item 1)', () => {
+  it('a push of 100 events costs the statements of a push of one', async () => {
+    const d = await makeDevice(root);
+    // every statement the server's database runs, counted by its text (background jobs' statements left out)
+    const executor = ts.server.context.db.getExecutor();
+    const proto = Object.getPrototypeOf(executor) as {
+      executeQuery(this: unknown, q: { sql: string }, ...rest: unknown[]): Promise<unknown>;
+    };
+    const original = proto.executeQuery;
+    let counted = 0;
+    proto.executeQuery = function (q, ...rest) {
+      if (/device_events|event_outbox|notifications|pg_notify|users|devices/.test(q.sql)) counted++;
+      return original.call(this, q, ...rest);
+    };
+    const statementsOf = async (events: unknown[]) => {
+      counted = 0;
+      const r = await pushHttp(d, { events });
+      expect(r.status).toBe(200);
+      return counted;
+    };
+    const n = uid();
+    const used = (i: number) => ({ ...shot(`${n}-${i}`), image: undefined });
+    try {
+      const one = await statementsOf([used(0)]);
+      const hundred = await statementsOf(
+        Array.from({ length: 100 }, (_, i) =>
+          i % 2 ? used(i + 1) : { event_id: `${n}-d${i}`, kind: 'door_opened', reason: 'button' },
+        ),
+      );
+      expect(one).toBeGreaterThan(2);
+      expect(hundred).toBe(one);
+    } finally {
+      proto.executeQuery = original;
+    }
+    // and every one of them stored
+    const all = await getCommand('device_event.list').run(
+      { api },
+      { filters: [{ field: 'device', rule: 'equals', value: String(d.id) }] },
+    );
+    expect(all.meta.total).toBe(101);
+  });
+});
