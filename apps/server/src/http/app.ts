@@ -14,7 +14,7 @@ import { registry, uploadFields, type Command } from '@lintel/commands';
 import { errorBody, unauthenticatedBody } from '@lintel/core';
 import type { CallerInfo, ServerContext } from '../context';
 import { databaseFaultReply } from '../db/faults';
-import { asDatabaseRequest } from '../db/pglite-pool';
+import { asDatabaseRequest, outsideRequest } from '../db/pglite-pool';
 import { AppError } from '../errors';
 import { registerRateLimits } from '../security/rate-limit';
 import { WS_ROUTE } from '../realtime/websocket';
@@ -233,9 +233,13 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
         const caller = callerOf(req);
         // a person by the bearer token; a device (what it pushes over HTTP) by its login and password
         // (a device's password guesses are throttled like people's logins: auth/device-throttle.ts)
+        // — as device work, outside people's requests: on the embedded database a device's call neither
+        // takes nor holds one of the requests' places while it waits its turn in the devices' queue
         const asDevice =
           cmd.access === 'device'
-            ? await authenticateDeviceThrottled(context, req.headers.authorization, req.ip)
+            ? await outsideRequest(() =>
+                authenticateDeviceThrottled(context, req.headers.authorization, req.ip),
+              )
             : null;
         const principal: Principal =
           cmd.access === 'session'
@@ -262,8 +266,10 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
         // what a device pushes over HTTP takes its turn in the devices' fair queue, as over MQTT
         const result =
           principal.kind === 'device'
-            ? await context.devices.admit(principal.serial, () =>
-                dispatch(context, cmd, input, principal, { caller, body: stream }),
+            ? await outsideRequest(() =>
+                context.devices.admit(principal.serial, () =>
+                  dispatch(context, cmd, input, principal, { caller, body: stream }),
+                ),
               )
             : await dispatch(context, cmd, input, principal, { caller, body: stream });
         // an export or a report file: the body is written as it is read, and stops when the client goes away
