@@ -27,9 +27,12 @@ export async function waitFor(url, ms = 60_000) {
   throw new Error(`no answer from ${url}`);
 }
 
-/** Starts apps/server/dist/main.js (or another build, `main`) with this environment; resolves when /server-info answers. */
-export async function startServer(env, main = path.join(root, 'apps/server/dist/main.js')) {
-  const child = spawn(process.execPath, [main], {
+/**
+ * Starts apps/server/dist/main.js (or another build, `main`) with this environment and Node's own options
+ * (`execArgv`, e.g. `--cpu-prof`); resolves when /server-info answers.
+ */
+export async function startServer(env, main = path.join(root, 'apps/server/dist/main.js'), execArgv = []) {
+  const child = spawn(process.execPath, [...execArgv, main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,59 +1,249 @@
-// bench/device-events (issue 16): simulated devices pushing their logs over MQTT into PostgreSQL while
-// websocket consoles watch. Figures: the events stored per second, sustained over the window; the delay from
-// the device to each console (p50 / p99 / max); the server's memory over the run; events lost or stored twice.
+// bench/device-events (issues 16 and 26): simulated devices pushing their logs over MQTT into PostgreSQL
+// while websocket consoles watch, at rising rates until the platform no longer keeps up, beside Mosquitto's
+// own pass-through of the same messages measured in the same run (before the platform's load and after it).
 //
-// - A fresh PostgreSQL database (BENCH_POSTGRES), the built server (apps/server/dist/main.js) in its own
-//   process, with MQTT_URL at the machine's Mosquitto (BENCH_BROKER=mosquitto, the default; device pushes
-//   taken as a shared subscription) or its embedded broker (BENCH_BROKER=embedded, aedes on MQTT_PORT).
-// - BENCH_DEVICES panels registered through the API (`PUT /api/v0/devices`, protocol mqtt, their credentials
-//   from `GET /api/v0/devices/{id}/credentials`), each run by apps/device-sim's `SimulatedDevice` (bundled
-//   from its source by esbuild into apps/device-sim/dist/lib.js at the start) in this process: heartbeats
-//   every 10 s, and `presentCard` BENCH_RATE times a second (a card it holds or an unknown one, at a random
-//   phase per device), which logs the event and pushes it (`POST /logs` on `server/request/v0/{serial}`),
-//   one push at a time per device (what piles up behind an unanswered push goes in the next, up to 100), kept
-//   until the platform's answer on `server/response/v0/{serial}`.
-// - BENCH_CONSOLES websocket clients (the `ws` package) signed in as the admin, subscribed to
-//   `private-devices`: each `DeviceEventCreatedEvent` is counted by its id, and its delay is its arrival time
-//   minus its `at` (the event's time by the device's clock, which is this process's clock).
-// - BENCH_WARMUP seconds of load, then BENCH_SECONDS measured; then the load stops, the devices push what
-//   they still hold, and the consoles are given time to receive everything before the counts.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+// - A Mosquitto of the run's own on a free port of 127.0.0.1 (BENCH_MQTT_URL: another broker instead), a
+//   fresh PostgreSQL database (BENCH_POSTGRES), the built server (apps/server/dist/main.js) in its own process
+//   with MQTT_URL at that broker (device pushes taken as a shared subscription).
+// - **Reference**: Mosquitto's pass-through of the devices' messages (a push of one event, QoS 1): publishers
+//   send as fast as the broker acknowledges, one subscriber counts what arrives. Two generators: MQTT.js in
+//   this process (the devices' own library, BENCH_REF_CLIENTS clients) and the C clients (`mosquitto_pub -l`,
+//   `mosquitto_sub`). Measured first (A), then again after the platform's steps (B), so both see the
+//   machine's load of their time.
+// - BENCH_DEVICES panels registered through the API, each an apps/device-sim `SimulatedDevice` (bundled by
+//   esbuild into apps/device-sim/dist/lib.js) in this process: `presentCard` at the step's rate, at a random
+//   phase per device; each event is logged and pushed (`POST /logs`, one push in flight per device, what
+//   waits goes in the next, up to 100) and kept until the platform's answer after the commit.
+// - BENCH_CONSOLES websocket consoles (the `ws` package) subscribed to `private-devices`: each
+//   `DeviceEventCreatedEvent` counted by id; its delay is its arrival minus its `at` (the device's clock,
+//   which is this process's clock).
+// - **Saturation search**: steps from BENCH_START_RATE events/s, × BENCH_FACTOR each, BENCH_STEP_WARMUP s then
+//   BENCH_STEP_S s measured, then the devices push what they hold; it stops after the first step whose stored
+//   rate falls below 95% of the offered one or whose p99 delay passes 1 s (or after BENCH_MAX_STEPS).
+// - **CPU**: utime + stime from /proc of the server process, of the database backends of the run's database
+//   (their command line names it), of the broker and of this process, over each step's window, per event
+//   stored; the load average at each window's end.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import mqtt from 'mqtt';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { machine, root, signIn, startServer, writeResults } from '../lib.mjs';
+import { machine, root, signIn, startServer } from '../lib.mjs';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 200);
-const RATE = Number(process.env.BENCH_RATE ?? 5);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 300);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? Math.min(30, Math.max(5, Math.round(SECONDS / 10))));
 const CONSOLES = Number(process.env.BENCH_CONSOLES ?? 5);
-const BROKER = process.env.BENCH_BROKER ?? 'mosquitto';
-const MOSQUITTO = process.env.BENCH_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
+const START_RATE = Number(process.env.BENCH_START_RATE ?? 400);
+const FACTOR = Number(process.env.BENCH_FACTOR ?? 1.5);
+const MAX_STEPS = Number(process.env.BENCH_MAX_STEPS ?? 8);
+const STEP_S = Number(process.env.BENCH_STEP_S ?? 20);
+const STEP_WARMUP = Number(process.env.BENCH_STEP_WARMUP ?? 5);
+const REF_S = Number(process.env.BENCH_REF_S ?? 10);
+const REF_CLIENTS = Number(process.env.BENCH_REF_CLIENTS ?? 20);
 const PG = process.env.BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PROFILE = process.env.BENCH_CPU_PROF ?? '';
 const PASSWORD = 'Bench-password-1';
 const TOPIC = 'private-devices';
-const SAMPLE_MS = 5000;
-const PORT = 18561;
-
-if (!['mosquitto', 'embedded'].includes(BROKER)) throw new Error('BENCH_BROKER: mosquitto or embedded');
+const CLK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim() || 100);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(0) : '–');
-const n = (x) => x.toLocaleString('en');
+const n = (x) => Math.round(x).toLocaleString('en');
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(', ');
 
-function rss(pid) {
+/** CPU seconds (user + system) of a process so far, from /proc; NaN when it is gone. */
+function cpuOf(pid) {
   try {
-    const m = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Math.round(Number(m[1]) / 1024) : NaN;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLK;
   } catch {
     return NaN;
   }
+}
+
+/** The PostgreSQL backends serving database `db` now (their process title names it). */
+function backendsOf(db) {
+  const out = [];
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (cmd.startsWith('postgres:') && cmd.includes(` ${db} `)) out.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** CPU seconds of the run's processes: server, database backends (by pid, so those of a window are compared), broker, bench. */
+function cpuSnapshot(pids, db) {
+  const backends = new Map(backendsOf(db).map((p) => [p, cpuOf(p)]));
+  return {
+    server: cpuOf(pids.server),
+    broker: pids.broker ? cpuOf(pids.broker) : NaN,
+    bench: cpuOf(process.pid),
+    backends,
+  };
+}
+function cpuSince(a, b) {
+  let db = 0;
+  for (const [pid, t] of b.backends) if (Number.isFinite(t)) db += t - (a.backends.get(pid) ?? 0);
+  return { server: b.server - a.server, db, broker: b.broker - a.broker, bench: b.bench - a.bench };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A Mosquitto of the run's own (anonymous, on loopback); resolves once it accepts connections. */
+async function privateMosquitto() {
+  const bin = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
+  if (!bin) throw new Error('mosquitto is needed (or BENCH_MQTT_URL)');
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-mosquitto-'));
+  const conf = path.join(dir, 'mosquitto.conf');
+  fs.writeFileSync(
+    conf,
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n`,
+  );
+  const child = spawn(bin, ['-c', conf], { stdio: 'ignore' });
+  const url = `mqtt://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      const c = await mqtt.connectAsync(url, { reconnectPeriod: 0, connectTimeout: 1000 });
+      await c.endAsync();
+      break;
+    } catch (err) {
+      if (i > 50) throw err;
+      await sleep(100);
+    }
+  }
+  return {
+    url,
+    pid: child.pid,
+    stop: () => {
+      child.kill('SIGTERM');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const sampleMessage = JSON.stringify({
+  request_id: '6f1c1d4e-3a7b-4f0e-9b1a-2a9d2f6b7c11',
+  method: 'POST',
+  uri: '/logs',
+  body: {
+    events: [
+      {
+        event_id: 'BENCH-001-123-m3k2l1',
+        time: new Date().toISOString(),
+        kind: 'identifier_used',
+        identifier_type: 'card',
+        identifier_number: '1000',
+        lock: 1,
+        result: 'granted',
+      },
+    ],
+  },
+});
+
+/** Mosquitto's pass-through with MQTT.js in this process: messages a second received by one subscriber. */
+async function passThroughJs(url, brokerPid) {
+  const prefix = `bench-ref/${process.pid}`;
+  const sub = await mqtt.connectAsync(url, {
+    clientId: `ref-sub-${process.pid}`,
+    clean: true,
+    reconnectPeriod: 0,
+  });
+  let received = 0;
+  sub.on('message', () => received++);
+  await sub.subscribeAsync(`${prefix}/+`, { qos: 1 });
+  const pubs = await Promise.all(
+    Array.from({ length: REF_CLIENTS }, (_, i) =>
+      mqtt.connectAsync(url, { clientId: `ref-pub-${process.pid}-${i}`, reconnectPeriod: 0 }),
+    ),
+  );
+  let stop = false;
+  const loops = pubs.map(async (c, i) => {
+    while (!stop)
+      await Promise.all(
+        Array.from({ length: 10 }, () => c.publishAsync(`${prefix}/${i}`, sampleMessage, { qos: 1 })),
+      );
+  });
+  await sleep(2000);
+  const r0 = received;
+  const c0 = { broker: cpuOf(brokerPid), bench: cpuOf(process.pid) };
+  const t0 = performance.now();
+  await sleep(REF_S * 1000);
+  const got = received - r0;
+  const s = (performance.now() - t0) / 1000;
+  const c1 = { broker: cpuOf(brokerPid), bench: cpuOf(process.pid) };
+  stop = true;
+  await Promise.all(loops).catch(() => undefined);
+  await Promise.all([...pubs, sub].map((c) => c.endAsync(true).catch(() => undefined)));
+  return { rate: got / s, brokerCpu: (c1.broker - c0.broker) / got, benchCpu: (c1.bench - c0.bench) / got };
+}
+
+/** Mosquitto's pass-through with the C clients: `mosquitto_pub -l` fed lines, `mosquitto_sub` counting. */
+async function passThroughC(url, brokerPid) {
+  const u = new URL(url);
+  const topic = `bench-ref-c/${process.pid}`;
+  const args = ['-h', u.hostname, '-p', u.port, '-q', '1'];
+  const sub = spawn('mosquitto_sub', [...args, '-t', `${topic}/#`, '-i', `ref-csub-${process.pid}`], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let received = 0;
+  sub.stdout.on('data', (b) => {
+    for (let i = 0; i < b.length; i++) if (b[i] === 10) received++;
+  });
+  await sleep(500);
+  const lines = Buffer.from(`${sampleMessage}\n`.repeat(1000));
+  const pubs = Array.from({ length: 4 }, (_, i) => {
+    const p = spawn(
+      'mosquitto_pub',
+      [...args, '-t', `${topic}/${i}`, '-l', '-i', `ref-cpub-${process.pid}-${i}`],
+      {
+        stdio: ['pipe', 'ignore', 'ignore'],
+      },
+    );
+    let stop = false;
+    const feed = () => {
+      while (!stop && p.stdin.write(lines));
+    };
+    p.stdin.on('drain', feed);
+    p.stdin.on('error', () => undefined);
+    feed();
+    return { p, end: () => ((stop = true), p.kill('SIGKILL')) };
+  });
+  await sleep(2000);
+  const r0 = received;
+  const c0 = cpuOf(brokerPid);
+  const t0 = performance.now();
+  await sleep(REF_S * 1000);
+  const got = received - r0;
+  const s = (performance.now() - t0) / 1000;
+  const c1 = cpuOf(brokerPid);
+  for (const x of pubs) x.end();
+  sub.kill('SIGKILL');
+  return { rate: got / s, brokerCpu: (c1 - c0) / got };
 }
 
 /** apps/device-sim's library (its package exports TypeScript), bundled as the build bundles its CLI. */
@@ -83,7 +273,6 @@ async function simulator() {
   return import(pathToFileURL(outfile).href);
 }
 
-/** Runs `fn` over `items`, `limit` at a time. */
 async function pool(items, limit, fn) {
   const out = new Array(items.length);
   let next = 0;
@@ -122,6 +311,11 @@ function console_(baseUrl, token, onEvent) {
 }
 
 const Sim = await simulator();
+const broker = process.env.BENCH_MQTT_URL
+  ? { url: process.env.BENCH_MQTT_URL, pid: 0, stop() {} }
+  : await privateMosquitto();
+const brokerPid =
+  broker.pid || Number(spawnSync('pidof', ['mosquitto']).stdout?.toString().trim().split(/\s+/)[0] || 0);
 const admin = new pg.Client({ connectionString: PG });
 await admin.connect();
 const dbName = `lintel_bench_devevents_${process.pid}`;
@@ -131,22 +325,38 @@ const dbUrl = (() => {
   u.pathname = `/${dbName}`;
   return u.toString();
 })();
-const loadBefore = os.loadavg();
-const loop = monitorEventLoopDelay({ resolution: 10 });
+const loadBefore = load();
+const startedAt = new Date();
 
 let server;
 let db;
 const devices = [];
 const consoles = [];
-const timers = [];
-let result;
+let timers = [];
+const run = { refs: [], steps: [] };
 try {
-  server = await startServer({
-    PORT: String(PORT),
-    LINTEL_ADMIN_PASSWORD: PASSWORD,
-    DATABASE_URL: dbUrl,
-    ...(BROKER === 'mosquitto' ? { MQTT_URL: MOSQUITTO } : { MQTT_PORT: String(PORT + 1) }),
+  // Reference A, before the platform's load
+  console.log('reference A: Mosquitto pass-through');
+  run.refs.push({
+    when: 'A',
+    js: await passThroughJs(broker.url, brokerPid),
+    c: await passThroughC(broker.url, brokerPid),
+    load: load(),
   });
+  console.log(JSON.stringify(run.refs.at(-1)));
+
+  const port = await freePort();
+  server = await startServer(
+    {
+      PORT: String(port),
+      LINTEL_ADMIN_PASSWORD: PASSWORD,
+      DATABASE_URL: dbUrl,
+      MQTT_URL: broker.url,
+    },
+    undefined,
+    // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops
+    PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [],
+  );
   db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   const token = await signIn(server.url, 'admin', PASSWORD);
@@ -160,9 +370,6 @@ try {
     return r.json();
   };
   const rootGroup = (await api('GET', '/domains/full')).data.find((g) => g.parent_id === null).id;
-
-  // the devices: registered, then started (connected to the broker, announced online)
-  const t0 = performance.now();
   const prefix = `BENCH-${process.pid}-`;
   const registered = await pool(
     Array.from({ length: DEVICES }, (_, i) => `${prefix}${String(i + 1).padStart(3, '0')}`),
@@ -189,178 +396,195 @@ try {
     d.addIdentifier({ identifier_type: 'card', identifier_number: '1000', lock: 'all' });
     devices.push(d);
   });
-  const setupS = (performance.now() - t0) / 1000;
-  console.log(`${DEVICES} devices registered and connected in ${setupS.toFixed(1)} s (${BROKER})`);
+  console.log(`${DEVICES} devices registered and connected`);
 
-  // the consoles
-  let windowFrom = Infinity;
-  let windowTo = Infinity;
-  const delays = [];
+  let window = { from: Infinity, to: Infinity, delays: [] };
   for (let i = 0; i < CONSOLES; i++)
     consoles.push(
       await console_(server.url, token, (delay, at) => {
-        if (at >= windowFrom && at < windowTo) delays.push(delay);
+        if (at >= window.from && at < window.to) window.delays.push(delay);
       }),
     );
 
-  // the load: each device presents a card RATE times a second, at its own phase
-  let settled = 0; // presentCard calls settled: the push answered or given up (the event then held)
-  const generated = new Set(); // the event ids of the settled ones
+  const generated = new Set();
   let offered = 0;
-  let offeredInWindow = 0;
-  const period = 1000 / RATE;
-  for (const [i, d] of devices.entries()) {
-    const start = setTimeout(() => {
-      const tick = () => {
-        const now = Date.now();
-        offered++;
-        if (now >= windowFrom && now < windowTo) offeredInWindow++;
-        d.presentCard(Math.random() < 0.5 ? '1000' : String(2000 + (i % 100)), 1)
-          .then((p) => void generated.add(p.event_id))
-          .catch(() => undefined)
-          .finally(() => settled++);
-      };
-      tick();
-      timers.push(setInterval(tick, period));
-    }, Math.random() * period);
-    timers.push(start);
-  }
+  let settled = 0;
+  const pending = () => devices.reduce((a, d) => a + d.pendingLogs.length, 0);
+  const stored = async () =>
+    Number((await db.query('select count(*)::int as c from device_events')).rows[0].c);
 
-  // memory and the bench's own event loop, every 5 s
-  const samples = [];
-  const sample = () => samples.push({ t: Date.now(), rss: rss(server.pid) });
-  sample();
-  timers.push(setInterval(sample, SAMPLE_MS));
-
-  await sleep(WARMUP * 1000);
-  loop.enable();
-  windowFrom = Date.now();
-  windowTo = windowFrom + SECONDS * 1000;
-  console.log(`warm-up of ${WARMUP} s done; measuring ${SECONDS} s`);
-  for (let s = 0; s < SECONDS; s += 30) {
-    await sleep(Math.min(30, SECONDS - s) * 1000);
-    const pending = devices.reduce((a, d) => a + d.pendingLogs.length, 0);
-    console.log(
-      `  ${Math.min(s + 30, SECONDS)} s: offered ${n(offered)}, pending on devices ${n(pending)}, server ${rss(server.pid)} MiB`,
+  for (let step = 0, rate = START_RATE; step < MAX_STEPS; step++, rate = Math.round(rate * FACTOR)) {
+    const perDevice = rate / DEVICES;
+    const period = 1000 / perDevice;
+    let offeredInWindow = 0;
+    timers = [];
+    window = { from: Infinity, to: Infinity, delays: [] };
+    for (const [i, d] of devices.entries()) {
+      const start = setTimeout(() => {
+        const tick = () => {
+          const now = Date.now();
+          offered++;
+          if (now >= window.from && now < window.to) offeredInWindow++;
+          d.presentCard(Math.random() < 0.5 ? '1000' : String(2000 + (i % 100)), 1)
+            .then((p) => void generated.add(p.event_id))
+            .catch(() => undefined)
+            .finally(() => settled++);
+        };
+        tick();
+        timers.push(setInterval(tick, period));
+      }, Math.random() * period);
+      timers.push(start);
+    }
+    await sleep(STEP_WARMUP * 1000);
+    const from = Date.now();
+    window.from = from;
+    window.to = from + STEP_S * 1000;
+    const c0 = cpuSnapshot({ server: server.pid, broker: brokerPid }, dbName);
+    await sleep(STEP_S * 1000);
+    const c1 = cpuSnapshot({ server: server.pid, broker: brokerPid }, dbName);
+    const loadAt = load();
+    for (const t of timers) {
+      clearInterval(t);
+      clearTimeout(t);
+    }
+    const backlog = pending();
+    // drain: what the devices hold is pushed, the consoles receive what was stored
+    for (const until = Date.now() + 60_000; settled < offered && Date.now() < until;) await sleep(250);
+    for (let r = 0; r < 12 && pending(); r++) {
+      await Promise.all(devices.map((d) => d.flushLogs().catch(() => false)));
+      if (pending()) await sleep(2000);
+    }
+    const total = await stored();
+    for (
+      const until = Date.now() + 30_000;
+      Date.now() < until && consoles.some((c) => c.seen.size < total && !c.closed);
+    )
+      await sleep(250);
+    const { rows } = await db.query(
+      `select count(*)::int as c from device_events where received_at >= $1 and received_at < $2`,
+      [new Date(window.from), new Date(window.to)],
     );
+    const inWindow = rows[0].c;
+    const cpu = cpuSince(c0, c1);
+    const delays = window.delays.sort((a, b) => a - b);
+    const s = {
+      rate,
+      offered: offeredInWindow / STEP_S,
+      stored: inWindow / STEP_S,
+      p50: pct(delays, 50),
+      p99: pct(delays, 99),
+      max: delays.at(-1),
+      deliveries: delays.length,
+      backlog,
+      cpuServerMs: (cpu.server / inWindow) * 1000,
+      cpuDbMs: (cpu.db / inWindow) * 1000,
+      cpuBrokerMs: (cpu.broker / inWindow) * 1000,
+      cpuBenchMs: (cpu.bench / inWindow) * 1000,
+      serverCores: cpu.server / STEP_S,
+      dbCores: cpu.db / STEP_S,
+      load: loadAt,
+    };
+    run.steps.push(s);
+    console.log(JSON.stringify(s));
+    if (s.stored < 0.95 * s.offered || s.p99 > 1000) break;
   }
-  loop.disable();
-  for (const t of timers) clearInterval(t);
-  const rssAtEnd = rss(server.pid);
-  const backlog = devices.reduce((a, d) => a + d.pendingLogs.length, 0);
 
-  // drain: the devices push what they hold, then the consoles receive what was stored
-  const drainFrom = Date.now();
-  for (const until = Date.now() + 60_000; settled < offered && Date.now() < until;) await sleep(250);
-  for (let round = 0; round < 12; round++) {
-    await Promise.all(devices.map((d) => d.flushLogs().catch(() => false)));
-    if (devices.every((d) => d.pendingLogs.length === 0)) break;
-    await sleep(5000);
-  }
-  const pendingAtEnd = devices.reduce((a, d) => a + d.pendingLogs.length, 0);
-  const { rows: totals } = await db.query(
-    `select count(*)::int as rows, count(distinct (device_id, event_id))::int as distinct_rows,
-       count(*) filter (where received_at >= $1 and received_at < $2)::int as in_window
-     from device_events where serial_number like $3`,
-    [new Date(windowFrom), new Date(windowTo), `${prefix}%`],
-  );
-  const stored = totals[0];
-  const until = Date.now() + 30_000;
-  while (Date.now() < until && consoles.some((c) => c.seen.size < stored.rows && !c.closed)) await sleep(250);
-  const drainS = (Date.now() - drainFrom) / 1000;
+  // Reference B, after the platform's load (the devices connected, idle)
+  console.log('reference B: Mosquitto pass-through');
+  run.refs.push({
+    when: 'B',
+    js: await passThroughJs(broker.url, brokerPid),
+    c: await passThroughC(broker.url, brokerPid),
+    load: load(),
+  });
+  console.log(JSON.stringify(run.refs.at(-1)));
 
-  // the events generated (settled, or still held by their device), and which of them are stored
+  // durability over the whole run
   const { rows: ids } = await db.query(`select event_id from device_events where serial_number like $1`, [
     `${prefix}%`,
   ]);
   const storedIds = new Set(ids.map((r) => r.event_id));
   const pendingIds = new Set(devices.flatMap((d) => d.pendingLogs.map((e) => e.event_id)));
   for (const id of pendingIds) generated.add(id);
-  const lost = [...generated].filter((id) => !storedIds.has(id) && !pendingIds.has(id)).length;
-  const strangers = [...storedIds].filter((id) => !generated.has(id)).length;
-  const acknowledged = devices.reduce((a, d) => a + d.logsAcknowledged, 0);
-
-  // stored per 5 s over the window (by the platform's time of receipt)
-  const { rows: buckets } = await db.query(
-    `select floor(extract(epoch from received_at - $1::timestamptz) / 5)::int as b, count(*)::int as c
-     from device_events where received_at >= $1 and received_at < $2 and serial_number like $3 group by 1`,
-    [new Date(windowFrom), new Date(windowTo), `${prefix}%`],
+  const { rows: dup } = await db.query(
+    `select count(*)::int as rows, count(distinct (device_id, event_id))::int as distinct_rows from device_events`,
   );
-  const per5 = Array.from({ length: Math.floor(SECONDS / 5) }, (_, b) => {
-    const row = buckets.find((x) => x.b === b);
-    return (row?.c ?? 0) / 5;
-  }).sort((a, b) => a - b);
-
-  const inWindow = samples.filter((s) => s.t >= windowFrom && s.t <= windowTo + SAMPLE_MS);
-  const memory = {
-    start: inWindow[0]?.rss ?? NaN,
-    max: Math.max(...inWindow.map((s) => s.rss)),
-    end: rssAtEnd,
-    before: samples[0]?.rss ?? NaN,
-    // one sample a minute from the window's start
-    minutes: inWindow.filter((_, i) => i % (60_000 / SAMPLE_MS) === 0).map((s) => s.rss),
-  };
-  delays.sort((a, b) => a - b);
-  result = {
-    setupS,
-    offered,
-    offeredRate: offeredInWindow / SECONDS,
-    storedRate: stored.in_window / SECONDS,
-    per5,
-    stored,
+  run.durability = {
     generated: generated.size,
-    unresolved: offered - generated.size,
-    acknowledged,
-    pendingAtEnd,
-    backlog,
-    lost,
-    strangers,
-    delays,
-    consoles: consoles.map((c) => ({
-      unique: c.seen.size,
-      twice: [...c.seen.values()].filter((v) => v > 1).length,
-      closed: c.closed,
-    })),
-    memory,
-    drainS,
-    loopP99: loop.percentile(99) / 1e6,
-    loopMax: loop.max / 1e6,
+    stored: dup[0].rows,
+    twice: dup[0].rows - dup[0].distinct_rows,
+    lost: [...generated].filter((id) => !storedIds.has(id) && !pendingIds.has(id)).length,
+    held: pendingIds.size,
+    strangers: [...storedIds].filter((id) => !generated.has(id)).length,
+    consolesMissed: consoles.map((c) => dup[0].rows - c.seen.size),
+    consolesTwice: consoles.reduce((a, c) => a + [...c.seen.values()].filter((v) => v > 1).length, 0),
+    closed: consoles.filter((c) => c.closed).map((c) => c.closed),
   };
 } finally {
-  for (const t of timers) clearInterval(t);
+  for (const t of timers) {
+    clearInterval(t);
+    clearTimeout(t);
+  }
   for (const c of consoles) c.ws.terminate();
   await Promise.race([Promise.all(devices.map((d) => d.stop().catch(() => undefined))), sleep(20_000)]);
   await db?.end().catch(() => undefined);
   await server?.stop();
   await admin.query(`drop database if exists ${dbName} with (force)`);
   await admin.end();
+  broker.stop();
 }
-const loadAfter = os.loadavg();
 
-const r = result;
-const d = r.delays;
-const missed = r.consoles.map((c) => r.stored.rows - c.unique);
-const twice = r.consoles.reduce((a, c) => a + c.twice, 0);
-const closed = r.consoles.filter((c) => c.closed).map((c) => c.closed);
-console.log(JSON.stringify({ ...r, delays: undefined, per5: undefined }, null, 1));
-const md = `## device-events — ${n(DEVICES)} simulated devices pushing their logs over MQTT into PostgreSQL, ${CONSOLES} consoles watching
+// ----- the figures -----
+const refJs = run.refs.map((r) => r.js.rate);
+const refC = run.refs.map((r) => r.c.rate);
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const kept = run.steps.filter((s) => s.stored >= 0.95 * s.offered && s.p99 <= 1000);
+const sustained = kept.at(-1);
+const fast = run.steps.filter((s) => s.stored >= 0.95 * s.offered && s.p99 < 250).at(-1);
+const ratio = (x, ref) => (x ? (x / ref).toFixed(2) : '–');
+const d = run.durability;
+const runText = `### Run of ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC
 
-${new Date().toISOString().slice(0, 10)} · ${machine()} · load average before ${loadBefore.map((x) => x.toFixed(1)).join(', ')}, after ${loadAfter.map((x) => x.toFixed(1)).join(', ')}.
-The built server in its own process on a fresh PostgreSQL database, ${BROKER === 'mosquitto' ? `\`MQTT_URL\` at the machine's Mosquitto (${MOSQUITTO}; device pushes taken as a shared subscription)` : 'its embedded broker (aedes)'}. ${n(DEVICES)} panels registered through the API, each an apps/device-sim \`SimulatedDevice\` in the bench's process (heartbeat every 10 s) presenting a card ${RATE} time${RATE === 1 ? '' : 's'} a second at its own phase (half a card it holds, half unknown): each event is logged and pushed (\`POST /logs\` on \`server/request/v0/{serial}\`, one push in flight per device, what waits goes in the next, up to 100), kept until the platform's answer on \`server/response/v0/{serial}\` after the commit. ${CONSOLES} websocket consoles (the \`ws\` package, same process) signed in as the admin, subscribed to \`private-devices\`. ${WARMUP} s of warm-up, then ${SECONDS} s measured; the devices, consoles, PostgreSQL, Mosquitto and the server share the machine's cores.
+${machine()} · load average before ${loadBefore}, after ${load()}.
 
-| figure | value |
-|---|---|
-| offered | ${r.offeredRate.toFixed(0)} events/s (${n(DEVICES)} × ${RATE}/s) |
-| stored (rows received in the window ÷ ${SECONDS} s) | **${r.storedRate.toFixed(0)} events/s** |
-| stored per 5 s, slowest / median / fastest | ${r.per5[0]?.toFixed(0)} / ${pct(r.per5, 50)?.toFixed(0)} / ${r.per5.at(-1)?.toFixed(0)} events/s |
-| delay device → console, p50 / p99 / max (${n(d.length)} deliveries of the window's events) | **${ms(pct(d, 50))} / ${ms(pct(d, 99))} / ${ms(d.at(-1))} ms** |
-| events held by the devices (pushed, not yet answered, or waiting) at the window's end | ${n(r.backlog)} |
-| server memory (VmRSS, sampled every 5 s): devices connected, before the load / window start / max / window end | ${r.memory.before} / ${r.memory.start} / ${r.memory.max} / ${r.memory.end} MiB |
-| server memory at each minute of the window | ${r.memory.minutes.join(', ')} MiB |
-| the bench's own event loop delay over the window, p99 / max | ${ms(r.loopP99)} / ${ms(r.loopMax)} ms |
+Mosquitto's own pass-through of the devices' messages (a push of one event, QoS 1, ${sampleMessage.length} bytes), one subscriber counting; A before the platform's steps, B after:
 
-Delay: the console's receipt of \`DeviceEventCreatedEvent\` minus its \`at\`, the event's time by the device's clock (the moment the simulator logged it and pushed it or queued it behind its unanswered push): the device's queue, the broker, the server's transaction, the outbox and the websocket. Counted after the load stopped and the devices pushed what they held (${r.drainS.toFixed(0)} s): ${n(r.generated)} events generated, ${n(r.acknowledged)} acknowledged to the devices, ${n(r.pendingAtEnd)} still held by a device${r.unresolved ? `, ${n(r.unresolved)} whose push never settled` : ''}; ${n(r.stored.rows)} rows stored (${n(r.stored.distinct_rows)} distinct device and event id). **Lost** (generated, no longer held by its device, not stored): ${n(r.lost)}; **stored twice**: ${n(r.stored.rows - r.stored.distinct_rows)}; stored but never generated: ${n(r.strangers)}. Consoles: events missed ${missed.join(', ')}; received twice ${n(twice)}${closed.length ? `; closed by the server: ${closed.join(', ')}` : ''}. Registering and connecting the devices took ${r.setupS.toFixed(1)} s.
-Run: \`BENCH_DEVICES=${DEVICES} BENCH_RATE=${RATE} BENCH_SECONDS=${SECONDS} BENCH_WARMUP=${WARMUP} BENCH_CONSOLES=${CONSOLES} BENCH_BROKER=${BROKER} npm run bench -- device-events\`.`;
-writeResults('device-events', md);
+| reference | MQTT.js (${REF_CLIENTS} publishers in this process) msg/s | broker CPU µs/msg | C clients (4 × \`mosquitto_pub -l\`, \`mosquitto_sub\`) msg/s | broker CPU µs/msg | load average |
+|---|---|---|---|---|---|
+${run.refs.map((r) => `| ${r.when} | ${n(r.js.rate)} | ${(r.js.brokerCpu * 1e6).toFixed(1)} | ${n(r.c.rate)} | ${(r.c.brokerCpu * 1e6).toFixed(1)} | ${r.load} |`).join('\n')}
+
+The platform, step by step (${DEVICES} devices, ${CONSOLES} consoles; ${STEP_WARMUP} s of warm-up, ${STEP_S} s measured per step):
+
+| offered events/s | stored events/s | delay device → console p50 / p99 / max ms | held by devices at the window's end | CPU ms per event: server / database backends / broker / bench (devices + consoles) | cores used: server / database | load average at the window's end |
+|---|---|---|---|---|---|---|
+${run.steps.map((s) => `| ${n(s.offered)} | ${n(s.stored)} | ${ms(s.p50)} / ${ms(s.p99)} / ${ms(s.max)} | ${n(s.backlog)} | ${s.cpuServerMs.toFixed(2)} / ${s.cpuDbMs.toFixed(2)} / ${s.cpuBrokerMs.toFixed(2)} / ${s.cpuBenchMs.toFixed(2)} | ${s.serverCores.toFixed(2)} / ${s.dbCores.toFixed(2)} | ${s.load} |`).join('\n')}
+
+**Sustained** (stored ≥ 95% of offered, p99 ≤ 1 s): ${sustained ? `${n(sustained.stored)} events/s` : 'none'}; with p99 < 250 ms: ${fast ? `**${n(fast.stored)} events/s** (p99 ${ms(fast.p99)} ms)` : '**none**'}. Against Mosquitto's pass-through in this run (mean of A and B): MQTT.js ${n(mean(refJs))} msg/s → **${ratio(fast?.stored, mean(refJs))}** (p99 < 250 ms), ${ratio(sustained?.stored, mean(refJs))} (p99 ≤ 1 s); C clients ${n(mean(refC))} msg/s → ${ratio(fast?.stored, mean(refC))}, ${ratio(sustained?.stored, mean(refC))}.
+Durability over the run: ${n(d.generated)} events generated, ${n(d.stored)} rows stored, ${n(d.held)} still held by a device; **lost ${n(d.lost)}, stored twice ${n(d.twice)}**, stored but never generated ${n(d.strangers)}; consoles missed ${d.consolesMissed.join(', ')}, received twice ${n(d.consolesTwice)}${d.closed.length ? `; closed: ${d.closed.join(', ')}` : ''}.`;
+
+// this run after the earlier ones (the last three kept)
+const file = path.join(root, 'bench', 'RESULTS.md');
+const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmark results\n';
+const section = /<!-- device-events:start -->([\s\S]*?)<!-- device-events:end -->/.exec(text)?.[1] ?? '';
+const earlier = section
+  .split(/(?=^### Run of )/m)
+  .filter((x) => x.startsWith('### Run of '))
+  .slice(-2);
+const md = `<!-- device-events:start -->
+## device-events — simulated devices pushing their logs over MQTT into PostgreSQL, consoles watching: a saturation search beside Mosquitto's own pass-through
+
+The built server in its own process on a fresh PostgreSQL database, \`MQTT_URL\` at a Mosquitto of the run's own on a free port (device pushes taken as a shared subscription). Each device is an apps/device-sim \`SimulatedDevice\` in the bench's process presenting a card at the step's rate (half a card it holds, half unknown): each event logged and pushed (\`POST /logs\` on \`server/request/v0/{serial}\`, one push in flight per device, what waits goes in the next, up to 100), kept until the platform's answer on \`server/response/v0/{serial}\` after the commit. Consoles: websocket clients (the \`ws\` package, same process) signed in as the admin, subscribed to \`private-devices\`. Delay: the console's receipt of \`DeviceEventCreatedEvent\` minus the event's time by the device's clock (the device's queue, the broker, the server's transaction, the outbox, the websocket). The rate rises ×${FACTOR} from ${START_RATE} events/s until stored < 95% of offered or p99 > 1 s. CPU from /proc (utime + stime) over each step's window: the server process, the PostgreSQL backends of the run's database, the broker, the bench's own process. The devices, consoles, PostgreSQL, Mosquitto and the server share the machine's 2 cores with whatever else runs (the load average says how much).
+Target (issue 26): sustained ≥ 0.3 of Mosquitto's pass-through with p99 device → console < 250 ms; 0 lost, 0 twice.
+Run: \`BENCH_DEVICES=${DEVICES} BENCH_CONSOLES=${CONSOLES} BENCH_START_RATE=${START_RATE} BENCH_FACTOR=${FACTOR} BENCH_STEP_S=${STEP_S} BENCH_STEP_WARMUP=${STEP_WARMUP} BENCH_REF_S=${REF_S} npm run bench -- device-events\`.
+
+${[...earlier.map((x) => x.trim()), runText].join('\n\n')}
+<!-- device-events:end -->`;
+fs.writeFileSync(
+  file,
+  /<!-- device-events:start -->[\s\S]*?<!-- device-events:end -->/.test(text)
+    ? text.replace(/<!-- device-events:start -->[\s\S]*?<!-- device-events:end -->/, md)
+    : `${text.trimEnd()}\n\n${md}\n`,
+);
+console.log(runText);
 console.log('\nwritten to bench/RESULTS.md');
 process.exit(0);

@@ -151,3 +151,42 @@ describe('client ids are bound to the device that signed in', () => {
     expect(clientA.connected).toBe(true);
   });
 });
+
+// last: 200 device sign-ins at once from one address leave that address throttled (auth/device-throttle.ts)
+describe('a burst of 200 pushes at once from one device over HTTP', () => {
+  it('leaves a signed-in user’s list requests answering 200: the pushes wait in the devices’ queue, over the budget 429', async () => {
+    const serial = `ABUSE-${uid()}`;
+    const { data } = await getCommand('device.create').run(
+      { api },
+      { name: `Panel ${serial}`, type: 'panel', serial_number: serial, domain_id: root, protocol: 'http' },
+    );
+    const c = await getCommand('device.credentials').run({ api }, { id: data.id });
+    const auth = `Basic ${Buffer.from(`${c.login}:${c.password}`).toString('base64')}`;
+    const answered: number[] = [];
+    // 200 connections at once: under the server's 256 per address (LINTEL_HTTP_MAX_CONNECTIONS_PER_ADDRESS)
+    const burst = Array.from({ length: 200 }, (_, i) =>
+      fetch(`${ts.url}/api/v0/device-gateway/logs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: auth },
+        body: JSON.stringify({ events: [{ event_id: `h-${i}`, kind: 'door_opened', reason: 'button' }] }),
+      }).then(
+        (r) => void answered.push(r.status),
+        () => void answered.push(0),
+      ),
+    );
+    const statuses: number[] = [];
+    const listing = (async () => {
+      do {
+        statuses.push((await raw(ts, api, 'GET', '/devices/events', { query: { limit: 5 } })).status);
+        statuses.push((await raw(ts, api, 'GET', '/devices', { query: { limit: 5 } })).status);
+      } while (answered.length < 200 && statuses.length < 400);
+    })();
+    await Promise.all(burst);
+    await listing;
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // the device was answered: stored, or over its budget 429 — never a 503
+    expect(answered.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(answered.filter((s) => s !== 429 && s !== 200)).toEqual([]);
+  }, 240_000);
+});

@@ -82,8 +82,11 @@ for (const which of ['mosquitto', 'embedded'] as const) {
       });
       expect(online.last_heartbeat_at).toBe(clock.now().toISOString());
       expect(online.firmware_version).toBe('2.4.1');
-      const event = ts.server.context.events.sent.find(
-        (m) => m.data.type === 'DeviceStatusChangedEvent' && m.data.deviceId === d.id,
+      // the event is delivered once its unit of work is over, which the status read may come before
+      const event = await until(async () =>
+        ts.server.context.events.sent.find(
+          (m) => m.data.type === 'DeviceStatusChangedEvent' && m.data.deviceId === d.id,
+        ),
       );
       expect(event).toMatchObject({
         topic: 'private-devices',

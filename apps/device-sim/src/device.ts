@@ -307,8 +307,9 @@ export class SimulatedDevice {
       while (this.pendingLogs.length) {
         const batch = this.pendingLogs.slice(0, 100);
         const reply = await this.push('/logs', { events: batch });
-        // a refusal (4xx) would be refused again: dropped; anything else goes again later
-        if (!reply || reply.status >= 500) return false;
+        // a refusal (4xx) would be refused again: dropped; anything else goes again later — and so does a
+        // 429, which says "later" (the device over its push budget, or the platform's queue full)
+        if (!reply || reply.status >= 500 || reply.status === 429) return false;
         const sent = new Set(batch.map((e) => e.event_id));
         for (let i = this.pendingLogs.length - 1; i >= 0; i--)
           if (sent.has(this.pendingLogs[i]!.event_id)) this.pendingLogs.splice(i, 1);

@@ -114,6 +114,10 @@ export interface DeviceLimits {
   concurrency: number;
   /** device messages waiting for a place, all devices together; past it a push is refused (LINTEL_DEVICE_QUEUE, default 1,000) */
   queueMax: number;
+  /** bytes of event pictures one device may keep (LINTEL_DEVICE_PICTURES_MAX_BYTES, default 256 MiB); past it a picture is refused */
+  picturesPerDevice: number;
+  /** bytes of event pictures all devices together may keep (LINTEL_PICTURES_MAX_BYTES, default 10 GiB) */
+  picturesTotal: number;
 }
 
 export const defaultDeviceLimits: DeviceLimits = {
@@ -123,6 +127,8 @@ export const defaultDeviceLimits: DeviceLimits = {
   pushWindowS: 10,
   concurrency: 0,
   queueMax: 1000,
+  picturesPerDevice: 256 * 1024 * 1024,
+  picturesTotal: 10 * 1024 * 1024 * 1024,
 };
 
 export interface HttpLimits {
@@ -297,6 +303,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       pushWindowS: int(env.LINTEL_DEVICE_PUSH_WINDOW_S, defaultDeviceLimits.pushWindowS),
       concurrency: int(env.LINTEL_DEVICE_CONCURRENCY, defaultDeviceLimits.concurrency),
       queueMax: int(env.LINTEL_DEVICE_QUEUE, defaultDeviceLimits.queueMax),
+      picturesPerDevice: int(env.LINTEL_DEVICE_PICTURES_MAX_BYTES, defaultDeviceLimits.picturesPerDevice),
+      picturesTotal: int(env.LINTEL_PICTURES_MAX_BYTES, defaultDeviceLimits.picturesTotal),
     },
     sip: loadSipConfig(env),
     webhooks: {

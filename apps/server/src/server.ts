@@ -157,6 +157,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     clock,
     stores: journals,
     configured: config.retentionDays,
+    storageDir: config.storageDir,
   });
   // under the start-up lock: of instances starting at once on one database, one creates the first project
   const boot = await database.exclusive(async () => {

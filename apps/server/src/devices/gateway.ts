@@ -328,16 +328,12 @@ export class DeviceGateway {
     if (t.kind === 'response') return this.onResponse(t.serial, payload);
     if (t.kind === 'request' || t.kind === 'push_reply') return;
     const pushed = { kind: t.kind, serial: t.serial, topic };
-    const wait = this.pushes.hit(t.serial, this.app.clock.now().getTime());
-    const queued =
-      wait === 0 &&
-      this.queue.push(t.serial, () =>
-        this.onPush(pushed, payload).catch((err: Error) =>
-          this.app.log.error({ topic, err: err.message }, 'device message failed'),
-        ),
-      );
-    if (queued) return;
-    this.refused++;
+    const wait = this.enqueuePush(t.serial, () =>
+      this.onPush(pushed, payload).catch((err: Error) =>
+        this.app.log.error({ topic, err: err.message }, 'device message failed'),
+      ),
+    );
+    if (wait === 0) return;
     const message = t.kind === 'push' ? parseJson(payload) : undefined;
     const requestId = isRecord(message) ? message.request_id : undefined;
     if ((typeof requestId === 'string' || typeof requestId === 'number') && this.client?.connected) {
@@ -350,6 +346,30 @@ export class DeviceGateway {
         )
         .catch(() => undefined);
     }
+  }
+
+  /**
+   * Counts a device's message against its budget and queues it fairly (issue 20 item 4), whatever it came
+   * by: 0 when queued, else the seconds the device should wait (over its budget, or the queue full).
+   */
+  private enqueuePush(serial: string, task: () => Promise<void>): number {
+    const wait = this.pushes.hit(serial, this.app.clock.now().getTime());
+    if (wait === 0 && this.queue.push(serial, task)) return 0;
+    this.refused++;
+    return Math.max(1, wait);
+  }
+
+  /**
+   * What a device pushes over HTTP (`/device-gateway/…` with its credentials) takes the same way as over
+   * MQTT: its device's budget, then its turn in the fair queue beside every other device's messages. Over
+   * its budget or with the queue full it is `429 too_many_requests` with `{seconds}` — the device's own
+   * answer; people's requests never wait behind it.
+   */
+  admit<T>(serial: string, work: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const wait = this.enqueuePush(serial, () => work().then(resolve, reject));
+      if (wait) reject(new AppError('too_many_requests', { seconds: wait }));
+    });
   }
 
   private async onPush(

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
-import { deviceStatusRecipients, notify } from '../notifications/notify';
-import { DeviceEventCreatedEvent, type Audience } from '../events/define';
+import { deviceStatusRecipients, notify, notifyMany } from '../notifications/notify';
+import { DeviceEventCreatedEvent } from '../events/define';
 
 /**
  * Tells the users the device's group chain lists in `device_status_notify` for this kind of notice (offline,
@@ -56,11 +56,19 @@ export async function usersReaching(
   q: Transaction<DB> | Kysely<DB>,
   projectId: number,
   domainId: number | null,
-  audience: {
-    require?: readonly string[];
-    reach: Readonly<Record<string, 'all' | 'descendants' | 'domain'>>;
-  },
+  audience: ScopeAudience,
 ): Promise<number[]> {
+  const r = await sql<{ id: number }>`${reachingSql(projectId, domainId, audience)} order by u.id`.execute(q);
+  return r.rows.map((x) => x.id);
+}
+
+type ScopeAudience = {
+  require?: readonly string[];
+  reach: Readonly<Record<string, 'all' | 'descendants' | 'domain'>>;
+};
+
+/** `select u.id, u.project_id, u.profile from users u …` of the users an audience reaches (usersReaching). */
+function reachingSql(projectId: number, domainId: number | null, audience: ScopeAudience) {
   const holds = (p: string) => sql<boolean>`r.permissions @> ${JSON.stringify([p])}::jsonb`;
   const reach = Object.entries(audience.reach).map(([p, scope]) => {
     if (scope === 'all') return holds(p);
@@ -75,17 +83,15 @@ export async function usersReaching(
   const required = audience.require?.length
     ? sql<boolean>`(${sql.join(audience.require.map(holds), sql` or `)})`
     : sql<boolean>`true`;
-  const r = await sql<{ id: number }>`
+  return sql`
     with recursive up(id) as (
       select ${domainId ?? 0}::int
       union
       select d.parent_id from domains d join up on d.id = up.id where d.parent_id is not null
     )
-    select u.id from users u join roles r on r.id = u.role_id
+    select u.id, u.project_id, u.profile from users u join roles r on r.id = u.role_id
     where u.project_id = ${projectId} and ${required}
-      and (${reach.length ? sql.join(reach, sql` or `) : sql<boolean>`false`})
-    order by u.id`.execute(q);
-  return r.rows.map((x) => x.id);
+      and (${reach.length ? sql.join(reach, sql` or `) : sql<boolean>`false`})`;
 }
 
 /** A stored device event, as much of it as its notification says. */
@@ -126,21 +132,33 @@ export async function notifyAboutIdentifiers(
     return type ? [{ type, e }] : [];
   });
   if (!notices.length) return;
-  const recipients = await usersReaching(
-    trx,
-    device.project_id,
-    device.domain_id,
-    DeviceEventCreatedEvent.audience as Exclude<Audience, { kind: 'project' | 'permission' | 'user' }>,
-  );
-  if (!recipients.length) return;
-  const d = (
-    await sql<{ name: string; serial_number: string; group_id: number | null; group_name: string | null }>`
-      select v.name, v.serial_number, d.id as group_id, d.name as group_name
-      from devices v left join domains d on d.id = v.domain_id where v.id = ${device.id}`.execute(trx)
-  ).rows[0];
+  // the recipients (with what notifyMany needs of them) and the device's names, in one statement
+  const audience = DeviceEventCreatedEvent.audience as ScopeAudience;
+  const rows = (
+    await sql<{
+      id: number;
+      project_id: number;
+      profile: unknown;
+      name: string;
+      serial_number: string;
+      group_id: number | null;
+      group_name: string | null;
+    }>`
+      with reached as (${reachingSql(device.project_id, device.domain_id, audience)})
+      select reached.id, reached.project_id, reached.profile, v.name, v.serial_number,
+        d.id as group_id, d.name as group_name
+      from reached cross join devices v left join domains d on d.id = v.domain_id
+      where v.id = ${device.id}
+      order by reached.id`.execute(trx)
+  ).rows;
+  const d = rows[0];
   if (!d) return;
-  for (const { type, e } of notices)
-    await notify(app, trx, {
+  const recipients = rows.map((r) => r.id);
+  // every notice of the push in one insert and one emit (notifyMany), however many events it carried
+  await notifyMany(
+    app,
+    trx,
+    notices.map(({ type, e }) => ({
       projectId: device.project_id,
       recipients,
       type,
@@ -153,5 +171,7 @@ export async function notifyAboutIdentifiers(
         device: { id: device.id, name: d.name, serial_number: d.serial_number },
         ...(d.group_id !== null ? { group: { id: d.group_id, name: d.group_name ?? '' } } : {}),
       },
-    });
+    })),
+    rows,
+  );
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { checkFilters } from '@lintel/core';
 import {
   JOURNAL_MAX_OFFSET,
@@ -24,6 +24,20 @@ export interface JournalStore<T> extends ListSource<T> {
   timeColumn: string;
   /** days kept by default; `config.retentionDays[noun]` or the environment variable overrides it */
   retention: { defaultDays: number; env: string };
+  /**
+   * What else the retention undoes with the rows it deletes (device events: their pictures' room and files):
+   * the columns of each deleted row it needs, a step in the deleting transaction, and one after its commit.
+   */
+  pruned?: {
+    returning: readonly string[];
+    inTransaction(trx: Transaction<DB>, rows: readonly Record<string, unknown>[]): Promise<void>;
+    afterCommit(env: PruneEnv, rows: readonly Record<string, unknown>[]): Promise<void>;
+  };
+}
+
+/** What a journal's `pruned.afterCommit` may reach. */
+export interface PruneEnv {
+  storageDir: string;
 }
 
 export function journalStore<T>(store: JournalStore<T>): JournalStore<T> {
@@ -206,14 +220,16 @@ export async function* journalRows<T>(
  */
 export async function pruneJournal(
   db: Kysely<DB>,
-  store: Pick<JournalStore<unknown>, 'table' | 'timeColumn'>,
+  store: Pick<JournalStore<unknown>, 'table' | 'timeColumn' | 'pruned'>,
   cutoff: Date,
   batch = 10_000,
   /** which rows this prune is about (a project's own retention: `project_id = …`); default all */
   where: RawBuilder<unknown> = sql`true`,
+  env: PruneEnv = { storageDir: '' },
 ): Promise<{ deleted: number; batches: number }> {
   const table = sql.table(store.table);
   const time = sql.ref(store.timeColumn);
+  const pruned = store.pruned;
   let deleted = 0;
   let batches = 0;
   for (;;) {
@@ -225,11 +241,21 @@ export async function pruneJournal(
     );
     const { lo, hi } = range.rows[0] ?? { lo: null, hi: null };
     if (lo === null || hi === null) return { deleted, batches };
-    const r =
-      await sql`delete from ${table} where id between ${lo} and ${hi} and ${time} < ${cutoff} and ${where}`.execute(
-        db,
-      );
-    deleted += Number(r.numAffectedRows ?? 0);
+    const remove = sql`delete from ${table} where id between ${lo} and ${hi} and ${time} < ${cutoff} and ${where}`;
+    if (pruned) {
+      const rows = await db.transaction().execute(async (trx) => {
+        const r = await sql<Record<string, unknown>>`${remove} returning ${sql.join(
+          pruned.returning.map((c) => sql.ref(c)),
+        )}`.execute(trx);
+        await pruned.inTransaction(trx, r.rows);
+        return r.rows;
+      });
+      await pruned.afterCommit(env, rows);
+      deleted += rows.length;
+    } else {
+      const r = await remove.execute(db);
+      deleted += Number(r.numAffectedRows ?? 0);
+    }
     batches += 1;
   }
 }

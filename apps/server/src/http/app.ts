@@ -14,7 +14,7 @@ import { registry, uploadFields, type Command } from '@lintel/commands';
 import { errorBody, unauthenticatedBody } from '@lintel/core';
 import type { CallerInfo, ServerContext } from '../context';
 import { databaseFaultReply } from '../db/faults';
-import { asDatabaseRequest } from '../db/pglite-pool';
+import { asDatabaseRequest, outsideRequest } from '../db/pglite-pool';
 import { AppError } from '../errors';
 import { registerRateLimits } from '../security/rate-limit';
 import { WS_ROUTE } from '../realtime/websocket';
@@ -28,6 +28,8 @@ import { multipartArgs } from '../storage/uploads';
 import { NDJSON } from '../engine/bulk-import';
 import { helmetOptionsFor, storageHeaders } from './security';
 import { wsIsPlain } from '../sip/config';
+import { isPicturePath, servePicture } from './pictures';
+import { PICTURES_DIR } from '../devices/pictures';
 
 /**
  * The HTTP transport: one route per registry command (the bearer token or a device's Basic credentials
@@ -218,7 +220,10 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
     decorateReply: false,
     index: false,
     setHeaders: storageHeaders,
+    // event pictures are not public: their own route below checks who asks
+    allowedPath: (pathname) => !isPicturePath(pathname),
   });
+  app.get(`/storage/${PICTURES_DIR}/:name`, (req, reply) => servePicture(context, req, reply));
 
   app.setErrorHandler((err, req, reply) => {
     const { status, body, headers } = toReply(err, req);
@@ -240,9 +245,13 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
         const caller = callerOf(req);
         // a person by the bearer token; a device (what it pushes over HTTP) by its login and password
         // (a device's password guesses are throttled like people's logins: auth/device-throttle.ts)
+        // — as device work, outside people's requests: on the embedded database a device's call neither
+        // takes nor holds one of the requests' places while it waits its turn in the devices' queue
         const asDevice =
           cmd.access === 'device'
-            ? await authenticateDeviceThrottled(context, req.headers.authorization, req.ip)
+            ? await outsideRequest(() =>
+                authenticateDeviceThrottled(context, req.headers.authorization, req.ip),
+              )
             : null;
         const principal: Principal =
           cmd.access === 'session'
@@ -269,7 +278,15 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
           ...((body as object | undefined) ?? {}),
           ...((req.params as object | undefined) ?? {}),
         };
-        const result = await dispatch(context, cmd, input, principal, { caller, body: stream });
+        // what a device pushes over HTTP takes its turn in the devices' fair queue, as over MQTT
+        const result =
+          principal.kind === 'device'
+            ? await outsideRequest(() =>
+                context.devices.admit(principal.serial, () =>
+                  dispatch(context, cmd, input, principal, { caller, body: stream }),
+                ),
+              )
+            : await dispatch(context, cmd, input, principal, { caller, body: stream });
         // an export or a report file: the body is written as it is read, and stops when the client goes away
         if (result instanceof StreamedReply) {
           void reply.type(result.contentType).header('cache-control', 'no-store');

@@ -23,6 +23,8 @@ export function defineRetentionJobs(opts: {
   stores: readonly JournalStore<unknown>[];
   configured?: Partial<Record<string, number>>;
   batch?: number;
+  /** where stored files are (a journal's rows may name some: device events' pictures) */
+  storageDir?: string;
 }): { enqueueToday(): Promise<void> } {
   const { db, jobs, clock, stores } = opts;
   const enqueue = (store: JournalStore<unknown>, at: Date) =>
@@ -38,6 +40,7 @@ export function defineRetentionJobs(opts: {
       payload: z.object({}),
       async run() {
         const now = clock.now();
+        const env = { storageDir: opts.storageDir ?? '' };
         const cutoffOf = (days: number) => new Date(now.getTime() - days * DAY_MS);
         // a project's own retention (its settings' `retention_days`, /general-settings) replaces the default
         // for its rows; every other row (and those of no project) keeps the installation's
@@ -45,7 +48,7 @@ export function defineRetentionJobs(opts: {
           select id, (settings->'retention_days'->>${store.noun})::int as days from projects
           where settings->'retention_days'->>${store.noun} is not null`.execute(db);
         for (const p of own.rows)
-          await pruneJournal(db, store, cutoffOf(p.days), opts.batch, sql`project_id = ${p.id}`);
+          await pruneJournal(db, store, cutoffOf(p.days), opts.batch, sql`project_id = ${p.id}`, env);
         const others = own.rows.map((p) => p.id);
         await pruneJournal(
           db,
@@ -53,6 +56,7 @@ export function defineRetentionJobs(opts: {
           cutoffOf(retentionDays(store, opts.configured)),
           opts.batch,
           others.length ? sql`(project_id is null or project_id <> all(${others}::int[]))` : sql`true`,
+          env,
         );
         await enqueue(store, new Date(Date.parse(dayOf(now)) + DAY_MS));
       },

@@ -65,23 +65,41 @@ export async function notify(
   trx: Q,
   n: Notice,
 ): Promise<number[]> {
-  const ids = [...new Set(n.recipients)];
-  if (!ids.length) return [];
-  const traits = NotificationTypeTraits[n.type];
-  const users = await trx
-    .selectFrom('users')
-    .select(['id', 'profile'])
-    .where('project_id', '=', n.projectId)
-    .where('id', 'in', ids)
-    .orderBy('id')
-    .execute();
+  return notifyMany(app, trx, [n]);
+}
+
+/**
+ * `notify` for several notices of one project at once, in a constant number of statements however many
+ * notices and recipients (issue 26 item 1): the recipients read once, every notification in one multi-row
+ * insert, their events in one `emitMany`. Returns the ids stored, notice by notice, recipient by recipient.
+ */
+export async function notifyMany(
+  app: Pick<ServerContext, 'outbox' | 'clock'>,
+  trx: Q,
+  notices: readonly Notice[],
+  /** the recipients as the caller read them already (their id, project and profile): not read again */
+  known?: readonly { id: number; project_id: number; profile: unknown }[],
+): Promise<number[]> {
+  const wanted = [...new Set(notices.flatMap((n) => n.recipients))];
+  if (!wanted.length) return [];
+  const projects = [...new Set(notices.map((n) => n.projectId))];
+  const users =
+    known ??
+    (await trx
+      .selectFrom('users')
+      .select(['id', 'project_id', 'profile'])
+      .where('project_id', 'in', projects)
+      .where('id', 'in', wanted)
+      .orderBy('id')
+      .execute());
   const now = app.clock.now();
-  const out: number[] = [];
-  for (const u of users) {
-    if (traits.category === 'acs' && !settingsOf(u.profile).acs) continue;
-    const row = await trx
-      .insertInto('notifications')
-      .values({
+  const rows = notices.flatMap((n) => {
+    const traits = NotificationTypeTraits[n.type];
+    const to = new Set(n.recipients);
+    return users
+      .filter((u) => to.has(u.id) && u.project_id === n.projectId)
+      .filter((u) => traits.category !== 'acs' || settingsOf(u.profile).acs)
+      .map((u) => ({
         project_id: n.projectId,
         user_id: u.id,
         type: n.type,
@@ -94,29 +112,36 @@ export async function notify(
         data: JSON.stringify(n.data),
         created_at: now,
         updated_at: now,
-      })
-      .returning([
-        'id',
-        'type',
-        'data',
-        'created_at',
-        'updated_at',
-        'read_at',
-        'significance',
-        'icon',
-        'color',
-        'popup_action',
-        'sound',
-      ])
-      .executeTakeFirstOrThrow();
-    await app.outbox.emit(trx, NotificationCreatedEvent, {
-      userId: u.id,
-      projectId: n.projectId,
-      notification: toRecord(row),
-    });
-    out.push(row.id);
-  }
-  return out;
+      }));
+  });
+  if (!rows.length) return [];
+  const stored = await trx
+    .insertInto('notifications')
+    .values(rows)
+    .returning([
+      'id',
+      'user_id',
+      'project_id',
+      'type',
+      'data',
+      'created_at',
+      'updated_at',
+      'read_at',
+      'significance',
+      'icon',
+      'color',
+      'popup_action',
+      'sound',
+    ])
+    .execute();
+  // identities are drawn in the order of the rows: ascending ids are that order
+  stored.sort((a, b) => a.id - b.id);
+  await app.outbox.emitMany(
+    trx,
+    NotificationCreatedEvent,
+    stored.map((row) => ({ userId: row.user_id, projectId: row.project_id, notification: toRecord(row) })),
+  );
+  return stored.map((row) => row.id);
 }
 
 /** A user's notification settings as stored in their profile (absent or unreadable: the defaults). */

@@ -20,7 +20,15 @@ export type Principal =
   | { kind: 'session'; auth: AuthInfo }
   | { kind: 'job'; jobId: number; auth: AuthInfo | null }
   | { kind: 'system'; auth: AuthInfo | null }
-  | { kind: 'device'; deviceId: number; projectId: number; serial: string; auth: null }
+  | {
+      kind: 'device';
+      deviceId: number;
+      projectId: number;
+      serial: string;
+      /** the device's group when it was authenticated (what it pushes is filed under it) */
+      domainId?: number | null;
+      auth: null;
+    }
   | { kind: 'sip'; auth: null };
 
 export type PrincipalKind = Principal['kind'];
@@ -107,6 +115,7 @@ export async function deviceBySerial(
   serial_number: string;
   password: string;
   protocol: string;
+  domain_id: number | null;
 } | null> {
   const r = await sql<{
     id: number;
@@ -114,7 +123,8 @@ export async function deviceBySerial(
     serial_number: string;
     password: string;
     protocol: string;
-  }>`select id, project_id, serial_number, password, protocol from devices where serial_number = ${serial}`.execute(
+    domain_id: number | null;
+  }>`select id, project_id, serial_number, password, protocol, domain_id from devices where serial_number = ${serial}`.execute(
     app.db,
   );
   return r.rows[0] ?? null;
@@ -132,12 +142,14 @@ export function devicePrincipal(device: {
   id: number;
   project_id: number;
   serial_number: string;
+  domain_id?: number | null;
 }): Principal {
   return {
     kind: 'device',
     deviceId: device.id,
     projectId: device.project_id,
     serial: device.serial_number,
+    ...(device.domain_id !== undefined ? { domainId: device.domain_id } : {}),
     auth: null,
   };
 }

@@ -159,5 +159,10 @@ export const deviceGatewayLogs = defineCommand({
     stored: z.array(z.string()),
     /** how many of them were stored before (a push sent again) */
     duplicates: z.number().int(),
+    /**
+     * the events stored without the picture they carried: its device, or all devices together, at the
+     * pictures' quota (LINTEL_DEVICE_PICTURES_MAX_BYTES, LINTEL_PICTURES_MAX_BYTES); absent when none
+     */
+    pictures_refused: z.array(z.string()).optional(),
   }),
 });

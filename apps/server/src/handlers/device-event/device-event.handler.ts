@@ -1,14 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import {
-  DEVICE_EVENT_IMAGE_MAX_BYTES,
-  DeviceEvent,
-  deviceEventFields,
-  identifierTypeOf,
-  type DeviceLogEntry,
-} from '@lintel/commands';
+import { DeviceEvent, deviceEventFields, getCommand, identifierTypeOf } from '@lintel/commands';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../errors';
 import { journalPlan, journalStore, runJournal } from '../../engine/journal';
@@ -17,8 +8,21 @@ import { callerOf } from '../../engine/family';
 import { scopePredicate, scopesFor, type ScopeRule } from '../../engine/scope';
 import { DeviceEventCreatedEvent } from '../../events/define';
 import type { HandlerContext, SomeHandlers } from '../../pipeline/handler';
+import { authOf } from '../../pipeline/principal';
+import { checkGates } from '../../pipeline/dispatch';
 import { deviceStore } from '../device/device.store';
 import { notifyAboutIdentifiers } from '../../devices/notices';
+import {
+  PICTURES_DIR,
+  pictureName,
+  pictureOf,
+  pictureUrlKey,
+  releasePictures,
+  removePictures,
+  reservePictures,
+  signedPictureUrl,
+  writePictures,
+} from '../../devices/pictures';
 
 interface EventRow {
   id: number;
@@ -67,7 +71,7 @@ async function loadEvents(q: Kysely<DB>, ids: readonly number[]): Promise<Device
         result: r.result,
         reason: r.reason,
         number: r.number,
-        image: r.image ? `/storage/logs/${r.image}` : null,
+        image: r.image ? `/storage/${PICTURES_DIR}/${r.image}` : null,
         event_id: r.event_id,
       },
     ];
@@ -106,7 +110,31 @@ export const deviceEventStore = journalStore<DeviceEvent>({
   },
   search: [sql`t.identifier_number`, sql`t.serial_number`, sql`t.number`],
   load: loadEvents,
+  // the retention gives the pictures' room back with their events, and removes their files after the commit
+  pruned: {
+    returning: ['device_id', 'image', 'image_bytes'],
+    inTransaction: (trx, rows) =>
+      releasePictures(trx, rows as { device_id: number | null; image_bytes: number | null }[]),
+    afterCommit: (config, rows) =>
+      removePictures(
+        config.storageDir,
+        rows.map((r) => (r as { image: string | null }).image),
+      ),
+  },
 });
+
+/**
+ * The records' pictures as signed URLs (devices/pictures.ts), good for a short while: only a caller who may
+ * read an event is handed its picture's URL, and the console's link works without a bearer header.
+ */
+async function withPictureUrls(ctx: HandlerContext, records: DeviceEvent[]): Promise<DeviceEvent[]> {
+  if (!records.some((r) => r.image)) return records;
+  const key = await pictureUrlKey(ctx.app.db);
+  const now = ctx.app.clock.now();
+  return records.map((r) =>
+    r.image ? { ...r, image: signedPictureUrl(key, r.image.slice(r.image.lastIndexOf('/') + 1), now) } : r,
+  );
+}
 
 /**
  * Who reads which events: the device view scope (all, subtree, own groups) over the group the device was in
@@ -129,59 +157,81 @@ async function visible(ctx: HandlerContext) {
   return sql<boolean>`t.project_id = ${caller.projectId} and ${reach}`;
 }
 
-/** A picture a device attached: JPEG or PNG by its first bytes, within the size; else `invalid_file`. */
-function pictureOf(entry: DeviceLogEntry, index: number): { bytes: Buffer; ext: string } | null {
-  if (entry.image === undefined) return null;
-  const bytes = Buffer.from(entry.image, 'base64');
-  const field = `events.${index}.image`;
-  if (bytes.length > DEVICE_EVENT_IMAGE_MAX_BYTES)
-    throw new AppError('invalid_file', { field, max: DEVICE_EVENT_IMAGE_MAX_BYTES });
-  if (bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff)
-    return { bytes, ext: 'jpg' };
-  if (bytes.length > 8 && bytes.subarray(0, 8).equals(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10])))
-    return { bytes, ext: 'png' };
-  throw new AppError('invalid_file', { field });
-}
-
 export const deviceEventHandlers = {
   /** The events of the devices the caller sees, newest first (keyset by time and id). */
-  'device_event.list': async (ctx, args) =>
-    runJournal(ctx.app.db, deviceEventStore, args, await visible(ctx)),
+  'device_event.list': async (ctx, args) => {
+    const page = await runJournal(ctx.app.db, deviceEventStore, args, await visible(ctx));
+    return { ...page, data: await withPictureUrls(ctx, page.data) };
+  },
 
   /** The events of the query, all of them, streamed (engine/export.ts). */
   'device_event.export': async (ctx, args) =>
     exportReply(
       ctx.app,
-      { load: deviceEventStore.load, record: DeviceEvent },
+      {
+        load: async (q, ids) => withPictureUrls(ctx, await deviceEventStore.load(q, ids)),
+        record: DeviceEvent,
+      },
       journalPlan(deviceEventStore, args, await visible(ctx)),
       args.format,
     ),
 
   /**
    * A device's logs: each event stored once by the device's own id, in one transaction, each announced on
-   * `private-devices`; the reply (the device's acknowledgement) goes only after the commit.
+   * `private-devices`; the reply (the device's acknowledgement) goes only after the commit. However many
+   * events the push carries, the transaction is a constant number of statements (issue 26 item 1): the
+   * events in one insert, their outbox rows in one more and one NOTIFY (`emitMany`), the identifiers'
+   * notifications likewise (`notifyMany`), and — with pictures — the quota's three.
    */
   'device_gateway.logs': async (ctx, args) => {
     const p = ctx.principal;
     if (p.kind !== 'device') throw new AppError('method_prohibited');
     const app = ctx.app;
-    const device = (
-      await sql<{ id: number; serial_number: string; domain_id: number | null }>`
-        select id, serial_number, domain_id from devices where id = ${p.deviceId}`.execute(app.db)
-    ).rows[0];
+    // the device as it was authenticated for this push (its group read then); else read now
+    const device =
+      p.domainId !== undefined
+        ? { id: p.deviceId, serial_number: p.serial, domain_id: p.domainId }
+        : (
+            await sql<{ id: number; serial_number: string; domain_id: number | null }>`
+              select id, serial_number, domain_id from devices where id = ${p.deviceId}`.execute(app.db)
+          ).rows[0];
     if (!device) throw new AppError('item_not_found');
     const pictures = args.events.map((e, i) => pictureOf(e, i));
     const now = app.clock.now();
-    const names = pictures.map((pic) => (pic ? `${randomBytes(12).toString('hex')}.${pic.ext}` : null));
-    const rows = args.events.map((e, i) => {
+    const names = pictures.map((pic) => (pic ? pictureName(pic) : null));
+    const row = (e: (typeof args.events)[number], i: number, withPicture: boolean) => {
       // the device's clock, never later than ours (a device whose clock runs ahead would sort above the present)
       const at = e.time ? new Date(Math.min(Date.parse(e.time), now.getTime())) : now;
       return sql`(${p.projectId}, ${device.id}, ${device.serial_number}, ${device.domain_id}, ${at}, ${now},
         ${e.kind}, ${e.identifier_type ? identifierTypeOf(e.identifier_type) : null},
         ${e.identifier_number ?? null}, ${e.lock ?? null}, ${e.result ?? null}, ${e.reason ?? null},
-        ${e.number ?? null}, ${names[i]}, ${e.event_id})`;
-    });
-    const inserted = await app.db.transaction().execute(async (trx) => {
+        ${e.number ?? null}, ${withPicture ? names[i] : null},
+        ${withPicture ? pictures[i]!.bytes.length : null}, ${e.event_id})`;
+    };
+    const outcome = await app.db.transaction().execute(async (trx) => {
+      // the pictures of events not stored before, first within the quotas (a repeated event keeps its own)
+      const known = new Set<string>();
+      if (pictures.some(Boolean)) {
+        const ids = args.events.filter((_, i) => pictures[i]).map((e) => e.event_id);
+        const r = await sql<{ event_id: string }>`
+          select event_id from device_events where device_id = ${device.id}
+            and event_id in (${sql.join(ids)})`.execute(trx);
+        for (const x of r.rows) known.add(x.event_id);
+      }
+      const seen = new Set<string>();
+      const candidates = args.events.flatMap((e, i) => {
+        if (!pictures[i] || known.has(e.event_id) || seen.has(e.event_id)) return [];
+        seen.add(e.event_id);
+        return [i];
+      });
+      const fits = await reservePictures(
+        trx,
+        app.config.devices,
+        device.id,
+        candidates.map((i) => pictures[i]!.bytes.length),
+      );
+      const kept = new Set(candidates.filter((_, k) => fits[k]));
+      const refused = candidates.filter((_, k) => !fits[k]).map((i) => args.events[i]!.event_id);
       const r = await sql<{
         id: number;
         event_id: string;
@@ -192,44 +242,78 @@ export const deviceEventHandlers = {
         identifier_type: string | null;
         identifier_number: string | null;
         lock: number | null;
+        image: string | null;
       }>`
         insert into device_events (project_id, device_id, serial_number, domain_id, created_at, received_at, kind,
-          identifier_type, identifier_number, lock, result, reason, number, image, event_id)
-        values ${sql.join(rows)}
+          identifier_type, identifier_number, lock, result, reason, number, image, image_bytes, event_id)
+        values ${sql.join(args.events.map((e, i) => row(e, i, kept.has(i))))}
         on conflict on constraint device_events_device_event do nothing
-        returning id, event_id, created_at, kind, result, reason, identifier_type, identifier_number, lock`.execute(
+        returning id, event_id, created_at, kind, result, reason, identifier_type, identifier_number, lock, image`.execute(
         trx,
       );
-      // the pictures of the events stored now (a repeated event keeps the one it has)
-      const fresh = new Set(r.rows.map((row) => row.event_id));
-      const dir = path.join(app.config.storageDir, 'logs');
-      if (args.events.some((e, i) => names[i] && fresh.has(e.event_id)))
-        await fs.mkdir(dir, { recursive: true });
-      for (const [i, e] of args.events.entries()) {
-        const name = names[i];
-        const pic = pictures[i];
-        if (name && pic && fresh.has(e.event_id)) {
-          fresh.delete(e.event_id);
-          await fs.writeFile(path.join(dir, name), pic.bytes);
-        }
-      }
-      for (const row of r.rows)
-        await app.outbox.emit(trx, DeviceEventCreatedEvent, {
-          eventId: row.id,
+      // in the order the device sent them (identities are drawn in that order)
+      r.rows.sort((a, b) => a.id - b.id);
+      // the files of the pictures stored now; a rolled-back transaction leaves files no row names (harmless)
+      const stored = new Set(r.rows.map((x) => x.image).filter(Boolean));
+      // room taken for an event a push beside this one stored first is given back
+      const raced = [...kept].filter((i) => !stored.has(names[i]!));
+      if (raced.length)
+        await releasePictures(
+          trx,
+          raced.map((i) => ({ device_id: device.id, image_bytes: pictures[i]!.bytes.length })),
+        );
+      await writePictures(
+        app.config.storageDir,
+        [...kept]
+          .filter((i) => stored.has(names[i]!))
+          .map((i) => ({ name: names[i]!, bytes: pictures[i]!.bytes })),
+      );
+      await app.outbox.emitMany(
+        trx,
+        DeviceEventCreatedEvent,
+        r.rows.map((x) => ({
+          eventId: x.id,
           deviceId: device.id,
           projectId: p.projectId,
           domainId: device.domain_id,
-          kind: row.kind,
-          result: row.result,
-          at: new Date(row.created_at).toISOString(),
-        });
+          kind: x.kind,
+          result: x.result,
+          at: new Date(x.created_at).toISOString(),
+        })),
+      );
       // identifiers used: the ACS notifications, for the events stored now only (a repeat tells no one again)
       await notifyAboutIdentifiers(app, trx, { ...device, project_id: p.projectId }, r.rows);
-      return r.rows.length;
+      return { inserted: r.rows.length, refused };
     });
     return {
       stored: [...new Set(args.events.map((e) => e.event_id))],
-      duplicates: args.events.length - inserted,
+      duplicates: args.events.length - outcome.inserted,
+      ...(outcome.refused.length ? { pictures_refused: outcome.refused } : {}),
     };
   },
 } satisfies SomeHandlers;
+
+/**
+ * Whether a signed-in principal may read the event a picture belongs to: the events list's gates, then the
+ * event's view scope (the journal's own predicate). A user who cannot see the device does not get its picture.
+ */
+export async function pictureReadable(
+  app: HandlerContext['app'],
+  principal: HandlerContext['principal'],
+  name: string,
+  caller: HandlerContext['caller'],
+): Promise<boolean> {
+  const auth = authOf(principal);
+  if (!auth) return false;
+  try {
+    await checkGates(app, getCommand('device_event.list'), auth, caller);
+  } catch {
+    return false;
+  }
+  const ctx: HandlerContext = { app, caller, auth, principal };
+  const r = await sql<{ one: number }>`
+    select 1 as one from device_events t where t.image = ${name} and ${await visible(ctx)} limit 1`.execute(
+    app.db,
+  );
+  return r.rows.length > 0;
+}
