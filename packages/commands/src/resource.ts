@@ -127,6 +127,24 @@ export interface CountedLimit {
   feature: string;
 }
 
+/**
+ * A live state of a family's rows (issue 25 item 3): an event the server already sends on the websocket
+ * that changes one row, and how. Every table of the family (the generic table) listens for it and patches
+ * the row on screen in place — a device's `status` from `DeviceStatusChangedEvent` — so a list follows its
+ * rows without a reload; a `resync` of the topic reloads the list. The server's events test checks each rule
+ * against the declared events (the event exists on that topic, its payload has the keys named here).
+ */
+export interface LiveRule<Rec extends ZodObject = ZodObject> {
+  /** the websocket topic the event is sent on */
+  topic: string;
+  /** the event's type (`DeviceStatusChangedEvent`) */
+  event: string;
+  /** the payload's key holding the id of the row it changes */
+  id: string;
+  /** record field ← the payload's key whose value it takes */
+  set: Readonly<Partial<Record<RecordKey<Rec>, string>>>;
+}
+
 /** A field of the record (compile-time check of the declaration's field names). */
 export type RecordKey<Rec extends ZodObject> = keyof Rec['shape'] & string;
 
@@ -174,6 +192,8 @@ export interface ResourceSpec<
   refs?: Readonly<Partial<Record<RecordKey<Cre>, ResourceRef>>>;
   /** how a picker row of this family reads: its secondary line and colour */
   picker?: PickerHints;
+  /** the live states of its rows: events that patch a row of every list of the family (see LiveRule) */
+  live?: readonly LiveRule<Rec>[];
 }
 
 export const IdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
@@ -220,6 +240,7 @@ export interface Resource<
   unique: readonly string[];
   search: readonly string[];
   refs: Readonly<Record<string, ResourceRef>>;
+  live: readonly LiveRule[];
   commands: ReturnType<typeof familyCommands<N, Rec, Cre, Upd>>;
 }
 
@@ -351,6 +372,7 @@ export function defineResource<
     unique: spec.unique ?? [],
     search: spec.search ?? ['name'],
     refs,
+    live: (spec.live ?? []) as readonly LiveRule[],
     commands: familyCommands(spec),
   };
 }

@@ -42,6 +42,7 @@ import { FilterBar, type FilterBarHandle } from './filter-bar';
 import { defaultDateStyle, formatCount, roundEstimate, type DateStyle } from './format';
 import { matchingIds, PartialBulkError } from './bulk-ids';
 import { runList } from './list-call';
+import { useLiveRows } from './live-rows';
 import { PageLoader, PAGE_SIZE } from './page-loader';
 import { buildColumns, type CellText, type ColumnOverride, type TableColumn } from './table-columns';
 import { Grid, SELECT_WIDTH, type GridHandle } from './table-grid';
@@ -303,6 +304,8 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
       }),
   );
   const summary = useSyncExternalStore(loader.subscribe, loader.getSummary);
+  // rows whose family declares a live state follow its events (issue 25 item 3)
+  useLiveRows(resource.live, loader);
   const [tick, setTick] = useState(0);
   const qKey = queryKey(query);
   const listArgs = props.listArgs;

