@@ -9,10 +9,11 @@ import type { Browser, Page } from 'playwright-core';
 import { getCommand, type Device } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { ManualClock } from '@lintel/server';
+import { sql } from 'kysely';
 import { type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { consoleWorld, expectText, onPage, repo } from '../support/web';
+import { consoleWorld, expectText, onPage, repo, waitForPath } from '../support/web';
 
 const clock = new ManualClock();
 let server: TestServer;
@@ -81,6 +82,51 @@ describe('devices in the console (issue 25)', () => {
         await heartbeat(api, device.id);
         await expectText(status, /^online$/i);
         await shot(page, 'devices-live');
+      },
+      SIZE,
+    );
+  }, 120_000);
+
+  it('item 6: codes read as words in both languages, the status as a badge; the login banner names labels', async () => {
+    const api = await admin(server);
+    const device = await makeDevice(api, 'Words');
+    await heartbeat(api, device.id);
+    // what remote control and the import record (their codes were shown as they are)
+    await sql`insert into audit_events (project_id, user_id, action, entity, entity_id)
+      select project_id, null, a, e, ${String(device.id)}
+      from devices, (values ('remote_lock_opened', 'device'), ('import', 'users')) v(a, e)
+      where id = ${device.id}`.execute(server.server.context.db);
+    await onPage(
+      browser,
+      'devices-words',
+      async (page) => {
+        // an empty sign-in names the fields as the form labels them, not their keys
+        await page.goto(`${server.url}/login`);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await expectText(page.getByTestId('form-error'), 'Check fields data: Login or e-mail, Password');
+        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+        await page.goto(`${server.url}/devices?search=${device.serial_number}`);
+        await expectText(await cellOf(page, device.serial_number, 'Type'), 'Access controller');
+        const status = await cellOf(page, device.serial_number, 'Status');
+        await expectText(status, 'Online');
+        expect(await status.locator('[data-tone="good"]').count()).toBe(1);
+        await shot(page, 'devices-words');
+        await page.goto(`${server.url}/audit-events`);
+        await waitForPath(page, '/audit-events');
+        const rows = page.locator('[role="row"]');
+        await expectText(rows.filter({ hasText: 'Lock opened remotely' }).first(), /Device/);
+        await rows.filter({ hasText: 'Users imported' }).first().waitFor();
+        expect(await page.locator('[role="grid"]').textContent()).not.toMatch(
+          /remote_lock_opened|\bimport\b/,
+        );
+        // the same in Russian
+        await page.getByTestId('lang-ru').click();
+        await page.goto(`${server.url}/devices?search=${device.serial_number}`);
+        await expectText(await cellOf(page, device.serial_number, 'Тип'), 'Контроллер доступа');
+        await expectText(await cellOf(page, device.serial_number, 'Статус'), 'В сети');
+        await page.goto(`${server.url}/audit-events`);
+        await rows.filter({ hasText: 'Замок открыт удалённо' }).first().waitFor();
+        await page.getByTestId('lang-en').click();
       },
       SIZE,
     );

@@ -22,7 +22,15 @@ export interface ResourceField extends FilterableField {
   wide?: boolean;
   filterable?: boolean;
   sortable?: boolean;
+  /**
+   * an enum whose value is a state people scan for (a device's `online`): each value's tone, and tables show
+   * the value as a badge of that colour (its words are `web:values.<field>.<value>`, as for every enum)
+   */
+  tones?: Readonly<Partial<Record<string, Tone>>>;
 }
+
+/** The colour of a state's badge: good (green), bad (red), warn (amber), neutral (grey). */
+export type Tone = 'good' | 'bad' | 'warn' | 'neutral';
 
 /** How far a permission reaches over a family's rows (spec part 2 §6); the server turns it into SQL. */
 export type ScopeKind = 'all' | 'descendants' | 'domain' | 'own';

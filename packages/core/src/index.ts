@@ -19,3 +19,4 @@ export * from './reports';
 export * from './notifications';
 export * from './access';
 export * from './dialer';
+export * from './audit';

@@ -42,6 +42,7 @@ import { FilterBar, type FilterBarHandle } from './filter-bar';
 import { defaultDateStyle, formatCount, roundEstimate, type DateStyle } from './format';
 import { matchingIds, PartialBulkError } from './bulk-ids';
 import { runList } from './list-call';
+import { enumWord } from './enum-word';
 import { useLiveRows } from './live-rows';
 import { PageLoader, PAGE_SIZE } from './page-loader';
 import { buildColumns, type CellText, type ColumnOverride, type TableColumn } from './table-columns';
@@ -142,7 +143,15 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
   const timeFormat = profile?.profile.time_format ?? defaultDateStyle.timeFormat;
   const timeZone = profile?.profile.time_zone ?? defaultDateStyle.timeZone;
   const dateStyle = useMemo<DateStyle>(() => ({ timeFormat, timeZone }), [timeFormat, timeZone]);
-  const words = useMemo<CellText>(() => ({ yes: t('table.value.yes'), no: t('table.value.no') }), [t]);
+  const words = useMemo<CellText>(
+    () => ({
+      yes: t('table.value.yes'),
+      no: t('table.value.no'),
+      // enum values in words, as the forms show them (issue 25 item 6)
+      value: (field, value) => enumWord(field, value),
+    }),
+    [t],
+  );
 
   const allColumns = useMemo(
     () => buildColumns<Row>(resource, props.columns, sortable, tx, dateStyle, words),
