@@ -131,4 +131,69 @@ describe('devices in the console (issue 25)', () => {
       SIZE,
     );
   }, 120_000);
+
+  it('item 7: tasks and search are the generic table and form, one menu item lit, the device card whole and live', async () => {
+    const api = await admin(server);
+    const device = await makeDevice(api, 'Pages');
+    await getCommand('device.restart').run({ api }, { id: device.id });
+    await heartbeat(api, device.id);
+    await onPage(
+      browser,
+      'devices-pages',
+      async (page) => {
+        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+        await page.goto(`${server.url}/devices/tasks`);
+        // the generic table: its search, its filters, its cursor (j/k)
+        const table = page.getByTestId('resource-table');
+        await table.waitFor();
+        await expectText(page.locator('[role="row"]', { hasText: device.name }), /Restart/);
+        await page.getByTestId('resource-grid').focus();
+        await page.keyboard.press('j');
+        await expect
+          .poll(() => page.getByTestId('resource-grid').getAttribute('aria-activedescendant'))
+          .toBeTruthy();
+        await page.keyboard.press('/');
+        expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+          'table-search',
+        );
+        await page.keyboard.type(device.serial_number);
+        await expectText(page.getByTestId('table-count'), /1$/);
+        // one item of the menu is the page's
+        const lit = page.getByTestId('side-menu').locator('[aria-current="page"]');
+        expect(await lit.count()).toBe(1);
+        await expectText(lit, 'Device tasks');
+        await shot(page, 'device-tasks');
+
+        // the network search is the generic form: its fields, labels and Approve look
+        await page.goto(`${server.url}/devices/search`);
+        const form = page.getByTestId('device-search-form');
+        await form.getByTestId('field-start_ip').waitFor();
+        expect(await form.getByTestId('field-end_ip').count()).toBe(1);
+        expect(
+          await page
+            .locator('input:not([data-testid]):not([type="checkbox"]):not([role="combobox"])')
+            .count(),
+        ).toBe(0);
+        expect(await lit.count()).toBe(1);
+        await expectText(lit, 'Network search');
+        await shot(page, 'device-search');
+
+        // the device's General tab says whether it is online, live; the card's times are whole
+        await page.goto(`${server.url}/devices/${device.id}/edit`);
+        const badge = page.getByTestId('device-status-badge');
+        await expectText(badge, 'Online');
+        clock.advance(31_000);
+        expect(await server.server.context.devices.sweep()).toBeGreaterThanOrEqual(1);
+        await expectText(badge, 'Offline');
+        const cut = await page
+          .getByTestId('device-heartbeat')
+          .locator('dd')
+          .evaluateAll((dds) => dds.filter((d) => d.scrollWidth > d.clientWidth).length);
+        expect(cut).toBe(0);
+        await expectText(lit, 'Devices');
+        await shot(page, 'device-general');
+      },
+      SIZE,
+    );
+  }, 120_000);
 });

@@ -11,7 +11,7 @@ import {
   type RefObject,
 } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Tone } from '@lintel/commands';
+import { Badge } from '../ui/badge';
 import type { PageLoader } from './page-loader';
 import { assignSlots } from './slots';
 import type { CellText, TableColumn } from './table-columns';
@@ -174,16 +174,7 @@ function GridRowInner<Row extends { id: number }>({
             // a state people scan for: a badge of its tone, its words inside
             const v = c.value(row);
             const text = c.text(row);
-            content = text ? (
-              <span
-                className={`${BADGE} ${TONES[c.tones[String(v)] ?? 'neutral']}`}
-                data-tone={c.tones[String(v)] ?? 'neutral'}
-              >
-                {text}
-              </span>
-            ) : (
-              '—'
-            );
+            content = text ? <Badge tone={c.tones[String(v)] ?? 'neutral'}>{text}</Badge> : '—';
           } else {
             content = c.text(row);
             if (content === '') {
@@ -216,16 +207,6 @@ function GridRowInner<Row extends { id: number }>({
 }
 
 const GridRow = memo(GridRowInner) as typeof GridRowInner;
-
-/** A state's badge (a device's online): the same look wherever a table shows one. */
-const BADGE =
-  'inline-flex h-5 items-center rounded-full px-2 text-xs leading-5 font-medium ring-1 ring-inset';
-const TONES: Record<Tone, string> = {
-  good: 'bg-emerald-50 text-emerald-800 ring-emerald-600/25',
-  bad: 'bg-red-50 text-red-800 ring-red-600/25',
-  warn: 'bg-amber-50 text-amber-900 ring-amber-600/30',
-  neutral: 'bg-slate-100 text-slate-700 ring-slate-500/25',
-};
 
 /** True while the view jumps more than SEEK_STEP per frame (entered after two such frames, left below half). */
 function useScrollSeek(offset: number, scrolling: boolean): boolean {

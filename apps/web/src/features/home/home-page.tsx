@@ -481,7 +481,7 @@ function DevicesCard({ tasks, events }: { tasks: boolean; events: boolean }) {
         {tasks && (
           <DeviceFigure
             label={t('home.tasks_failed')}
-            to="/devices/tasks?state=error"
+            to={tableHref('/devices/tasks', [{ field: 'state', rule: 'equals', value: 'error' }])}
             read={() => runCommand('device.tasks', { limit: 1, state: 'error' }).then((r) => r.meta.total)}
             testId="home-tasks-failed"
             alarm
