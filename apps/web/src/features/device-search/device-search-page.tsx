@@ -16,11 +16,6 @@ import { EntityPicker } from '../../pickers/entity-picker';
 import { profileAtom } from '../../session/session';
 import { realtime } from '../../session/realtime';
 
-const newRequestId = () =>
-  typeof crypto.randomUUID === 'function'
-    ? crypto.randomUUID()
-    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-
 /** A device reporting a kind the platform does not know cannot be added as it is. */
 const knownType = (f: FoundDevice) => (DeviceTypes as readonly string[]).includes(f.device_type);
 
