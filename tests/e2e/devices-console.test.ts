@@ -72,7 +72,7 @@ describe('devices in the console (issue 25)', () => {
       'devices-live',
       async (page) => {
         await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(`${server.url}/devices?search=${device.serial_number}`);
+        await page.goto(`${server.url}/devices?q=${device.serial_number}`);
         const status = await cellOf(page, device.serial_number, 'Status');
         await expectText(status, /^online$/i);
         // three heartbeats missed by the server's clock, then the sweep: offline, on the open page
@@ -105,7 +105,7 @@ describe('devices in the console (issue 25)', () => {
         await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await expectText(page.getByTestId('form-error'), 'Check fields data: Login or e-mail, Password');
         await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(`${server.url}/devices?search=${device.serial_number}`);
+        await page.goto(`${server.url}/devices?q=${device.serial_number}`);
         await expectText(await cellOf(page, device.serial_number, 'Type'), 'Access controller');
         const status = await cellOf(page, device.serial_number, 'Status');
         await expectText(status, 'Online');
@@ -121,7 +121,7 @@ describe('devices in the console (issue 25)', () => {
         );
         // the same in Russian
         await page.getByTestId('lang-ru').click();
-        await page.goto(`${server.url}/devices?search=${device.serial_number}`);
+        await page.goto(`${server.url}/devices?q=${device.serial_number}`);
         await expectText(await cellOf(page, device.serial_number, 'Тип'), 'Контроллер доступа');
         await expectText(await cellOf(page, device.serial_number, 'Статус'), 'В сети');
         await page.goto(`${server.url}/audit-events`);
@@ -192,6 +192,62 @@ describe('devices in the console (issue 25)', () => {
         expect(cut).toBe(0);
         await expectText(lit, 'Devices');
         await shot(page, 'device-general');
+      },
+      SIZE,
+    );
+  }, 120_000);
+
+  it('item 5: "Delete all matching" collects cancellably (Esc), opens nothing after a cancel, asks the exact count', async () => {
+    const tag = `bulk-${uid()}`;
+    await sql`insert into markers (project_id, name, color)
+      select (select id from projects order by id limit 1), ${tag} || '-' || g, '#336699'
+      from generate_series(1, 130) g`.execute(server.server.context.db);
+    await onPage(
+      browser,
+      'delete-matching',
+      async (page) => {
+        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+        await page.goto(`${server.url}/general-settings/markers?q=${tag}`);
+        await expectText(page.getByTestId('table-count'), /of 130$/);
+        await page.getByRole('checkbox', { name: 'Select the loaded rows' }).click();
+        await page.getByTestId('select-matching').click();
+        await expectText(page.getByTestId('selected-count'), 'All 130 matching rows are selected');
+        // the collection of the matching rows is held at the server's door until Esc was pressed
+        let release!: () => void;
+        const held = new Promise<void>((r) => (release = r));
+        let asked = 0;
+        await page.route(
+          (url) => url.pathname === '/api/v0/markers' && url.searchParams.get('limit') === '1000',
+          async (route) => {
+            asked++;
+            await held;
+            await route.continue().catch(() => undefined);
+          },
+        );
+        await page.getByTestId('bulk-delete').click();
+        await page.getByTestId('bulk-collecting').waitFor();
+        await expect.poll(() => asked).toBe(1);
+        // the request held ends aborted by the cancel (or answered): either way nothing follows from it
+        const settled = new Promise((r) => {
+          page.once('requestfailed', r);
+          page.once('requestfinished', r);
+        });
+        await page.keyboard.press('Escape');
+        await page.getByTestId('bulk-collecting').waitFor({ state: 'detached' });
+        release();
+        await settled;
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+        expect(await page.getByTestId('confirm-approve').count()).toBe(0);
+        await expectText(page.getByTestId('selected-count'), 'All 130 matching rows are selected');
+        await page.unrouteAll({ behavior: 'ignoreErrors' });
+        // asked again: the question counts the rows exactly
+        await page.getByTestId('bulk-delete').click();
+        await page.getByTestId('confirm-cancel').waitFor();
+        await expectText(page.locator('p', { hasText: '(items: ' }), /\(items: 130\)/);
+        await shot(page, 'delete-matching');
+        await page.keyboard.press('Escape');
+        await page.getByTestId('confirm-cancel').waitFor({ state: 'detached' });
+        await expectText(page.getByTestId('table-count'), /of 130$/);
       },
       SIZE,
     );
