@@ -252,4 +252,59 @@ describe('devices in the console (issue 25)', () => {
       SIZE,
     );
   }, 120_000);
+
+  it('item 11: the home draws the last day per hour — events, decisions, devices online, failed tasks — by keyboard too', async () => {
+    const api = await admin(server);
+    const device = await makeDevice(api, 'Charts');
+    await heartbeat(api, device.id);
+    const c = await getCommand('device.credentials').run({ api }, { id: device.id });
+    const n = uid();
+    const pushed = await fetch(`${c.http_url}/logs`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Basic ${Buffer.from(`${c.login}:${c.password}`).toString('base64')}`,
+      },
+      body: JSON.stringify({
+        events: [
+          { event_id: `${n}-1`, kind: 'identifier_used', identifier_number: '1', lock: 1, result: 'granted' },
+          { event_id: `${n}-2`, kind: 'identifier_used', identifier_number: '2', lock: 1, result: 'granted' },
+          { event_id: `${n}-3`, kind: 'identifier_refused', identifier_number: '3', result: 'denied' },
+        ],
+      }),
+    });
+    expect(pushed.status).toBe(200);
+    const now = (await getCommand('device.activity').run({ api }, {})).hours.at(-1)!;
+    expect(now.granted).toBeGreaterThanOrEqual(2);
+    await onPage(
+      browser,
+      'home-charts',
+      async (page) => {
+        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+        const decisions = page.getByTestId('chart-decisions-plot');
+        await decisions.waitFor();
+        // reached by the keyboard: Tab stops on the chart; End is the current hour, ← the one before
+        await decisions.focus();
+        await page.keyboard.press('End');
+        await expectText(
+          page.getByTestId('chart-decisions-value'),
+          new RegExp(`Granted: ${now.granted}, Refused: ${now.denied}$`),
+        );
+        await page.keyboard.press('ArrowLeft');
+        await expectText(page.getByTestId('chart-decisions-value'), /Granted: \d+, Refused: \d+$/);
+        await expectText(page.getByTestId('chart-online-value'), new RegExp(`Online: ${now.online}$`));
+        await page.getByTestId('chart-events-plot').waitFor();
+        await page.getByTestId('chart-failed-plot').waitFor();
+        await shot(page, 'home-charts');
+        await page.getByTestId('lang-ru').click();
+        await expectText(
+          page.getByTestId('chart-online').locator('figcaption span').first(),
+          'Устройства в сети',
+        );
+        await shot(page, 'home-charts-ru');
+        await page.getByTestId('lang-en').click();
+      },
+      SIZE,
+    );
+  }, 120_000);
 });

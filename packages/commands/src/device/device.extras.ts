@@ -497,3 +497,37 @@ export const deviceFromPool = defineCommand({
   result: z.object({ id: z.number().int(), name: z.string(), serial_number: z.string() }),
   gates: { anyPermission: ['devices.create'] },
 });
+
+// ----- the home's pictures (issue 25 item 11) -----
+
+/** One hour of the last day: what the devices did in it, and how many were online at its end. */
+export const DeviceActivityHour = z.object({
+  /** the hour's start (the server's clock) */
+  at: Timestamp,
+  /** device events stored in the hour; null without `devices.view_events` */
+  events: z.number().int().nullable(),
+  /** access decisions: identifiers granted and refused; null without `devices.view_events` */
+  granted: z.number().int().nullable(),
+  denied: z.number().int().nullable(),
+  /** devices online at the end of the hour (at now, for the current one) */
+  online: z.number().int(),
+  /** device tasks that failed in the hour; null without a task permission */
+  failed_tasks: z.number().int().nullable(),
+});
+export type DeviceActivityHour = z.infer<typeof DeviceActivityHour>;
+
+/**
+ * The last 24 hours of the devices the caller sees, hour by hour, oldest first (the home's charts): events,
+ * access decisions, devices online, failed tasks; and the devices seen and the tasks failing now.
+ */
+export const deviceActivity = defineCommand({
+  id: 'device.activity',
+  http: { method: 'GET', path: '/devices/activity' },
+  args: NoArgs,
+  result: z.object({
+    hours: z.array(DeviceActivityHour),
+    devices: z.number().int(),
+    failing_tasks: z.number().int().nullable(),
+  }),
+  gates: { anyPermission: ['devices.view', 'devices.view_descendant', 'devices.view_all'] },
+});

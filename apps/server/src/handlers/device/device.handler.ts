@@ -271,6 +271,61 @@ export const deviceHandlers = {
     });
   },
 
+  'device.activity': async (ctx) => {
+    const caller = callerOf(ctx);
+    const visible = await visibleSql(deviceStore, caller, 'view');
+    const now = ctx.app.clock.now();
+    const events = caller.hasAny(['devices.view_events']);
+    const tasks = caller.hasAny(['devices.view_tasks', 'devices.tasks']);
+    // the 24 hours up to now (the last one is the current hour); the devices counted are those seen now
+    const r = await sql<{
+      at: Date;
+      events: number;
+      granted: number;
+      denied: number;
+      online: number;
+      failed_tasks: number;
+    }>`with seen as (select t.id, t.created_at from ${deviceStore.from} where ${visible}),
+      hours as (
+        select h, h + interval '1 hour' as h_end
+        from generate_series(date_trunc('hour', ${now}::timestamptz) - interval '23 hours',
+          date_trunc('hour', ${now}::timestamptz), interval '1 hour') h)
+      select hours.h as at,
+        (select count(*)::int from device_events e where e.project_id = ${caller.projectId}
+          and e.device_id in (select id from seen) and e.created_at >= hours.h and e.created_at < hours.h_end) as events,
+        (select count(*)::int from device_events e where e.project_id = ${caller.projectId}
+          and e.device_id in (select id from seen) and e.created_at >= hours.h and e.created_at < hours.h_end
+          and e.kind = 'identifier_used') as granted,
+        (select count(*)::int from device_events e where e.project_id = ${caller.projectId}
+          and e.device_id in (select id from seen) and e.created_at >= hours.h and e.created_at < hours.h_end
+          and e.kind = 'identifier_refused') as denied,
+        (select count(*)::int from seen where seen.created_at < hours.h_end and (
+          select c.status from device_status_changes c where c.device_id = seen.id and c.at < hours.h_end
+          order by c.at desc, c.id desc limit 1) = 'online') as online,
+        (select count(*)::int from device_tasks dt where dt.project_id = ${caller.projectId}
+          and dt.device_id in (select id from seen) and dt.state = 'error'
+          and dt.updated_at >= hours.h and dt.updated_at < hours.h_end) as failed_tasks
+      from hours order by hours.h`.execute(ctx.app.db);
+    const totals = await sql<{ devices: number; failing: number }>`select
+      (select count(*)::int from ${deviceStore.from} where ${visible}) as devices,
+      (select count(*)::int from device_tasks dt where dt.project_id = ${caller.projectId} and dt.state = 'error'
+        and dt.device_id in (select t.id from ${deviceStore.from} where ${visible})) as failing`.execute(
+      ctx.app.db,
+    );
+    return {
+      hours: r.rows.map((h) => ({
+        at: new Date(h.at).toISOString(),
+        events: events ? Number(h.events) : null,
+        granted: events ? Number(h.granted) : null,
+        denied: events ? Number(h.denied) : null,
+        online: Number(h.online),
+        failed_tasks: tasks ? Number(h.failed_tasks) : null,
+      })),
+      devices: Number(totals.rows[0]?.devices ?? 0),
+      failing_tasks: tasks ? Number(totals.rows[0]?.failing ?? 0) : null,
+    };
+  },
+
   'device.apply_settings': (ctx, args) => newTask(ctx, args.id, 'settings', 'edit'),
   'device.restart': (ctx, args) => newTask(ctx, args.id, 'restart', 'view'),
   'device.reinit': (ctx, args) => newTask(ctx, args.id, 'reinit', 'view'),
