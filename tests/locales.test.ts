@@ -60,3 +60,40 @@ describe('the palette', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('codes shown to people (issue 25 item 6)', () => {
+  // the console showed raw codes: `accesscontroller`, `online`, `remote_lock_opened`, `import`, `device`
+  const langs = ['en', 'ru'] as const;
+
+  it('every enum value of a family has its words (web:values.<field>.<value>), as the forms ask', async () => {
+    const { resources: families, auditEventFields } = await import('@lintel/commands');
+    // (the device events' kinds and results have their own words, device_events.kinds and .results)
+    const fieldSets = [...families.map((r) => r.fields), auditEventFields];
+    const missing: string[] = [];
+    for (const lang of langs) {
+      const web = flatten(resources[lang].web as Tree);
+      for (const fields of fieldSets)
+        for (const [name, f] of Object.entries(
+          fields as Record<string, { kind: string; values?: readonly string[] }>,
+        ))
+          if (f.kind === 'enum')
+            for (const v of f.values ?? [])
+              if (!web.has(`values.${name}.${v}`)) missing.push(`${lang}: values.${name}.${v}`);
+    }
+    expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it('every audit action and entity has its words (web:audit.actions.<action>, web:audit.entities.<entity>)', async () => {
+    const { AuditActions, AuditEntities } = await import('@lintel/core');
+    const { resources: families } = await import('@lintel/commands');
+    const missing: string[] = [];
+    for (const lang of langs) {
+      const web = flatten(resources[lang].web as Tree);
+      for (const a of AuditActions)
+        if (!web.has(`audit.actions.${a}`)) missing.push(`${lang}: audit.actions.${a}`);
+      for (const e of [...AuditEntities, ...families.map((r) => r.noun)])
+        if (!web.has(`audit.entities.${e}`)) missing.push(`${lang}: audit.entities.${e}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});

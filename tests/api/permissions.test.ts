@@ -730,6 +730,8 @@ const listCases: Record<string, Case> = {
     perms: ['devices.view_descendant', 'devices.view_tasks'],
     ok: () => ({ device_id: w.deviceA1 }),
   },
+  // the home's charts: any device view permission (events and tasks only with theirs, null otherwise)
+  'device.activity': { perms: ['devices.view_descendant'], ok: () => ({}) },
   'device.apply_settings': {
     perms: ['devices.view_descendant', 'devices.edit'],
     ok: () => ({ id: w.deviceA1 }),

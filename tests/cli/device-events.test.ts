@@ -94,7 +94,8 @@ it('exports them to CSV', async () => {
   expect(text).toContain('smoke');
 });
 
-it('watches them live: `lintel devices events watch --json`, one line per stored event; Ctrl-C ends it', async () => {
+/** `lintel devices events watch` as a child process: its output so far, a wait on it, and its end. */
+function watch(args: string[]) {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     CI: 'true',
@@ -103,29 +104,33 @@ it('watches them live: `lintel devices events watch --json`, one line per stored
     LINTEL_SERVER: ts.url,
   };
   delete env.LINTEL_LANG;
-  const child = spawn(process.execPath, [bin, 'devices', 'events', 'watch', '--json'], { env });
-  let stdout = '';
-  let stderr = '';
+  const child = spawn(process.execPath, [bin, 'devices', 'events', 'watch', ...args], { env });
+  const out = { stdout: '', stderr: '' };
   let wake: (() => void) | null = null;
-  child.stdout.on('data', (d: Buffer) => ((stdout += d.toString()), wake?.()));
-  child.stderr.on('data', (d: Buffer) => ((stderr += d.toString()), wake?.()));
+  child.stdout.on('data', (d: Buffer) => ((out.stdout += d.toString()), wake?.()));
+  child.stderr.on('data', (d: Buffer) => ((out.stderr += d.toString()), wake?.()));
   const exited = new Promise<number | null>((resolve) =>
     child.on('close', (code) => (resolve(code), wake?.())),
   );
   const until = async (done: () => boolean) => {
     while (!done()) {
-      if (child.exitCode !== null) throw new Error(`the CLI ended: ${stderr}`);
+      if (child.exitCode !== null) throw new Error(`the CLI ended: ${out.stderr}`);
       await new Promise<void>((r) => (wake = r));
     }
   };
+  return { child, out, exited, until };
+}
+
+it('watches them live: `lintel devices events watch --json`, one line per stored event; Ctrl-C ends it', async () => {
+  const { child, out, exited, until } = watch(['--json']);
   try {
-    await until(() => stderr.includes('Watching'));
+    await until(() => out.stderr.includes('Watching'));
     expect(
       (await push({ events: [{ event_id: `${n}-live`, kind: 'call', number: '12', result: 'missed' }] }))
         .status,
     ).toBe(200);
-    await until(() => stdout.includes('\n'));
-    const line = JSON.parse(stdout.trim().split('\n')[0]!) as {
+    await until(() => out.stdout.includes('\n'));
+    const line = JSON.parse(out.stdout.trim().split('\n')[0]!) as {
       topic: string;
       data: Record<string, unknown>;
     };
@@ -133,6 +138,30 @@ it('watches them live: `lintel devices events watch --json`, one line per stored
       topic: 'private-devices',
       data: { type: 'DeviceEventCreatedEvent', deviceId, kind: 'call', result: 'missed' },
     });
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+it('a person watching reads the device by its name and the event in words, not its ids (issue 25 item 6)', async () => {
+  const api = await admin(ts);
+  await getCommand('device.update').run({ api }, { id: deviceId, name: `Lobby door ${n}` });
+  const { child, out, exited, until } = watch([]);
+  try {
+    await until(() => out.stderr.includes('Watching'));
+    const pushed = await push({
+      events: [
+        { event_id: `${n}-words`, kind: 'identifier_refused', identifier_number: '300', result: 'denied' },
+      ],
+    });
+    expect(pushed.status).toBe(200);
+    await until(() => out.stdout.includes('\n'));
+    const line = out.stdout.trim().split('\n')[0]!;
+    expect(line).toContain(`Lobby door ${n}`);
+    expect(line).toMatch(/Identifier refused/i);
+    expect(line).not.toMatch(/deviceId=|domainId=|DeviceEventCreatedEvent/);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
   } finally {

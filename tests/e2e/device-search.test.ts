@@ -84,7 +84,7 @@ describe('/devices/search', () => {
       const lift = page.locator('tbody tr', { hasText: serialOf('127.0.0.42') });
       await expectText(
         lift,
-        new RegExp(`127\\.0\\.0\\.42:${port}.*liftcontroller.*Sim 127\\.0\\.0\\.42.*New`),
+        new RegExp(`127\\.0\\.0\\.42:${port}.*Lift controller.*Sim 127\\.0\\.0\\.42.*New`),
       );
       // the request id is in the address: a reload catches up with the same search
       expect(new URL(page.url()).searchParams.get('request')).toBeTruthy();

@@ -195,7 +195,7 @@ describe('the home dashboard', () => {
       await page.getByTestId('home-tasks-failed').focus();
       await page.keyboard.press('Enter');
       await waitForPath(page, '/devices/tasks');
-      expect(new URL(page.url()).searchParams.get('state')).toBe('error');
+      expect(new URL(page.url()).searchParams.get('where')).toBe('state equals error');
     });
   }, 120_000);
 });

@@ -13,7 +13,8 @@ void instance.init({
   resources: resources as unknown as Record<string, Record<string, Record<string, unknown>>>,
   lng: language,
   fallbackLng: 'en',
-  ns: ['cli', 'errors', 'commands'],
+  // web: the words of codes the console and the CLI share (device event kinds, enum values)
+  ns: ['cli', 'errors', 'commands', 'web'],
   defaultNS: 'cli',
   interpolation: { escapeValue: false },
   initAsync: false,

@@ -25,6 +25,7 @@ import { defineRetentionJobs } from './jobs/journal-retention';
 import { journals } from './handlers/journals';
 import { dispatchJob } from './pipeline/dispatch';
 import { defineDeviceTaskJob } from './devices/tasks';
+import { pruneStatusChanges } from './devices/status';
 import { defineBrokerAccountJobs } from './devices/dynsec';
 import { DeviceGateway } from './devices/gateway';
 import { SipService } from './sip/service';
@@ -67,7 +68,10 @@ const REDACT = [
 const EventsPruneJob = defineJob({
   kind: 'events.prune',
   payload: z.object({}),
-  run: async (ctx) => void (await ctx.app.outbox.prune()),
+  run: async (ctx) => {
+    await ctx.app.outbox.prune();
+    await pruneStatusChanges(ctx.app);
+  },
 });
 
 export async function createServer(config: Config): Promise<LintelServer> {

@@ -23,7 +23,15 @@ export interface ResourceField extends FilterableField {
   wide?: boolean;
   filterable?: boolean;
   sortable?: boolean;
+  /**
+   * an enum whose value is a state people scan for (a device's `online`): each value's tone, and tables show
+   * the value as a badge of that colour (its words are `web:values.<field>.<value>`, as for every enum)
+   */
+  tones?: Readonly<Partial<Record<string, Tone>>>;
 }
+
+/** The colour of a state's badge: good (green), bad (red), warn (amber), neutral (grey). */
+export type Tone = 'good' | 'bad' | 'warn' | 'neutral';
 
 /** How far a permission reaches over a family's rows (spec part 2 §6); the server turns it into SQL. */
 export type ScopeKind = 'all' | 'descendants' | 'domain' | 'own';
@@ -130,6 +138,24 @@ export interface CountedLimit {
   feature: string;
 }
 
+/**
+ * A live state of a family's rows (issue 25 item 3): an event the server already sends on the websocket
+ * that changes one row, and how. Every table of the family (the generic table) listens for it and patches
+ * the row on screen in place — a device's `status` from `DeviceStatusChangedEvent` — so a list follows its
+ * rows without a reload; a `resync` of the topic reloads the list. The server's events test checks each rule
+ * against the declared events (the event exists on that topic, its payload has the keys named here).
+ */
+export interface LiveRule<Rec extends ZodObject = ZodObject> {
+  /** the websocket topic the event is sent on */
+  topic: string;
+  /** the event's type (`DeviceStatusChangedEvent`) */
+  event: string;
+  /** the payload's key holding the id of the row it changes */
+  id: string;
+  /** record field ← the payload's key whose value it takes */
+  set: Readonly<Partial<Record<RecordKey<Rec>, string>>>;
+}
+
 /** A field of the record (compile-time check of the declaration's field names). */
 export type RecordKey<Rec extends ZodObject> = keyof Rec['shape'] & string;
 
@@ -194,6 +220,8 @@ export interface ResourceSpec<
   refs?: Readonly<Partial<Record<RecordKey<Cre>, ResourceRef>>>;
   /** how a picker row of this family reads: its secondary line and colour */
   picker?: PickerHints;
+  /** the live states of its rows: events that patch a row of every list of the family (see LiveRule) */
+  live?: readonly LiveRule<Rec>[];
 }
 
 export const IdParam = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
@@ -249,6 +277,7 @@ export interface Resource<
   secrets: readonly string[];
   search: readonly string[];
   refs: Readonly<Record<string, ResourceRef>>;
+  live: readonly LiveRule[];
   commands: ReturnType<typeof familyCommands<N, Rec, Cre, Upd>>;
 }
 
@@ -385,6 +414,7 @@ export function defineResource<
     secrets: spec.secrets ?? [],
     search: spec.search ?? ['name'],
     refs,
+    live: (spec.live ?? []) as readonly LiveRule[],
     commands: familyCommands(spec),
   };
 }

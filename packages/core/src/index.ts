@@ -20,3 +20,4 @@ export * from './notifications';
 export * from './access';
 export * from './dialer';
 export * from './telephony';
+export * from './audit';

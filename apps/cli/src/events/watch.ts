@@ -32,6 +32,59 @@ export function eventLine(m: WsServerMessage, now = new Date()): string {
   return [now.toTimeString().slice(0, 8), m.topic, type, fields].filter(Boolean).join('  ');
 }
 
+/** A code in words (`web:device_events.kinds.call`), else the code itself. */
+const word = (prefix: string, code: unknown): string => {
+  if (typeof code !== 'string' || !code) return '';
+  const key = `${prefix}.${code}`;
+  return hasText(key) ? tr(key) : code;
+};
+
+/** The event's own time (`at`) in the terminal's zone, else now. */
+const timeOf = (data: Record<string, unknown>, now: Date): string => {
+  const at = typeof data.at === 'string' ? new Date(data.at) : now;
+  return (Number.isNaN(at.getTime()) ? now : at).toTimeString().slice(0, 8);
+};
+
+/**
+ * Events a person reads in words (issue 25 item 6): the device by its name, kinds and results as the
+ * console writes them, no ids or type names. `name(id)` reads a device's name (cached by the caller).
+ */
+const personViews: Record<
+  string,
+  (data: Record<string, unknown>, name: (id: number) => Promise<string>) => Promise<string[]>
+> = {
+  DeviceEventCreatedEvent: async (d, name) => [
+    await name(Number(d.deviceId)),
+    word('web:device_events.kinds', d.kind),
+    word('web:device_events.results', d.result),
+  ],
+  DeviceStatusChangedEvent: async (d, name) => [
+    await name(Number(d.deviceId)),
+    word('web:values.status', d.status),
+    word('cli:events.causes', d.cause),
+  ],
+  DeviceTaskChangedEvent: async (d, name) => [
+    await name(Number(d.deviceId)),
+    word('web:device_tasks.kinds', d.kind),
+    word('web:device_tasks.states', d.state),
+  ],
+};
+
+/**
+ * The line of an event for a person: the event's own words when it has a view (devices by name), else the
+ * generic `time topic type key=value` line.
+ */
+export async function personLine(
+  m: WsServerMessage,
+  name: (id: number) => Promise<string>,
+  now = new Date(),
+): Promise<string> {
+  const view = personViews[m.data.type];
+  if (!view) return eventLine(m, now);
+  const data = m.data as Record<string, unknown>;
+  return [timeOf(data, now), ...(await view(data, name))].filter(Boolean).join('  ');
+}
+
 /**
  * `lintel events watch`: a live tail of the websocket. By default the signed-in user's own topic and the
  * application's changes; `--topic` names others. Each event is a line (`--json`: NDJSON, the server's
@@ -47,6 +100,21 @@ export async function watchEvents(ctx: CliContext, opts: WatchOptions): Promise<
     socket: (url) => new WebSocket(url) as unknown as WebSocketLike,
   });
   const note = (line: string) => ctx.stderr.write(`${line}\n`);
+  // devices named once each (a device the caller may not read keeps its number)
+  const names = new Map<number, Promise<string>>();
+  const name = (id: number): Promise<string> => {
+    let known = names.get(id);
+    if (!known) {
+      known = execute(api, 'device.get', { id }).then(
+        (d) => d.name,
+        () => `#${id}`,
+      );
+      names.set(id, known);
+    }
+    return known;
+  };
+  // lines keep the events' order while names are read
+  let printing: Promise<void> = Promise.resolve();
   const refused = new Set<string>();
   const subscribed = new Set<string>();
   let finish!: (err?: CliError) => void;
@@ -85,7 +153,11 @@ export async function watchEvents(ctx: CliContext, opts: WatchOptions): Promise<
     }
     if (m.id === undefined) return; // unsubscribed, published: the protocol's own
     if (opts.types && !opts.types.includes(m.data.type)) return;
-    ctx.stdout.write(opts.json ? `${JSON.stringify(m)}\n` : `${eventLine(m)}\n`);
+    if (opts.json) ctx.stdout.write(`${JSON.stringify(m)}\n`);
+    else {
+      const line = personLine(m, name);
+      printing = printing.then(async () => void ctx.stdout.write(`${await line}\n`));
+    }
   };
   for (const topic of topics) client.subscribe(topic, print);
   client.onError((m) => note(String(m.data.message)));

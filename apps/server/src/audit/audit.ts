@@ -1,10 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { AuditAction } from '@lintel/core';
 import type { DB } from '../db/schema';
 
 export interface AuditEntry {
   projectId: number | null;
   userId: number | null;
-  action: string;
+  /** one of the declared actions (`AuditActions`), each with its words in both languages */
+  action: AuditAction;
   entity?: string;
   entityId?: string | number;
   ip?: string | null;

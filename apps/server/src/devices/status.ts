@@ -25,6 +25,9 @@ async function emitChange(
   cause: Cause,
   at: Date,
 ) {
+  // the history the home's "devices online over time" reads (migration 0069)
+  await sql`insert into device_status_changes (project_id, device_id, status, at)
+    values (${row.project_id}, ${row.id}, ${status}, ${at})`.execute(trx);
   await app.outbox.emit(trx, DeviceStatusChangedEvent, {
     deviceId: row.id,
     projectId: row.project_id,
@@ -104,4 +107,14 @@ export async function sweepOffline(app: ServerContext): Promise<number> {
       return r.rows.length;
     }),
   );
+}
+
+/** How long the devices' status history is kept (the home's chart reads the last day of it). */
+export const STATUS_HISTORY_DAYS = 30;
+
+/** Forgets status changes older than STATUS_HISTORY_DAYS (with the outbox's daily prune). */
+export async function pruneStatusChanges(app: ServerContext): Promise<number> {
+  const before = new Date(app.clock.now().getTime() - STATUS_HISTORY_DAYS * 86_400_000);
+  const r = await sql`delete from device_status_changes where at < ${before}`.execute(app.db);
+  return Number(r.numAffectedRows ?? 0);
 }

@@ -110,7 +110,8 @@ export function FormPage({
             known={form.known}
           />
         </section>
-        {aside && <aside className="space-y-3">{aside}</aside>}
+        {/* beside the form, not a landmark of its own (the sidebar is the page's one complementary region) */}
+        {aside && <div className="space-y-3">{aside}</div>}
       </div>
       <div className="sticky bottom-0 z-10 mt-3 flex flex-wrap items-center gap-2 border-t border-slate-200 bg-slate-50/95 py-2.5 backdrop-blur">
         {allowed && (

@@ -155,7 +155,11 @@ export function AppLayout() {
       >
         {t('layout.skip_to_content')}
       </a>
-      <aside className="hidden w-[250px] shrink-0 flex-col bg-slate-900 md:flex" data-testid="sidebar">
+      <aside
+        aria-label={t('menu.label')}
+        className="hidden w-[250px] shrink-0 flex-col bg-slate-900 md:flex"
+        data-testid="sidebar"
+      >
         <div className="flex h-12 items-center border-b border-slate-800 px-4">
           <Brand dark />
         </div>

@@ -19,7 +19,7 @@ export function AuthLayout() {
       <main id="main" className="flex flex-1 items-start justify-center px-4 pt-[8vh] pb-8">
         <Outlet />
       </main>
-      <footer className="px-4 py-3 text-center text-[11px] text-slate-500" data-testid="server-version">
+      <footer className="px-4 py-3 text-center text-[11px] text-slate-600" data-testid="server-version">
         {info ? t('layout.server_version', { name: info.name, version: info.version }) : '\u00a0'}
       </footer>
     </div>

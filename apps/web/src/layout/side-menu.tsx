@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { NavLink } from 'react-router';
+import { Link, useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../access/use-can';
 import { Pages, Sections, type Section } from '../nav/pages';
@@ -7,6 +7,17 @@ import { focusRing } from '../ui/button';
 import { Icon } from '../ui/icon';
 
 const KEY = 'lintel.menu';
+
+/**
+ * The one menu item of a location (issue 25 item 7): the item whose path is the longest that the location is
+ * or is under — `/devices/tasks` is Device tasks, not Devices too; `/devices/3/edit` is Devices.
+ */
+export function activeMenuPath(pathname: string, paths: readonly string[]): string | null {
+  let best: string | null = null;
+  for (const p of paths)
+    if ((pathname === p || pathname.startsWith(`${p}/`)) && (!best || p.length > best.length)) best = p;
+  return best;
+}
 
 /** The side menu state is a stored browser setting (spec part 2 §9): sections start expanded. */
 function storedCollapsed(): Partial<Record<Section, boolean>> {
@@ -28,6 +39,11 @@ export function SideMenu() {
   const can = useCan();
   const [collapsed, setCollapsed] = useState(storedCollapsed);
   const tr = t as unknown as (k: string) => string;
+  const { pathname } = useLocation();
+  const active = activeMenuPath(
+    pathname,
+    Pages.filter((p) => p.menu).map((p) => p.path),
+  );
 
   function toggle(section: Section) {
     setCollapsed((c) => {
@@ -71,20 +87,19 @@ export function SideMenu() {
               <ul id={listId}>
                 {items.map((item) => (
                   <li key={item.id}>
-                    <NavLink
+                    <Link
                       to={item.path}
                       data-testid={`menu-${item.id}`}
-                      className={({ isActive }) =>
-                        `flex h-8 items-center gap-2 rounded-md px-2 text-sm ${focusRing} focus-visible:ring-offset-slate-900 ${
-                          isActive
-                            ? 'bg-slate-700 font-medium text-white'
-                            : 'text-slate-300 hover:bg-slate-800 hover:text-white'
-                        }`
-                      }
+                      aria-current={item.path === active ? 'page' : undefined}
+                      className={`flex h-8 items-center gap-2 rounded-md px-2 text-sm ${focusRing} focus-visible:ring-offset-slate-900 ${
+                        item.path === active
+                          ? 'bg-slate-700 font-medium text-white'
+                          : 'text-slate-300 hover:bg-slate-800 hover:text-white'
+                      }`}
                     >
                       <Icon name={item.icon} />
                       {tr(item.titleKey)}
-                    </NavLink>
+                    </Link>
                   </li>
                 ))}
               </ul>

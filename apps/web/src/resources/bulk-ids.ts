@@ -10,17 +10,19 @@ export const BULK_CHUNK = 250;
 
 /**
  * Every id the table's query matches (issue 13 point 9, "all 20,370 matching"): read page by page of the
- * list command in the server's order (by id), the query's search and filters as shown.
+ * list command in the server's order (by id), the query's search and filters as shown. `signal` stops it
+ * (Esc while the rows are collected): it then rejects with the abort's reason.
  */
-export async function matchingIds(listCommand: string, query: TableQuery): Promise<number[]> {
+export async function matchingIds(
+  listCommand: string,
+  query: TableQuery,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<number[]> {
   const ids: number[] = [];
   const q: TableQuery = { ...query, sort: null };
   for (let page = 1; ; page++) {
-    const reply = await runList<{ id: number }>(
-      listCommand,
-      buildListQuery(q, page, MAX_LIST_LIMIT),
-      new AbortController().signal,
-    );
+    const reply = await runList<{ id: number }>(listCommand, buildListQuery(q, page, MAX_LIST_LIMIT), signal);
+    signal.throwIfAborted();
     ids.push(...reply.data.map((r) => r.id));
     if (reply.data.length < MAX_LIST_LIMIT || ids.length >= reply.meta.total) break;
   }

@@ -1,3 +1,4 @@
+import { enumWord } from './enum-word';
 import {
   memo,
   useId,
@@ -151,7 +152,7 @@ function FilterEditor({
       <select id={valueId} className={selectClass} value={value} onChange={(e) => setValue(e.target.value)}>
         {(fields[field]?.values ?? []).map((v) => (
           <option key={v} value={v}>
-            {v}
+            {enumWord(field, v)}
           </option>
         ))}
       </select>
@@ -395,6 +396,7 @@ function FilterBarInner({
     if (f.value === null) return t('table.value.empty');
     const family = families?.[f.field] as Family | undefined;
     if (family && typeof f.value === 'number') return nameOf(family, f.value);
+    if (fields[f.field]?.kind === 'enum' && typeof f.value === 'string') return enumWord(f.field, f.value);
     return String(f.value);
   };
 

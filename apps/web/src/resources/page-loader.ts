@@ -191,6 +191,22 @@ export class PageLoader<Row> {
 
   // ----- driving ------------------------------------------------------------------------------------------
 
+  /**
+   * A row changed on the server and the change came with an event (a live list): every copy of the row in
+   * memory takes the patch, without a request. Answers whether a row was there.
+   */
+  patchRow(matches: (row: Row) => boolean, patch: Partial<Row>): boolean {
+    let changed = false;
+    for (const page of this.pages.values())
+      page.rows = page.rows.map((row) => {
+        if (!matches(row)) return row;
+        changed = true;
+        return { ...row, ...patch };
+      });
+    if (changed) this.emit();
+    return changed;
+  }
+
   /** A new query: everything cached or under way belongs to the old one and goes. */
   setFetcher(fetchPage: FetchPage<Row>): void {
     // a remount (React's StrictMode mounts twice) brings a disposed loader back

@@ -42,6 +42,8 @@ import { FilterBar, type FilterBarHandle } from './filter-bar';
 import { defaultDateStyle, formatCount, roundEstimate, type DateStyle } from './format';
 import { matchingIds, PartialBulkError } from './bulk-ids';
 import { runList } from './list-call';
+import { enumWord } from './enum-word';
+import { useLiveRows } from './live-rows';
 import { PageLoader, PAGE_SIZE } from './page-loader';
 import { buildColumns, type CellText, type ColumnOverride, type TableColumn } from './table-columns';
 import { Grid, SELECT_WIDTH, type GridHandle } from './table-grid';
@@ -141,7 +143,15 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
   const timeFormat = profile?.profile.time_format ?? defaultDateStyle.timeFormat;
   const timeZone = profile?.profile.time_zone ?? defaultDateStyle.timeZone;
   const dateStyle = useMemo<DateStyle>(() => ({ timeFormat, timeZone }), [timeFormat, timeZone]);
-  const words = useMemo<CellText>(() => ({ yes: t('table.value.yes'), no: t('table.value.no') }), [t]);
+  const words = useMemo<CellText>(
+    () => ({
+      yes: t('table.value.yes'),
+      no: t('table.value.no'),
+      // enum values in words, as the forms show them (issue 25 item 6)
+      value: (field, value) => enumWord(field, value),
+    }),
+    [t],
+  );
 
   const allColumns = useMemo(
     () => buildColumns<Row>(resource, props.columns, sortable, tx, dateStyle, words),
@@ -303,6 +313,8 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
       }),
   );
   const summary = useSyncExternalStore(loader.subscribe, loader.getSummary);
+  // rows whose family declares a live state follow its events (issue 25 item 3)
+  useLiveRows(resource.live, loader);
   const [tick, setTick] = useState(0);
   const qKey = queryKey(query);
   const listArgs = props.listArgs;
@@ -334,6 +346,19 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
   const [allMatching, setAllMatching] = useState(false);
   useEffect(() => setSelected(EMPTY_SET), [fetchKey]);
   useEffect(() => setAllMatching(false), [selected]);
+  // the matching rows being collected for a bulk action (issue 25 item 5): Esc, Cancel or any change of the
+  // selection stops it, and then nothing is asked or run
+  const collecting = useRef<AbortController | null>(null);
+  const [isCollecting, setIsCollecting] = useState(false);
+  const stopCollecting = useCallback(() => {
+    if (!collecting.current) return false;
+    collecting.current.abort();
+    collecting.current = null;
+    setIsCollecting(false);
+    setBusy(null);
+    return true;
+  }, []);
+  useEffect(() => void stopCollecting(), [selected, stopCollecting]);
   const onSelect = useCallback((ids: number[], on: boolean) => {
     setSelected((prev) => {
       const next = new Set(prev);
@@ -361,7 +386,23 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     setBusy(action.id);
     setBulkError(null);
     try {
-      const ids = allMatching ? await matchingIds(listCommand, query) : [...selected];
+      let ids = [...selected];
+      if (allMatching) {
+        const ctrl = new AbortController();
+        collecting.current = ctrl;
+        setIsCollecting(true);
+        try {
+          ids = await matchingIds(listCommand, query, ctrl.signal);
+        } catch (err) {
+          if (ctrl.signal.aborted) return;
+          throw err;
+        } finally {
+          if (collecting.current === ctrl) collecting.current = null;
+          setIsCollecting(false);
+        }
+        // cancelled while the last page came: nothing is asked
+        if (ctrl.signal.aborted) return;
+      }
       await action.run(ids);
       setSelected(EMPTY_SET);
       setTick((n) => n + 1);
@@ -380,7 +421,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
         setTick((n) => n + 1);
       } else setBulkError(describeError(err).message);
     } finally {
-      setBusy(null);
+      if (!collecting.current) setBusy(null);
     }
   };
 
@@ -445,6 +486,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     addFilter: () => filterBarRef.current?.add(),
     editFilterText: () => filterBarRef.current?.editText(),
     escape: () => {
+      if (stopCollecting()) return true;
       if (selected.size) {
         setSelected(EMPTY_SET);
         return true;
@@ -497,6 +539,13 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     [table, byId, selectAll, onSelectAll, t, sorting, visibleIds, resizing],
   );
 
+  // "all 5,370 matching": an estimate says so ("about 5,400"); the confirmation counts them exactly
+  const matchingCount =
+    summary.total === null
+      ? ''
+      : summary.estimate
+        ? t('table.count.about', { total: formatCount(roundEstimate(summary.total), lang) })
+        : formatCount(summary.total, lang);
   const selectLabel = useCallback((row: Row) => t('table.select.row', { id: row.id }), [t]);
   const label = props.label ?? tx(`commands:${listCommand}.label`);
   const where = filtersToWhere(query.filters, query.match);
@@ -668,9 +717,26 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
         >
           <span role="status" className="font-medium text-blue-950 tabular-nums" data-testid="selected-count">
             {allMatching && summary.total !== null
-              ? t('table.bulk.all_matching', { count: formatCount(summary.total, lang) })
+              ? t('table.bulk.all_matching', { count: matchingCount })
               : t('table.bulk.selected', { count: formatCount(selected.size, lang) })}
           </span>
+          {isCollecting && (
+            <span
+              className="inline-flex items-center gap-2 text-xs text-blue-900"
+              data-testid="bulk-collecting"
+            >
+              <Spinner className="size-3" />
+              {t('table.bulk.collecting')}
+              <button
+                type="button"
+                onClick={() => stopCollecting()}
+                className={`h-6 rounded-md px-2 text-xs font-medium text-blue-900 underline hover:bg-blue-100 ${focusRing}`}
+                data-testid="bulk-collecting-cancel"
+              >
+                {t('table.bulk.cancel')} <kbd className="ml-1 font-mono text-[10px] text-blue-800">Esc</kbd>
+              </button>
+            </span>
+          )}
           {!allMatching && selectAll === 'all' && summary.total !== null && summary.total > selected.size && (
             <button
               type="button"
@@ -678,7 +744,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
               className={`h-7 rounded-md px-2 text-xs font-medium text-blue-800 underline hover:bg-blue-100 ${focusRing}`}
               data-testid="select-matching"
             >
-              {t('table.bulk.select_matching', { count: formatCount(summary.total, lang) })}
+              {t('table.bulk.select_matching', { count: matchingCount })}
             </button>
           )}
           <span className="mx-1 h-4 w-px bg-blue-200" aria-hidden="true" />

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { FieldKind } from '@lintel/core';
+import type { Tone } from '@lintel/commands';
 import { formatDate, type DateStyle } from './format';
 import type { ColumnInfo } from './column-prefs';
 import type { TableResource } from './table-query';
@@ -27,11 +28,15 @@ export interface TableColumn<Row> extends ColumnInfo {
   value: (row: Row) => unknown;
   /** the cell's full text (its tooltip), '' when there is none */
   text: (row: Row) => string;
+  /** an enum of states: the cell is a badge of the value's tone */
+  tones?: Readonly<Partial<Record<string, Tone>>>;
 }
 
 export interface CellText {
   yes: string;
   no: string;
+  /** an enum value in words (`web:values.<field>.<value>`), else the value */
+  value?: (field: string, value: string) => string;
 }
 
 type Loose = Record<string, unknown>;
@@ -113,6 +118,7 @@ export function buildColumns<Row>(
           if (ref && typeof ref === 'object' && typeof (ref as Loose).name === 'string')
             return (ref as Loose).name as string;
         }
+        if (kind === 'enum' && typeof v === 'string' && words.value) return words.value(id, v);
         return valueText(kind, v, style, words);
       });
     out.push({
@@ -128,6 +134,7 @@ export function buildColumns<Row>(
       render: o?.render,
       value,
       text: o?.render && !o.text ? () => '' : text,
+      ...(field.tones ? { tones: field.tones } : {}),
     });
   }
   for (const [id, o] of Object.entries(overrides ?? {})) {

@@ -11,6 +11,7 @@ import {
   type RefObject,
 } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
+import { Badge } from '../ui/badge';
 import type { PageLoader } from './page-loader';
 import { assignSlots } from './slots';
 import type { CellText, TableColumn } from './table-columns';
@@ -169,6 +170,11 @@ function GridRowInner<Row extends { id: number }>({
             content = v === true ? '✓' : v === false ? '—' : '';
             tone = v === true ? 'font-semibold text-emerald-700' : 'text-slate-500';
             name = v === true ? words.yes : v === false ? words.no : undefined;
+          } else if (c.tones) {
+            // a state people scan for: a badge of its tone, its words inside
+            const v = c.value(row);
+            const text = c.text(row);
+            content = text ? <Badge tone={c.tones[String(v)] ?? 'neutral'}>{text}</Badge> : '—';
           } else {
             content = c.text(row);
             if (content === '') {

@@ -10,7 +10,7 @@ import {
   type FilterRule,
   type ListQuery,
 } from '@lintel/core';
-import type { ResourceField } from '@lintel/commands';
+import type { LiveRule, ResourceField } from '@lintel/commands';
 
 /**
  * What the table asks the server for, apart from paging: the filter chips, how they join, the free-text
@@ -40,6 +40,8 @@ export interface TableResource {
   sortable?: readonly string[];
   /** fields holding ids of another family (`defineResource({refs})`): filtered with that family's picker */
   refs?: Readonly<Record<string, { family: string }>>;
+  /** the live states of its rows (`defineResource({live})`): events that patch a row on screen */
+  live?: readonly LiveRule[];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ListQuery } from '@lintel/core';
+import { ListQuery, listReply } from '@lintel/core';
 import { defineCommand, NoArgs } from '../command';
-import { IdParam } from '../resource';
+import { IdParam, type ResourceField } from '../resource';
 import { Timestamp } from '../refs';
 import { DeviceProtocol, DeviceStatus, DeviceType, IpAddress, Port, SerialNumber } from './device.resource';
 
@@ -168,20 +168,49 @@ export type DeviceTask = z.infer<typeof DeviceTask>;
 
 const deviceTaskGate = { anyPermission: ['devices.tasks' as const] };
 
-/** Device tasks, newest first: every device the caller sees, or one device's (`device_id`), or by state. */
+/**
+ * The tasks' columns as lists read them (issue 25 item 7): the filter language, search (the device's name
+ * and serial number) and sort, as every family's list — /devices/tasks is the generic table over them.
+ */
+export const deviceTaskFields: Record<string, ResourceField> = {
+  id: { kind: 'number', filterable: true, sortable: true },
+  device: { kind: 'ref', default: true, filterable: true, sortable: true },
+  kind: { kind: 'enum', values: DeviceTaskKinds, default: true, filterable: true, sortable: true },
+  state: {
+    kind: 'enum',
+    values: DeviceTaskStates,
+    tones: {
+      new: 'neutral',
+      queued: 'neutral',
+      started: 'warn',
+      waiting: 'warn',
+      stopped: 'neutral',
+      error: 'bad',
+      completed: 'good',
+    },
+    default: true,
+    filterable: true,
+    sortable: true,
+  },
+  attempts: { kind: 'number', default: true, filterable: true, sortable: true },
+  error: { kind: 'text', default: true, filterable: true },
+  created_at: { kind: 'date', filterable: true, sortable: true },
+  updated_at: { kind: 'date', default: true, filterable: true, sortable: true },
+  completed_at: { kind: 'date', filterable: true, sortable: true },
+};
+
+/**
+ * Device tasks, newest first by default: every device the caller sees, or one device's (`device_id`), or by
+ * state; and, as every list, `filters`/`match`, `search` and `sort` over `deviceTaskFields`.
+ */
 export const deviceTasks = defineCommand({
   id: 'device.tasks',
   http: { method: 'GET', path: '/devices/tasks' },
-  args: ListQuery.pick({ page: true, limit: true })
-    .extend({
-      device_id: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-      state: DeviceTaskState.optional(),
-    })
-    .strict(),
-  result: z.object({
-    data: z.array(DeviceTask),
-    meta: z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int() }),
-  }),
+  args: ListQuery.extend({
+    device_id: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+    state: DeviceTaskState.optional(),
+  }).strict(),
+  result: listReply(DeviceTask),
   gates: { anyPermission: ['devices.view_tasks', 'devices.tasks'] },
 });
 
@@ -467,4 +496,38 @@ export const deviceFromPool = defineCommand({
     .strict(),
   result: z.object({ id: z.number().int(), name: z.string(), serial_number: z.string() }),
   gates: { anyPermission: ['devices.create'] },
+});
+
+// ----- the home's pictures (issue 25 item 11) -----
+
+/** One hour of the last day: what the devices did in it, and how many were online at its end. */
+export const DeviceActivityHour = z.object({
+  /** the hour's start (the server's clock) */
+  at: Timestamp,
+  /** device events stored in the hour; null without `devices.view_events` */
+  events: z.number().int().nullable(),
+  /** access decisions: identifiers granted and refused; null without `devices.view_events` */
+  granted: z.number().int().nullable(),
+  denied: z.number().int().nullable(),
+  /** devices online at the end of the hour (at now, for the current one) */
+  online: z.number().int(),
+  /** device tasks that failed in the hour; null without a task permission */
+  failed_tasks: z.number().int().nullable(),
+});
+export type DeviceActivityHour = z.infer<typeof DeviceActivityHour>;
+
+/**
+ * The last 24 hours of the devices the caller sees, hour by hour, oldest first (the home's charts): events,
+ * access decisions, devices online, failed tasks; and the devices seen and the tasks failing now.
+ */
+export const deviceActivity = defineCommand({
+  id: 'device.activity',
+  http: { method: 'GET', path: '/devices/activity' },
+  args: NoArgs,
+  result: z.object({
+    hours: z.array(DeviceActivityHour),
+    devices: z.number().int(),
+    failing_tasks: z.number().int().nullable(),
+  }),
+  gates: { anyPermission: ['devices.view', 'devices.view_descendant', 'devices.view_all'] },
 });

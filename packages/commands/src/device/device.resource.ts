@@ -1,5 +1,5 @@
 import { z, type ZodType } from 'zod';
-import { Defaults } from '@lintel/core';
+import { Defaults, RealtimeTopics } from '@lintel/core';
 import { defineResource } from '../resource';
 import { Description, Id, Ref, Text, Timestamp } from '../refs';
 
@@ -223,7 +223,14 @@ export const deviceResource = defineResource({
     port: { kind: 'number', filterable: true, sortable: true },
     protocol: { kind: 'enum', values: Defaults.deviceProtocols, default: true, filterable: true },
     domain: { kind: 'ref', default: true, filterable: true, sortable: true },
-    status: { kind: 'enum', values: ['online', 'offline'], default: true, filterable: true, sortable: true },
+    status: {
+      kind: 'enum',
+      values: ['online', 'offline'],
+      tones: { online: 'good', offline: 'bad' },
+      default: true,
+      filterable: true,
+      sortable: true,
+    },
     last_heartbeat_at: { kind: 'date', filterable: true, sortable: true },
     description: { kind: 'text', wide: true, filterable: true },
     created_at: { kind: 'date', filterable: true, sortable: true },
@@ -249,4 +256,13 @@ export const deviceResource = defineResource({
   // the record shows the group as `domain` ({id, name}); lists filter `domain` by its id
   refs: { domain_id: { family: 'group', many: false, record: 'domain' } },
   picker: { hint: 'serial_number' },
+  // issue 25 item 3: every list of devices follows their status live (the gateway's status changes)
+  live: [
+    {
+      topic: RealtimeTopics.devices,
+      event: 'DeviceStatusChangedEvent',
+      id: 'deviceId',
+      set: { status: 'status', status_changed_at: 'at' },
+    },
+  ],
 });

@@ -5,6 +5,7 @@ import {
   getCommand,
   IpAddress,
   type DeviceCredentials,
+  deviceTaskFields,
   type DeviceTask,
   type RawDevice,
 } from '@lintel/commands';
@@ -23,6 +24,7 @@ import { markOffline, markOnline } from '../../devices/status';
 import { DEVICE_GATEWAY_PATH } from '../../devices/gateway';
 import { createTask, retryTask, stopAllOf, stopTask, type DeviceTaskKind } from '../../devices/tasks';
 import type { Caller } from '../../engine/caller';
+import { runList, type ListSource } from '../../engine/list';
 import { deviceStore, issuePassword } from './device.store';
 import { queueBrokerAccount, queueBrokerReconcile } from '../../devices/dynsec';
 
@@ -85,6 +87,35 @@ const taskOf = (r: TaskDbRow): DeviceTask => ({
   updated_at: new Date(r.updated_at).toISOString(),
   completed_at: r.completed_at ? new Date(r.completed_at).toISOString() : null,
 });
+
+/** The tasks as the generic list reads them (`deviceTaskFields`): the task is `t`, its device `d`. */
+const taskList: ListSource<DeviceTask> = {
+  from: sql`device_tasks t join devices d on d.id = t.device_id`,
+  filterable: Object.fromEntries(
+    Object.entries(deviceTaskFields)
+      .filter(([, f]) => f.filterable)
+      .map(([name, f]) => [name, { kind: f.kind, values: f.values }]),
+  ),
+  sortable: Object.keys(deviceTaskFields).filter((name) => deviceTaskFields[name]!.sortable),
+  columns: {
+    id: { expr: sql`t.id` },
+    device: { expr: sql`t.device_id` },
+    kind: { expr: sql`t.kind` },
+    state: { expr: sql`t.state` },
+    attempts: { expr: sql`t.attempts` },
+    error: { expr: sql`t.error` },
+    created_at: { expr: sql`t.created_at` },
+    updated_at: { expr: sql`t.updated_at` },
+    completed_at: { expr: sql`t.completed_at` },
+  },
+  search: [sql`d.name`, sql`d.serial_number`],
+  async load(q, ids) {
+    if (!ids.length) return [];
+    const r = await sql<TaskDbRow>`${taskSelect} where dt.id in (${sql.join(ids)})`.execute(q);
+    const byId = new Map(r.rows.map((row) => [Number(row.id), taskOf(row)]));
+    return ids.map((id) => byId.get(Number(id))).filter((x): x is DeviceTask => !!x);
+  },
+};
 
 /** The tasks of the devices the caller sees (view scope), matching `where`. */
 async function tasksSql(caller: Caller, where: ReturnType<typeof sql<boolean>>) {
@@ -227,19 +258,71 @@ export const deviceHandlers = {
 
   'device.tasks': async (ctx, args) => {
     const caller = callerOf(ctx);
-    const where = await tasksSql(
-      caller,
-      sql<boolean>`(${args.device_id ?? null}::int is null or dt.device_id = ${args.device_id ?? null})
-        and (${args.state ?? null}::text is null or dt.state = ${args.state ?? null})`,
+    const visible = await visibleSql(deviceStore, caller, 'view');
+    // the list of every family (filters, search, sort, the bounded count) over the tasks of the devices the
+    // caller sees; `device_id` and `state` stay as the short forms the CLI and links use
+    const where = sql<boolean>`t.project_id = ${caller.projectId}
+      and t.device_id in (select t.id from ${deviceStore.from} where ${visible})
+      and (${args.device_id ?? null}::int is null or t.device_id = ${args.device_id ?? null})
+      and (${args.state ?? null}::text is null or t.state = ${args.state ?? null})`;
+    const query = { ...args, sort: args.sort ?? '-id' };
+    return runList(ctx.app.db, taskList, query, where, {
+      exactCountUpTo: ctx.app.config.listExactCount,
+    });
+  },
+
+  'device.activity': async (ctx) => {
+    const caller = callerOf(ctx);
+    const visible = await visibleSql(deviceStore, caller, 'view');
+    const now = ctx.app.clock.now();
+    const events = caller.hasAny(['devices.view_events']);
+    const tasks = caller.hasAny(['devices.view_tasks', 'devices.tasks']);
+    // the 24 hours up to now (the last one is the current hour); the devices counted are those seen now
+    const r = await sql<{
+      at: Date;
+      events: number;
+      granted: number;
+      denied: number;
+      online: number;
+      failed_tasks: number;
+    }>`with seen as (select t.id, t.created_at from ${deviceStore.from} where ${visible}),
+      hours as (
+        select h, h + interval '1 hour' as h_end
+        from generate_series(date_trunc('hour', ${now}::timestamptz) - interval '23 hours',
+          date_trunc('hour', ${now}::timestamptz), interval '1 hour') h)
+      select hours.h as at,
+        (select count(*)::int from device_events e where e.project_id = ${caller.projectId}
+          and e.device_id in (select id from seen) and e.created_at >= hours.h and e.created_at < hours.h_end) as events,
+        (select count(*)::int from device_events e where e.project_id = ${caller.projectId}
+          and e.device_id in (select id from seen) and e.created_at >= hours.h and e.created_at < hours.h_end
+          and e.kind = 'identifier_used') as granted,
+        (select count(*)::int from device_events e where e.project_id = ${caller.projectId}
+          and e.device_id in (select id from seen) and e.created_at >= hours.h and e.created_at < hours.h_end
+          and e.kind = 'identifier_refused') as denied,
+        (select count(*)::int from seen where seen.created_at < hours.h_end and (
+          select c.status from device_status_changes c where c.device_id = seen.id and c.at < hours.h_end
+          order by c.at desc, c.id desc limit 1) = 'online') as online,
+        (select count(*)::int from device_tasks dt where dt.project_id = ${caller.projectId}
+          and dt.device_id in (select id from seen) and dt.state = 'error'
+          and dt.updated_at >= hours.h and dt.updated_at < hours.h_end) as failed_tasks
+      from hours order by hours.h`.execute(ctx.app.db);
+    const totals = await sql<{ devices: number; failing: number }>`select
+      (select count(*)::int from ${deviceStore.from} where ${visible}) as devices,
+      (select count(*)::int from device_tasks dt where dt.project_id = ${caller.projectId} and dt.state = 'error'
+        and dt.device_id in (select t.id from ${deviceStore.from} where ${visible})) as failing`.execute(
+      ctx.app.db,
     );
-    const total = await sql<{
-      n: number;
-    }>`select count(*)::int as n from device_tasks dt where ${where}`.execute(ctx.app.db);
-    const rows = await sql<TaskDbRow>`${taskSelect} where ${where} order by dt.id desc
-      limit ${args.limit} offset ${(args.page - 1) * args.limit}`.execute(ctx.app.db);
     return {
-      data: rows.rows.map(taskOf),
-      meta: { total: Number(total.rows[0]?.n ?? 0), page: args.page, limit: args.limit },
+      hours: r.rows.map((h) => ({
+        at: new Date(h.at).toISOString(),
+        events: events ? Number(h.events) : null,
+        granted: events ? Number(h.granted) : null,
+        denied: events ? Number(h.denied) : null,
+        online: Number(h.online),
+        failed_tasks: tasks ? Number(h.failed_tasks) : null,
+      })),
+      devices: Number(totals.rows[0]?.devices ?? 0),
+      failing_tasks: tasks ? Number(totals.rows[0]?.failing ?? 0) : null,
     };
   },
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { deviceInfoOf, type RemoteDevice, type RemoteSession, type RemoteState } from '@lintel/commands';
+import type { AuditAction } from '@lintel/core';
 import { audit } from '../../audit/audit';
 import { newToken, safeEqual, sha256 } from '../../auth/crypto';
 import { after } from '../../clock';
@@ -70,7 +71,12 @@ function expectOk(device: RemoteRow, reply: { status: number }, uri: string): vo
     throw new AppError('device_not_available', { serial: device.serial_number, status: reply.status, uri });
 }
 
-async function auditRemote(c: FamilyCtx, action: string, device: RemoteRow, data: Record<string, unknown>) {
+async function auditRemote(
+  c: FamilyCtx,
+  action: AuditAction,
+  device: RemoteRow,
+  data: Record<string, unknown>,
+) {
   await audit(c.app.db, {
     projectId: c.caller.projectId,
     userId: c.caller.userId,

@@ -1,3 +1,4 @@
+import type { AuditAction } from '@lintel/core';
 import { sql } from 'kysely';
 import { IpServices, type IpBan, type IpBlockingStatus, type IpWhitelistEntry } from '@lintel/commands';
 import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline/handler';
@@ -54,7 +55,7 @@ function rangeSql(pattern: string) {
   return sql`select ${normalizeIp(pattern)}::inet as s, ${normalizeIp(pattern)}::inet as e`;
 }
 
-const logged = (ctx: HandlerContext, action: string, data: Record<string, unknown>) =>
+const logged = (ctx: HandlerContext, action: AuditAction, data: Record<string, unknown>) =>
   audit(ctx.app.db, {
     projectId: signedIn(ctx).projectId,
     userId: signedIn(ctx).userId,

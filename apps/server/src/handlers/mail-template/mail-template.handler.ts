@@ -1,3 +1,4 @@
+import type { AuditAction } from '@lintel/core';
 import { sql } from 'kysely';
 import {
   MailTypePlaceholders,
@@ -105,7 +106,7 @@ const EXAMPLES: Record<string, unknown> = {
   port: 587,
 };
 
-const changed = (ctx: HandlerContext, action: string, data: Record<string, unknown>) =>
+const changed = (ctx: HandlerContext, action: AuditAction, data: Record<string, unknown>) =>
   audit(ctx.app.db, {
     projectId: signedIn(ctx).projectId,
     userId: signedIn(ctx).userId,

@@ -1,3 +1,4 @@
+import type { AuditAction } from '@lintel/core';
 import { sql } from 'kysely';
 import { PASSWORD_PLACEHOLDER, type MailServerSettings } from '@lintel/commands';
 import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline/handler';
@@ -74,7 +75,7 @@ function retention(ctx: HandlerContext, p: ProjectRow) {
   return { data: { audit_event: p.settings.retention_days?.audit_event ?? def, audit_event_default: def } };
 }
 
-const changed = (ctx: HandlerContext, action: string, data: Record<string, unknown>) =>
+const changed = (ctx: HandlerContext, action: AuditAction, data: Record<string, unknown>) =>
   audit(ctx.app.db, {
     projectId: signedIn(ctx).projectId,
     userId: signedIn(ctx).userId,

@@ -6,20 +6,24 @@ import { DeviceTypes, type DeviceSearch, type FoundDevice } from '@lintel/comman
 import { RealtimeTopics, WsReply, type WsServerMessage } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
+import { CommandForm, type FieldOverride } from '../../forms/command-form';
+import { useCommandForm } from '../../forms/use-command-form';
 import { usePageTitle } from '../../layout/page-title';
+import { enumWord } from '../../resources/enum-word';
+import { Button } from '../../ui/button';
+import { FormError } from '../../ui/field';
 import { EntityPicker } from '../../pickers/entity-picker';
 import { profileAtom } from '../../session/session';
 import { realtime } from '../../session/realtime';
 
-const newRequestId = () =>
-  typeof crypto.randomUUID === 'function'
-    ? crypto.randomUUID()
-    : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-
 /** A device reporting a kind the platform does not know cannot be added as it is. */
 const knownType = (f: FoundDevice) => (DeviceTypes as readonly string[]).includes(f.device_type);
 
-const inputClass = 'rounded border border-slate-300 px-2 py-1 text-sm';
+/** The first field takes the cursor; the addresses say what they look like. */
+const FIELDS: Record<string, FieldOverride> = {
+  start_ip: { autoFocus: true, hint: '192.168.1.1' },
+  end_ip: { hint: '192.168.1.254' },
+};
 
 /**
  * /devices/search (spec part 1 §2.1; part 2 §7 "POST network search", "PUT found devices"): an address range
@@ -33,14 +37,13 @@ export function DeviceSearchPage() {
   const profile = useAtomValue(profileAtom);
   const [params, setParams] = useSearchParams();
   const requestId = params.get('request') ?? '';
-  const [startIp, setStartIp] = useState('');
-  const [endIp, setEndIp] = useState('');
-  const [port, setPort] = useState('80');
+  // the generic form of `device.search` (issue 25 item 7): its fields, labels, checks and refusals as on
+  // every form; the request id is the server's (the reply names it)
+  const form = useCommandForm('device.search', { omit: ['request_id'] });
   const [search, setSearch] = useState<DeviceSearch | null>(null);
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   const [groupId, setGroupId] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [added, setAdded] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const current = useRef(requestId);
@@ -89,29 +92,23 @@ export function DeviceSearchPage() {
     return off;
   }, [profile?.id, refetch]);
 
+  // the first field has the cursor when the page opens, as on every form page
+  const formRef = useRef<HTMLFormElement>(null);
+  const loaded = form.fields.length > 0;
+  useEffect(() => {
+    if (loaded) formRef.current?.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+  }, [loaded]);
+
   const start = async (e: FormEvent) => {
     e.preventDefault();
     setError(null);
-    setFieldErrors({});
     setAdded(null);
     setChosen(new Set());
-    const id = newRequestId();
-    try {
-      current.current = id;
-      const r = await runCommand('device.search', {
-        start_ip: startIp.trim(),
-        end_ip: endIp.trim(),
-        port: Number(port) || 80,
-        request_id: id,
-      });
-      setSearch(r);
-      setParams({ request: id }, { replace: true });
-    } catch (err) {
-      current.current = requestId;
-      const failure = describeError(err, 'device.search');
-      setError(failure.message);
-      setFieldErrors(failure.fields ?? {});
-    }
+    const r = (await form.submit()) as DeviceSearch | null;
+    if (!r) return;
+    current.current = r.request_id;
+    setSearch(r);
+    setParams({ request: r.request_id }, { replace: true });
   };
 
   const toggle = (serial: string) =>
@@ -160,59 +157,50 @@ export function DeviceSearchPage() {
 
   return (
     <div className="space-y-4">
-      <form onSubmit={(e) => void start(e)} className="flex flex-wrap items-end gap-3" noValidate>
-        {(
-          [
-            ['start_ip', startIp, setStartIp, '192.168.1.1'],
-            ['end_ip', endIp, setEndIp, '192.168.1.254'],
-          ] as const
-        ).map(([name, value, set, hint], i) => (
-          <label key={name} className="flex flex-col text-sm">
-            {t(`device_search.${name}`)}
-            <input
-              name={name}
-              value={value}
-              onChange={(e) => set(e.currentTarget.value)}
-              placeholder={hint}
-              inputMode="decimal"
-              autoFocus={i === 0}
-              required
-              aria-invalid={fieldErrors[name] ? true : undefined}
-              className={inputClass}
-            />
-            {fieldErrors[name] && <span className="text-xs text-red-700">{fieldErrors[name]}</span>}
-          </label>
-        ))}
-        <label className="flex flex-col text-sm">
-          {t('device_search.port')}
-          <input
-            name="port"
-            value={port}
-            onChange={(e) => setPort(e.currentTarget.value)}
-            inputMode="numeric"
-            className={`${inputClass} w-24`}
-          />
-          {fieldErrors.port && <span className="text-xs text-red-700">{fieldErrors.port}</span>}
-        </label>
-        <button
-          type="submit"
-          disabled={running}
-          className="rounded bg-slate-800 px-3 py-1 text-sm text-white disabled:opacity-50"
-        >
-          {t('device_search.start')}
-        </button>
-        <span className="text-xs text-slate-500">{t('device_search.hint')}</span>
+      <form
+        ref={formRef}
+        onSubmit={(e) => void start(e)}
+        noValidate
+        className="max-w-3xl space-y-3 rounded-lg border border-slate-200 bg-white p-4"
+        data-testid="device-search-form"
+      >
+        <FormError message={form.failure?.message} />
+        <CommandForm
+          commandId="device.search"
+          fields={form.fields}
+          values={form.values}
+          onChange={form.set}
+          errors={form.failure?.fields ?? {}}
+          overrides={FIELDS}
+          known={form.known}
+        />
+        <div className="flex items-center gap-3">
+          <Button
+            type="submit"
+            variant="primary"
+            busy={form.busy}
+            disabled={running}
+            data-testid="device-search-start"
+          >
+            {t('device_search.start')}
+          </Button>
+          <span className="text-xs text-slate-500">{t('device_search.hint')}</span>
+        </div>
       </form>
-      {error && <p role="alert">{error}</p>}
+      <FormError message={error} />
       {search && (
         <section className="space-y-3" aria-label={t('device_search.results')}>
           <div className="flex items-center gap-3 text-sm">
-            <progress
-              value={search.probed}
-              max={search.total || 1}
+            <div
+              role="progressbar"
+              aria-valuenow={search.probed}
+              aria-valuemin={0}
+              aria-valuemax={search.total || 1}
               aria-label={t('device_search.progress_label')}
-              className="h-2 w-64"
-            />
+              className="h-1.5 w-64 overflow-hidden rounded-full bg-slate-200"
+            >
+              <div className="h-full rounded-full bg-blue-600" style={{ width: `${percent}%` }} />
+            </div>
             <span data-testid="search-progress">
               {t('device_search.progress', {
                 probed: search.probed,
@@ -257,7 +245,7 @@ export function DeviceSearchPage() {
                       {f.ip_address}:{f.port}
                     </td>
                     <td className="px-2 py-1">{f.serial_number}</td>
-                    <td className="px-2 py-1">{f.device_type}</td>
+                    <td className="px-2 py-1">{enumWord('type', f.device_type)}</td>
                     <td className="px-2 py-1">{f.device_name}</td>
                     <td className="px-2 py-1">
                       {f.registered
@@ -289,14 +277,14 @@ export function DeviceSearchPage() {
                 required
               />
             </div>
-            <button
-              type="button"
+            <Button
+              variant="primary"
               onClick={() => void addChosen()}
+              busy={busy}
               disabled={busy || !chosen.size || !groupId}
-              className="rounded bg-slate-800 px-3 py-1 text-sm text-white disabled:opacity-50"
             >
               {t('device_search.add', { count: chosen.size })}
-            </button>
+            </Button>
             {added && (
               <span role="status" data-testid="search-added">
                 {added}

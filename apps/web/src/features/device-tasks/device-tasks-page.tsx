@@ -1,133 +1,132 @@
-import { useCallback, useEffect, useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { DeviceTaskStates, type DeviceTask } from '@lintel/commands';
+import { deviceTaskFields, type DeviceTask } from '@lintel/commands';
 import { ApiError, RealtimeTopics, type WsServerMessage } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
-import { useFormatDate } from '../../format/use-format-date';
+import { pushAlert } from '../../alerts/alerts';
 import { usePageTitle } from '../../layout/page-title';
+import { ResourceTable, type BulkAction } from '../../resources/resource-table';
+import type { ColumnOverride } from '../../resources/table-columns';
 import { realtime } from '../../session/realtime';
-
-type State = (typeof DeviceTaskStates)[number];
+import { focusRing } from '../../ui/button';
 
 /**
- * /devices/tasks: every change sent to the devices the user sees, newest first, by state; a failed or stopped
- * task can be queued again, one not yet acknowledged stopped (`device.task_retry`, `device.task_stop`). Live:
- * read again on every task change the websocket brings.
+ * The tasks as the generic table reads them (issue 25 item 7): their fields, the device's picker for the
+ * device filter, and their live state — a task's change patches its row in place.
+ */
+const deviceTaskResource = {
+  noun: 'device_task',
+  fields: deviceTaskFields,
+  refs: { device: { family: 'device' } },
+  live: [
+    {
+      topic: RealtimeTopics.devices,
+      event: 'DeviceTaskChangedEvent',
+      id: 'taskId',
+      set: { state: 'state', attempts: 'attempts', error: 'error', updated_at: 'at' },
+    },
+  ],
+};
+
+const OPEN = ['new', 'queued', 'started', 'waiting'];
+const DONE = ['error', 'stopped'];
+
+/** A new task (one not on screen yet) reloads the list; changes of those on screen patch them in place. */
+function useNewTasks(): number {
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const seen = new Set<number>();
+    return realtime.subscribe(RealtimeTopics.devices, (m: WsServerMessage) => {
+      const data = m.data as Record<string, unknown>;
+      if (data.type !== 'DeviceTaskChangedEvent' || typeof data.taskId !== 'number') return;
+      if (seen.has(data.taskId)) return;
+      seen.add(data.taskId);
+      setTick((n) => n + 1);
+    });
+  }, []);
+  return tick;
+}
+
+/**
+ * /devices/tasks: every change sent to the devices the user sees, newest first — the generic table (j/k,
+ * search, filters, sort, columns, the cursor) as on every list. A failed or stopped task can be queued
+ * again, one not yet acknowledged stopped (`device.task_retry`, `device.task_stop`): a button on its row
+ * and a bulk action on the selected rows. The home's failed tasks open it on `state equals error`.
  */
 export function DeviceTasksPage() {
-  const { t } = useTranslation();
-  const formatDate = useFormatDate();
+  const { t, i18n } = useTranslation();
   usePageTitle(t('device_tasks.title'));
-  // the state shown is in the address (`?state=error`), so a link (the home's failed tasks) opens it filtered
-  const [params, setParams] = useSearchParams();
-  const asked = params.get('state') ?? '';
-  const state: State | '' = (DeviceTaskStates as readonly string[]).includes(asked) ? (asked as State) : '';
-  const setState = (next: State | '') =>
-    setParams(
-      (p) => {
-        const out = new URLSearchParams(p);
-        if (next) out.set('state', next);
-        else out.delete('state');
-        return out;
-      },
-      { replace: true },
-    );
-  const [rows, setRows] = useState<DeviceTask[]>([]);
-  const [total, setTotal] = useState(0);
-  const [error, setError] = useState<string | null>(null);
+  const lang = i18n.resolvedLanguage;
+  const tick = useNewTasks();
+  const [acted, setActed] = useState(0);
 
-  const load = useCallback(async () => {
-    try {
-      const reply = await runCommand('device.tasks', { limit: 100, ...(state ? { state } : {}) });
-      setRows(reply.data);
-      setTotal(reply.meta.total);
-      setError(null);
-    } catch (e) {
-      setError(describeError(e).message);
-    }
-  }, [state]);
-  useEffect(() => void load(), [load]);
-  // live: a task's state changed (`private-devices`), or the connection came back and may have missed some
-  useEffect(
-    () =>
-      realtime.subscribe(RealtimeTopics.devices, (m: WsServerMessage) => {
-        if (m.data.type === 'DeviceTaskChangedEvent' || m.data.type === 'resync') void load();
-      }),
-    [load],
-  );
-
-  const act = async (id: number, verb: 'device.task_retry' | 'device.task_stop') => {
-    await runCommand(verb, { id }).catch((e: unknown) => setError(describeError(e).message));
-    await load();
+  const act = async (ids: number[], verb: 'device.task_retry' | 'device.task_stop') => {
+    for (const id of ids)
+      await runCommand(verb, { id }).catch((e: unknown) => pushAlert('error', describeError(e).message));
+    setActed((n) => n + 1);
   };
 
+  const columns = useMemo<Partial<Record<string, ColumnOverride<DeviceTask>>>>(() => {
+    void lang;
+    const word = (prefix: 'kinds' | 'states', v: string) =>
+      t(`device_tasks.${prefix}.${v}` as 'device_tasks.kinds.restart');
+    return {
+      kind: { text: (r) => word('kinds', r.kind) },
+      state: { text: (r) => word('states', r.state) },
+      error: {
+        text: (r) => (r.error ? describeError(new ApiError(409, r.error, r.error)).message : ''),
+      },
+      actions: {
+        labelKey: 'device_tasks.columns.actions',
+        width: 120,
+        render: (r) =>
+          DONE.includes(r.state) ? (
+            <RowButton onClick={() => void act([r.id], 'device.task_retry')}>
+              {t('device_tasks.retry')}
+            </RowButton>
+          ) : OPEN.includes(r.state) ? (
+            <RowButton onClick={() => void act([r.id], 'device.task_stop')}>
+              {t('device_tasks.stop')}
+            </RowButton>
+          ) : (
+            ''
+          ),
+      },
+    };
+  }, [lang, t]);
+
+  const bulk = useMemo<BulkAction[]>(
+    () => [
+      { id: 'retry', labelKey: 'device_tasks.retry', run: (ids) => act(ids, 'device.task_retry') },
+      { id: 'stop', labelKey: 'device_tasks.stop', run: (ids) => act(ids, 'device.task_stop') },
+    ],
+    [],
+  );
+
   return (
-    <div className="space-y-3">
-      <div className="flex items-center gap-3">
-        <label className="text-sm">
-          {t('device_tasks.state')}{' '}
-          <select
-            value={state}
-            onChange={(e) => setState(e.currentTarget.value as State | '')}
-            className="rounded border border-slate-300 px-1 py-0.5"
-          >
-            <option value="">{t('device_tasks.all')}</option>
-            {DeviceTaskStates.map((s) => (
-              <option key={s} value={s}>
-                {t(`device_tasks.states.${s}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="button" onClick={() => void load()} className="rounded border px-2 py-0.5 text-sm">
-          {t('device_tasks.refresh')}
-        </button>
-        <span className="text-sm text-slate-500">{t('device_tasks.total', { total })}</span>
-      </div>
-      {error && <p role="alert">{error}</p>}
-      <div className="overflow-x-auto rounded-md border border-slate-200">
-        <table className="w-full text-left text-sm">
-          <thead className="bg-slate-50 text-slate-600">
-            <tr>
-              {(['device', 'kind', 'state', 'attempts', 'error', 'updated_at', 'actions'] as const).map(
-                (c) => (
-                  <th key={c} scope="col" className="px-2 py-1.5 font-semibold whitespace-nowrap">
-                    {t(`device_tasks.columns.${c}`)}
-                  </th>
-                ),
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id} className="border-t border-slate-100">
-                <td className="px-2 py-1">{r.device.name}</td>
-                <td className="px-2 py-1">{t(`device_tasks.kinds.${r.kind}`)}</td>
-                <td className="px-2 py-1">{t(`device_tasks.states.${r.state}`)}</td>
-                <td className="px-2 py-1">{r.attempts}</td>
-                <td className="px-2 py-1">
-                  {r.error ? describeError(new ApiError(409, r.error, r.error)).message : ''}
-                </td>
-                <td className="px-2 py-1 whitespace-nowrap">{formatDate(r.updated_at)}</td>
-                <td className="px-2 py-1">
-                  {(r.state === 'error' || r.state === 'stopped') && (
-                    <button type="button" onClick={() => void act(r.id, 'device.task_retry')}>
-                      {t('device_tasks.retry')}
-                    </button>
-                  )}
-                  {['new', 'queued', 'started', 'waiting'].includes(r.state) && (
-                    <button type="button" onClick={() => void act(r.id, 'device.task_stop')}>
-                      {t('device_tasks.stop')}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </div>
+    <ResourceTable<DeviceTask>
+      resource={deviceTaskResource}
+      listCommand="device.tasks"
+      columns={columns}
+      bulkActions={bulk}
+      storageKey="device-tasks"
+      refreshKey={`${tick}:${acted}`}
+    />
+  );
+}
+
+function RowButton({ onClick, children }: { onClick: () => void; children: string }) {
+  return (
+    <button
+      type="button"
+      onClick={(e) => {
+        e.stopPropagation();
+        onClick();
+      }}
+      className={`h-6 rounded-md border border-slate-300 bg-white px-2 text-xs font-medium text-slate-800 hover:bg-slate-50 ${focusRing}`}
+    >
+      {children}
+    </button>
   );
 }

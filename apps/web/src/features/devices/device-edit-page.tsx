@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import { DeviceSettings, getCommand, type Device, type DeviceTask } from '@lintel/commands';
-import { ApiError, DeviceTiming } from '@lintel/core';
+import { DeviceSettings, deviceResource, getCommand, type Device, type DeviceTask } from '@lintel/commands';
+import { ApiError, DeviceTiming, RealtimeTopics, type WsServerMessage } from '@lintel/core';
 import { pushAlert } from '../../alerts/alerts';
 import { useCan } from '../../access/use-can';
 import { describeError } from '../../api/errors';
@@ -15,6 +15,9 @@ import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
 import { useGoBack } from '../../nav/return-to';
 import { Button } from '../../ui/button';
+import { Badge } from '../../ui/badge';
+import { enumWord } from '../../resources/enum-word';
+import { realtime } from '../../session/realtime';
 import { FormError, Loading } from '../../ui/field';
 import { remoteControlUrl } from '../remote-control/remote-control-page';
 
@@ -49,14 +52,43 @@ function overridesOf(tab: Tab, topKeys: readonly string[]): Record<string, Field
   return out;
 }
 
+/** A fact of the device's card: its label above its value, so a date and time is never cut (issue 25 item 7). */
 function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
-    <div className="grid grid-cols-[9rem_1fr] gap-2 px-3 py-1.5 text-sm">
-      <dt className="text-slate-500">{label}</dt>
-      <dd className="min-w-0 truncate" data-testid={testId}>
+    <div className="px-3 py-1.5 text-sm">
+      <dt className="text-xs text-slate-500">{label}</dt>
+      <dd className="break-words text-slate-900 tabular-nums" data-testid={testId}>
         {children}
       </dd>
     </div>
+  );
+}
+
+/**
+ * The device's state as it changes: the record's, then each `DeviceStatusChangedEvent` of this device from
+ * the websocket (the same events that keep the devices list live).
+ */
+function useLiveStatus(record: Device | null): Pick<Device, 'status' | 'status_changed_at'> | null {
+  const [live, setLive] = useState<Pick<Device, 'status' | 'status_changed_at'> | null>(null);
+  const id = record?.id;
+  useEffect(() => {
+    setLive(null);
+    if (id === undefined) return;
+    return realtime.subscribe(RealtimeTopics.devices, (m: WsServerMessage) => {
+      const d = m.data as Record<string, unknown>;
+      if (d.type === 'DeviceStatusChangedEvent' && d.deviceId === id)
+        setLive({ status: d.status as Device['status'], status_changed_at: String(d.at) });
+    });
+  }, [id]);
+  return record ? (live ?? { status: record.status, status_changed_at: record.status_changed_at }) : null;
+}
+
+/** Online or offline, as the devices table shows it: a badge of the status field's tone. */
+function StatusBadge({ status }: { status: Device['status'] }) {
+  return (
+    <Badge tone={deviceResource.fields.status?.tones?.[status] ?? 'neutral'} testId="device-status-badge">
+      {enumWord('status', status)}
+    </Badge>
   );
 }
 
@@ -129,6 +161,7 @@ export function DeviceEditPage() {
   const formatDate = useFormatDate();
   const [tab, setTab] = useState<Tab>('general');
   const [busy, setBusy] = useState<'init' | 'remote' | null>(null);
+  const state = useLiveStatus(record);
   usePageTitle(record?.name ?? (t as unknown as (k: string) => string)('commands:pages.device.edit_title'));
 
   const topKeys = useMemo(() => Object.keys(getCommand('device.update').args.shape), []);
@@ -224,26 +257,30 @@ export function DeviceEditPage() {
           onDone={back}
           onCancel={back}
           aside={
-            tab === 'heartbeat' ? (
+            tab === 'general' || tab === 'heartbeat' ? (
               <section className="rounded-lg border border-slate-200 bg-white" data-testid="device-heartbeat">
                 <dl className="py-1">
                   <Fact label={t('device_edit.status')} testId="device-status">
-                    {t(record.status === 'online' ? 'remote.online' : 'remote.offline')}
+                    <StatusBadge status={state?.status ?? record.status} />
                   </Fact>
                   <Fact label={t('device_edit.last_heartbeat')}>
                     {record.last_heartbeat_at ? formatDate(record.last_heartbeat_at) : '—'}
                   </Fact>
                   <Fact label={t('device_edit.status_changed')}>
-                    {record.status_changed_at ? formatDate(record.status_changed_at) : '—'}
+                    {state?.status_changed_at ? formatDate(state.status_changed_at) : '—'}
                   </Fact>
-                  <Fact label={t('device_edit.firmware')}>{record.firmware_version ?? '—'}</Fact>
+                  {tab === 'heartbeat' && (
+                    <Fact label={t('device_edit.firmware')}>{record.firmware_version ?? '—'}</Fact>
+                  )}
                 </dl>
-                <p className="px-3 pb-2 text-xs text-slate-500">
-                  {t('device_edit.heartbeat_note', {
-                    seconds: DeviceTiming.heartbeatS,
-                    missed: DeviceTiming.missedHeartbeats,
-                  })}
-                </p>
+                {tab === 'heartbeat' && (
+                  <p className="px-3 pb-2 text-xs text-slate-500">
+                    {t('device_edit.heartbeat_note', {
+                      seconds: DeviceTiming.heartbeatS,
+                      missed: DeviceTiming.missedHeartbeats,
+                    })}
+                  </p>
+                )}
               </section>
             ) : undefined
           }
