@@ -561,6 +561,15 @@ const listCases: Record<string, Case> = {
   'reports.licences_used_export': { perms: ['reports.licenses_used'], ok: () => ({ format: 'csv' }) },
   'reports.licences_period_export': { perms: ['reports.licenses_used'], ok: () => ({ format: 'csv' }) },
   'licence.notify_get': { perms: ['licenses.view'], ok: () => ({}) },
+  // access control (issue 21): identifiers reach the whole project; the matrix reads every rule
+  'identifier.revoke': {
+    perms: ['identifiers.edit', 'identifiers.view_all'],
+    ok: async () => ({
+      id: (await getCommand('identifier.create').run({ api }, { type: 'qr' } as never)).data.id,
+    }),
+  },
+  'access_matrix.list': { perms: ['access_rules.view_all'], ok: () => ({}) },
+  'access_matrix.export': { perms: ['access_rules.view_all'], ok: () => ({ format: 'csv' }) },
   // backups: of the caller's project only (another project's backup is not found)
   'backup.list': { perms: ['backups.view'], ok: async () => (await settingsBackup(), {}) },
   'backup.get': {

@@ -17,6 +17,7 @@ import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
 import * as identifierExtras from './identifier/identifier.extras';
+import * as accessMatrix from './access-matrix/access-matrix.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -67,6 +68,7 @@ export * from './holiday/holiday.resource';
 export * from './access-rule/access-rule.resource';
 export * from './identifier/identifier.resource';
 export * from './identifier/identifier.extras';
+export * from './access-matrix/access-matrix.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -118,6 +120,7 @@ const modules = [
   sip,
   backup,
   identifierExtras,
+  accessMatrix,
   ...resources.map((r) => r.commands),
 ] as const;
 
