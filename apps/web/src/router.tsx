@@ -36,6 +36,7 @@ import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { BackupsPage } from './features/backups/backups-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
+import { AccessMatrixPage } from './features/access-matrix/access-matrix-page';
 import { NotificationsPage } from './features/notifications/notifications-page';
 import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
 import { RemoteControlPage } from './features/remote-control/remote-control-page';
@@ -79,6 +80,7 @@ const screens: Record<string, ReactNode> = {
   'devices.edit': <DeviceEditPage />,
   'devices.search': <DeviceSearchPage />,
   'reports-licenses': <LicenceReportsPage />,
+  'access-matrix': <AccessMatrixPage />,
   profile: <ProfilePage />,
   notifications: <NotificationsPage />,
   'virtual-numbers': <VirtualNumbersPage />,
