@@ -8,7 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, everyFeatureOn, failure, licence, raw, rootGroup, uid, userWith } from '../support/fixtures';
+import { sql } from 'kysely';
+import {
+  admin,
+  everyFeatureOn,
+  failure,
+  licence,
+  raw,
+  rootGroup,
+  tokenOf,
+  uid,
+  userWith,
+} from '../support/fixtures';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -169,5 +180,98 @@ describe('schedules and access rules', () => {
       body: { name: `Empty ${uid()}`, devices: [] },
     });
     expect([none.status, none.body.error_code]).toEqual([422, 'check_fields_data']);
+  });
+});
+
+describe('the identifier import', () => {
+  /** step one: the rows as the NDJSON stream the console and the CLI send */
+  const attempt = async (rows: unknown[]) => {
+    const res = await fetch(`${ts.url}/api/v0/identifiers/import/attempt`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+      body: rows.map((r) => JSON.stringify(r)).join('\n'),
+    });
+    expect(res.status).toBe(200);
+    return (await res.json()) as {
+      filepath: string;
+      rows: number;
+      invalid: number;
+      duplicates: number;
+      errors: { line: number; field: string; rule?: string }[];
+      duplicate_lines: number[];
+    };
+  };
+  const go = (filepath: string, action: 'skip' | 'overwrite' | 'stop') =>
+    cmd('identifier.import_continue').run({ api }, { filepath, action });
+  const count = async (values: string[]) =>
+    (
+      await sql<{
+        n: number;
+      }>`select count(*)::int as n from identifiers where type = 'card' and value in (${sql.join(values)})`.execute(
+        ts.server.context.db,
+      )
+    ).rows[0]!.n;
+
+  it('reports every bad row by line and reason, commits nothing on stop, the good rows on skip', async () => {
+    const existing = (await card(digits(), { name: 'Old' })).data;
+    const fresh = [digits(), digits(), digits()];
+    const rows = [
+      { type: 'card', value: fresh[0], name: 'A', owner },
+      { type: 'card', value: 'zz' },
+      { type: 'card', value: existing.value, name: 'New name' },
+      { type: 'card', value: fresh[1] },
+      { type: 'card', value: fresh[1] },
+      { type: 'card', value: fresh[2], owner: 999_999 },
+      { type: 'nope' },
+    ];
+    const a = await attempt(rows);
+    expect(a).toMatchObject({ rows: 7, invalid: 4, duplicates: 1, duplicate_lines: [3] });
+    expect(a.errors.map((e) => [e.line, e.field, e.rule])).toEqual([
+      [2, 'value', 'number_or_hex'],
+      [5, 'value', 'duplicate_in_file'],
+      [6, 'owner', 'invalid_related_entity'],
+      [7, 'type', 'invalid_value'],
+    ]);
+    expect(await go(a.filepath, 'stop')).toMatchObject({ committed: false, created: 0 });
+    expect(await count(fresh)).toBe(0);
+    expect(await go(a.filepath, 'skip')).toMatchObject({
+      committed: true,
+      created: 2,
+      updated: 0,
+      skipped: 1,
+    });
+    expect(await count(fresh)).toBe(2);
+    expect((await cmd('identifier.get').run({ api }, { id: existing.id })).name).toBe('Old');
+    expect((await failure(go(a.filepath, 'skip'))).status).toBe(409);
+  });
+
+  it('is refused without identifiers.import, and continues only the caller own attempt', async () => {
+    const a = await attempt([{ type: 'qr' }]);
+    const outsider = await (
+      await userWith(ts, api, { permissions: ['identifiers.create'], domains: [root] })
+    ).client();
+    const refused = await fetch(`${ts.url}/api/v0/identifiers/import/attempt`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokenOf(outsider)}`, 'content-type': 'application/x-ndjson' },
+      body: '{"type":"qr"}',
+    });
+    expect(refused.status).toBe(403);
+    const other = await (
+      await userWith(ts, api, { permissions: ['identifiers.import'], domains: [root] })
+    ).client();
+    const e = await failure(
+      cmd('identifier.import_continue').run({ api: other }, { filepath: a.filepath, action: 'skip' }),
+    );
+    expect(e.status).toBe(404);
+  });
+
+  it('overwrites duplicates with the rows when told to', async () => {
+    const existing = (await card(digits(), { name: 'Old' })).data;
+    const a = await attempt([{ type: 'card', value: existing.value, name: 'New', owner }]);
+    expect(await go(a.filepath, 'overwrite')).toMatchObject({ committed: true, created: 0, updated: 1 });
+    expect(await cmd('identifier.get').run({ api }, { id: existing.id })).toMatchObject({
+      name: 'New',
+      owner,
+    });
   });
 });

@@ -2,9 +2,11 @@ import type { AllHandlers, HandlerContext } from '../../pipeline/handler';
 import { audit } from '../../audit/audit';
 import { assertMay, familyCtx, familyHandlers, loadOne } from '../../engine/family';
 import { identifierStore, revokeIdentifier } from './identifier.store';
+import { identifierImportHandlers } from './identifier.import';
 
 export const identifierHandlers = {
   ...familyHandlers(identifierStore),
+  ...identifierImportHandlers,
 
   /** active → revoked, audited as an update of the identifier */
   'identifier.revoke': async (ctx: HandlerContext, args: { id: number }) => {
