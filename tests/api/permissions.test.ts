@@ -568,7 +568,19 @@ const listCases: Record<string, Case> = {
       id: (await getCommand('identifier.create').run({ api }, { type: 'qr' } as never)).data.id,
     }),
   },
-  'access_matrix.list': { perms: ['access_rules.view_all'], ok: () => ({}) },
+  // a cell to show: an identifier and a rule naming it at a device
+  'access_matrix.list': {
+    perms: ['access_rules.view_all'],
+    ok: async () => {
+      const id = (await getCommand('identifier.create').run({ api }, { type: 'qr' } as never)).data.id;
+      await getCommand('access_rule.create').run({ api }, {
+        name: `Matrix ${uid()}`,
+        devices: [w.deviceA1],
+        identifiers: [id],
+      } as never);
+      return {};
+    },
+  },
   'access_matrix.export': { perms: ['access_rules.view_all'], ok: () => ({ format: 'csv' }) },
   // backups: of the caller's project only (another project's backup is not found)
   'backup.list': { perms: ['backups.view'], ok: async () => (await settingsBackup(), {}) },
