@@ -1,6 +1,6 @@
 import { Command, CommanderError, Help } from 'commander';
 import pkg from '../package.json';
-import { addExports, addUserBulk } from './bulk';
+import { addExports, addIdentifierBulk, addUserBulk } from './bulk';
 import { addCompletion, runComplete } from './completion';
 import type { CliContext } from './context';
 import { addContext } from './contexts/context';
@@ -63,6 +63,7 @@ export function createProgram(
   addFamilies(program, ctx, families);
   // `lintel users import`, handwritten, beside the generated verbs of `users`
   addUserBulk(program, ctx, families);
+  addIdentifierBulk(program, ctx, families);
   // `lintel <nouns> export` for every family and journal with an export
   addExports(program, ctx, families);
   // `lintel licences keygen|issue|add`, handwritten, beside the generated verbs of `licences`

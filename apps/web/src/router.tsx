@@ -39,6 +39,7 @@ import { BackupsPage } from './features/backups/backups-page';
 import { SystemInfoPage } from './features/system-info/system-info-page';
 import { GeneralSettingsPage } from './features/general-settings/general-settings-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
+import { AccessMatrixPage } from './features/access-matrix/access-matrix-page';
 import { NotificationsPage } from './features/notifications/notifications-page';
 import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
 import { RemoteControlPage } from './features/remote-control/remote-control-page';
@@ -84,6 +85,7 @@ const screens: Record<string, ReactNode> = {
   'devices.edit': <DeviceEditPage />,
   'devices.search': <DeviceSearchPage />,
   'reports-licenses': <LicenceReportsPage />,
+  'access-matrix': <AccessMatrixPage />,
   profile: <ProfilePage />,
   notifications: <NotificationsPage />,
   'virtual-numbers': <VirtualNumbersPage />,

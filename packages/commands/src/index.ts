@@ -23,6 +23,8 @@ import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
 import * as call from './call/call.commands';
+import * as identifierExtras from './identifier/identifier.extras';
+import * as accessMatrix from './access-matrix/access-matrix.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -33,6 +35,10 @@ import { sipNumberResource } from './sip-number/sip-number.resource';
 import { webhookResource } from './webhook/webhook.resource';
 import { forwardRuleResource } from './forward-rule/forward-rule.resource';
 import { sipTrunkResource } from './sip-trunk/sip-trunk.resource';
+import { scheduleResource } from './schedule/schedule.resource';
+import { holidayResource } from './holiday/holiday.resource';
+import { accessRuleResource } from './access-rule/access-rule.resource';
+import { identifierResource } from './identifier/identifier.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
 import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
@@ -78,6 +84,12 @@ export * from './settings/settings.commands';
 export * from './mail-template/mail-template.commands';
 export * from './openapi';
 export * from './call/call.commands';
+export * from './schedule/schedule.resource';
+export * from './holiday/holiday.resource';
+export * from './access-rule/access-rule.resource';
+export * from './identifier/identifier.resource';
+export * from './identifier/identifier.extras';
+export * from './access-matrix/access-matrix.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -91,6 +103,10 @@ export const resources = [
   webhookResource,
   forwardRuleResource,
   sipTrunkResource,
+  scheduleResource,
+  holidayResource,
+  accessRuleResource,
+  identifierResource,
 ] as const;
 
 /** A reference to a family no registry declares is a mistake of the declaration, refused as the registry loads. */
@@ -134,6 +150,8 @@ const modules = [
   settings,
   mailTemplate,
   call,
+  identifierExtras,
+  accessMatrix,
   ...resources.map((r) => r.commands),
 ] as const;
 

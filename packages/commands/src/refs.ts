@@ -56,6 +56,10 @@ export const PickerFamilies = [
   'sip_number',
   'forward_rule',
   'sip_trunk',
+  'schedule',
+  'holiday',
+  'access_rule',
+  'identifier',
 ] as const;
 export type PickerFamily = (typeof PickerFamilies)[number];
 

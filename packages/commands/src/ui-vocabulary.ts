@@ -71,5 +71,5 @@ export const IconNames = [
 export type IconName = (typeof IconNames)[number];
 
 /** The side menu's sections (spec part 1 §2.3), in menu order. */
-export const MenuSections = ['common', 'reports', 'users', 'phone', 'devices', 'settings'] as const;
+export const MenuSections = ['common', 'reports', 'users', 'access', 'phone', 'devices', 'settings'] as const;
 export type MenuSection = (typeof MenuSections)[number];

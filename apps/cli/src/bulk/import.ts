@@ -26,7 +26,7 @@ export interface ImportOptions {
 
 export const DEFAULT_BATCH = 1000;
 /** The stream is written in pieces of about this many bytes of NDJSON. */
-const CHUNK_BYTES = 64 * 1024;
+export const CHUNK_BYTES = 64 * 1024;
 /** Network failures and timeouts are tried again this often: a batch sent twice replaces its lines. */
 const RETRIES = 2;
 
@@ -157,7 +157,20 @@ async function streamRows(
   chunks: AsyncIterable<string>,
   batch: number,
 ): Promise<ImportProgress> {
-  const url = new URL(api.url(`users/import/${id}/stream`, { batch }));
+  return ImportProgress.parse(await postStream(api, `users/import/${id}/stream`, { batch }, chunks));
+}
+
+/**
+ * Posts an NDJSON stream to a route of the API (the users' import stream, the identifiers' import attempt)
+ * and answers its parsed JSON reply; a refusal is the ApiError it names.
+ */
+export async function postStream(
+  api: ApiClient,
+  route: string,
+  query: Record<string, string | number>,
+  chunks: AsyncIterable<string>,
+): Promise<unknown> {
+  const url = new URL(api.url(route, query));
   const token = api.store.get()?.token;
   const request = (url.protocol === 'https:' ? https : http).request(url, {
     method: 'POST',
@@ -208,7 +221,7 @@ async function streamRows(
       e.data ?? null,
     );
   }
-  return ImportProgress.parse(parsed);
+  return parsed;
 }
 
 async function cancel(api: ApiClient, id: string): Promise<void> {

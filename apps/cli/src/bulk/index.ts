@@ -9,6 +9,41 @@ import { commandTitle } from '../families/labels';
 import { families, kebab } from '../families/words';
 import { exportFamily, type ExportOptions } from './export';
 import { DEFAULT_BATCH, importUsers, type ImportOptions } from './import';
+import { importIdentifiers, type IdentifierImportOptions } from './import-identifiers';
+
+/** `lintel identifiers import FILE`: the two-step import (attempt, then continue with the action for duplicates). */
+export function addIdentifierBulk(program: Commander, ctx: CliContext, opts: FamilyOptions): void {
+  const identifiers = program.commands.find((c) => c.name() === 'identifiers');
+  if (!identifiers) return;
+  const importing = identifiers
+    .command('import')
+    .description(t('bulk.identifiers.description') + mark(opts, 'identifier.import_attempt'))
+    .addArgument(setHint(new Argument('<file>', t('bulk.import.file')), { files: true }))
+    .addOption(
+      new Option(`--on-duplicate <${t('placeholders.choice')}>`, t('bulk.identifiers.on_duplicate')).choices([
+        'skip',
+        'overwrite',
+        'stop',
+      ]),
+    )
+    .addOption(new Option(`--format <${t('placeholders.choice')}>`, t('bulk.import.format')).choices(FORMATS))
+    .option('--json', t('options.json'))
+    .addHelpText('after', `\n${t('bulk.identifiers.help')}`)
+    .action((file: string, o: IdentifierImportOptions) => importIdentifiers(ctx, opts.session, file, o));
+  offer(importing, {
+    gate: 'identifier.import_attempt',
+    titleKey: 'cli:bulk.identifiers.description',
+    asks: [{ label: t('bulk.import.file_label'), note: t('bulk.import.file') }],
+    options: [
+      {
+        label: t('bulk.identifiers.on_duplicate_label'),
+        flag: '--on-duplicate',
+        choices: ['skip', 'overwrite', 'stop'],
+      },
+      { label: t('bulk.import.format_label'), flag: '--format', choices: FORMATS },
+    ],
+  });
+}
 
 const mark = (opts: FamilyOptions, id: CommandId) => {
   const gate: GateResult = opts.profile ? evaluateGates(getCommand(id), opts.profile) : { can: true };

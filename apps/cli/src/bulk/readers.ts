@@ -27,7 +27,13 @@ export interface RowSource {
 
 /** Columns a file must have (the others may be left out). */
 const REQUIRED = ['login', 'name', 'role', 'domains'] as const;
-const KNOWN = new Set<string>(UserImportColumns);
+
+/** The columns a family's file may hold, and those it must: the users' by default. */
+export interface FileColumns {
+  known: readonly string[];
+  required: readonly string[];
+}
+export const UserFileColumns: FileColumns = { known: UserImportColumns, required: REQUIRED };
 
 export function formatOf(file: string, given?: string): FileFormat {
   const ext = (given ?? path.extname(file).slice(1)).toLowerCase();
@@ -55,19 +61,23 @@ const badFile = (file: string, line: number, reason: FileProblem, params: Record
   });
 
 /** The header of a CSV or XLSX file: known columns, each once, the required ones present. */
-export function checkHeader(file: string, names: readonly string[]): string[] {
+export function checkHeader(
+  file: string,
+  names: readonly string[],
+  cols: FileColumns = UserFileColumns,
+): string[] {
   const columns = names.map((n) => n.trim().toLowerCase());
-  const unknown = columns.filter((c) => !KNOWN.has(c));
+  const unknown = columns.filter((c) => !cols.known.includes(c));
   if (unknown.length)
     throw new CliError('unknown_columns', ExitCode.usage, {
       file,
       columns: unknown.map((c) => c || '""'),
-      known: [...UserImportColumns],
+      known: [...cols.known],
     });
   const twice = columns.filter((c, i) => columns.indexOf(c) !== i);
   if (twice.length)
     throw new CliError('duplicate_columns', ExitCode.usage, { file, columns: [...new Set(twice)] });
-  const missing = REQUIRED.filter((c) => !columns.includes(c));
+  const missing = cols.required.filter((c) => !columns.includes(c));
   if (missing.length) throw new CliError('missing_columns', ExitCode.usage, { file, columns: missing });
   return columns;
 }
@@ -77,7 +87,12 @@ interface Position {
   at: number;
 }
 
-async function* csvRows(file: string, input: fs.ReadStream, pos: Position): AsyncGenerator<FileRow> {
+async function* csvRows(
+  file: string,
+  input: fs.ReadStream,
+  pos: Position,
+  cols: FileColumns,
+): AsyncGenerator<FileRow> {
   const { parse } = await import('csv-parse');
   const parser = input.pipe(parse({ bom: true, info: true, skip_empty_lines: true }));
   let header: string[] | null = null;
@@ -88,7 +103,7 @@ async function* csvRows(file: string, input: fs.ReadStream, pos: Position): Asyn
     }>) {
       pos.at = info.bytes;
       if (!header) {
-        header = checkHeader(file, record);
+        header = checkHeader(file, record, cols);
         continue;
       }
       const cells: Record<string, Cell> = {};
@@ -124,7 +139,7 @@ function xlsxCell(v: unknown): Cell | undefined {
   return String(v);
 }
 
-async function* xlsxRows(file: string, input: fs.ReadStream): AsyncGenerator<FileRow> {
+async function* xlsxRows(file: string, input: fs.ReadStream, cols: FileColumns): AsyncGenerator<FileRow> {
   const ExcelJS = (await import('exceljs')).default;
   const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
@@ -143,7 +158,7 @@ async function* xlsxRows(file: string, input: fs.ReadStream): AsyncGenerator<Fil
           const names: string[] = [];
           for (let i = 1; i < values.length; i++) names.push(String(xlsxCell(values[i]) ?? ''));
           while (names.length && names[names.length - 1] === '') names.pop();
-          header = checkHeader(file, names);
+          header = checkHeader(file, names, cols);
           continue;
         }
         const cells: Record<string, Cell> = {};
@@ -180,7 +195,12 @@ function jsonCell(file: string, line: number, column: string, v: unknown): Cell 
   throw badFile(file, line, 'bad_cell', { column });
 }
 
-async function* jsonRows(file: string, input: fs.ReadStream, ndjson: boolean): AsyncGenerator<FileRow> {
+async function* jsonRows(
+  file: string,
+  input: fs.ReadStream,
+  ndjson: boolean,
+  cols: FileColumns,
+): AsyncGenerator<FileRow> {
   input.setEncoding('utf8');
   const items = ndjson
     ? ndjsonItems(input as AsyncIterable<string>)
@@ -189,12 +209,12 @@ async function* jsonRows(file: string, input: fs.ReadStream, ndjson: boolean): A
     for await (const { line, value } of items) {
       if (typeof value !== 'object' || value === null || Array.isArray(value))
         throw badFile(file, line, 'expected_object');
-      const unknown = Object.keys(value).filter((k) => !KNOWN.has(k));
+      const unknown = Object.keys(value).filter((k) => !cols.known.includes(k));
       if (unknown.length)
         throw new CliError('unknown_columns', ExitCode.usage, {
           file,
           columns: unknown,
-          known: [...UserImportColumns],
+          known: [...cols.known],
           line,
         });
       const cells: Record<string, Cell> = {};
@@ -209,8 +229,8 @@ async function* jsonRows(file: string, input: fs.ReadStream, ndjson: boolean): A
   }
 }
 
-/** Opens a file of users for reading row by row; the file is never read whole. */
-export function openRows(file: string, format: FileFormat): RowSource {
+/** Opens a file of users (or of `cols`) for reading row by row; the file is never read whole. */
+export function openRows(file: string, format: FileFormat, cols: FileColumns = UserFileColumns): RowSource {
   let size: number;
   try {
     const stat = fs.statSync(file);
@@ -225,10 +245,10 @@ export function openRows(file: string, format: FileFormat): RowSource {
   const pos: Position = { at: 0 };
   const rows =
     format === 'csv'
-      ? csvRows(file, stream, pos)
+      ? csvRows(file, stream, pos, cols)
       : format === 'xlsx'
-        ? xlsxRows(file, stream)
-        : jsonRows(file, stream, format === 'ndjson');
+        ? xlsxRows(file, stream, cols)
+        : jsonRows(file, stream, format === 'ndjson', cols);
   // JSON and XLSX: how much was read (a chunk ahead at most; XLSX counts the compressed file)
   return { format, size, position: () => (format === 'csv' ? pos.at : stream.bytesRead), rows };
 }

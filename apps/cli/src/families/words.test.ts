@@ -16,6 +16,7 @@ describe('families', () => {
     expect(plural('entry')).toBe('entries');
     expect(plural('box')).toBe('boxes');
     expect(plural('key')).toBe('keys');
+    expect(plural('access-matrix')).toBe('access-matrix');
   });
 
   it('pick up any new command without code of their own, and leave out public and hidden ones', () => {

@@ -27,8 +27,12 @@ const HANDWRITTEN_NOUNS = new Set(['session']);
 
 export const kebab = (s: string) => s.replace(/[_.]/g, '-');
 
+/** Nouns with a list that name one thing (the access matrix: its list is its cells): `lintel access-matrix list`. */
+const ONE_THING = new Set(['access-matrix']);
+
 /** English plural of a kebab noun: `domain-type` → `domain-types`, `entry` → `entries`, `box` → `boxes`. */
 export function plural(word: string): string {
+  if (ONE_THING.has(word)) return word;
   if (/(s|x|z|ch|sh)$/.test(word)) return `${word}es`;
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   return `${word}s`;

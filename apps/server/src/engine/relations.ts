@@ -29,6 +29,7 @@ const OWN_TABLES: Record<OwnStoreNoun, string> = {
   domain_type: 'domain_types',
   sip_number: 'sip_numbers',
   sip_trunk: 'sip_trunks',
+  identifier: 'identifiers',
 };
 
 /** The table that holds a family's rows (`id`, `project_id`, its name column). */

@@ -2,6 +2,8 @@ import type { AllHandlers } from '../pipeline/handler';
 import { plainFamiliesHandlers } from '../engine/plain-families';
 import { auditEventHandlers } from './audit-event/audit-event.handler';
 import { domainTypeHandlers } from './domain-type/domain-type.handler';
+import { identifierHandlers } from './identifier/identifier.handler';
+import { accessMatrixHandlers } from './access-matrix/access-matrix.handler';
 import { groupHandlers } from './group/group.handler';
 import { markerHandlers } from './marker/marker.handler';
 import { profileHandlers } from './profile/profile.handler';
@@ -43,6 +45,8 @@ export const handlers = {
   ...roleHandlers,
   ...markerHandlers,
   ...domainTypeHandlers,
+  ...identifierHandlers,
+  ...accessMatrixHandlers,
   ...auditEventHandlers,
   ...seedHandlers,
   ...licenceHandlers,

@@ -85,6 +85,15 @@ export const Pages: readonly PageDef[] = [
     menu: true,
   },
   {
+    id: 'access-matrix',
+    path: '/access-matrix',
+    titleKey: 'commands:pages.access_matrix.title',
+    icon: 'table',
+    section: 'access',
+    gates: gatesOf('access_matrix.list'),
+    menu: true,
+  },
+  {
     id: 'devices.events',
     path: '/devices/events',
     titleKey: 'device_events.title',

@@ -15,6 +15,10 @@ const words = {
     sip_number: ['virtual number', 'виртуальный номер'],
     forward_rule: ['forward rule', 'правило переадресации'],
     sip_trunk: ['sip trunk', 'SIP-транк'],
+    schedule: ['schedule', 'расписание'],
+    holiday: ['holiday', 'праздник'],
+    access_rule: ['access rule', 'правило доступа'],
+    identifier: ['identifier', 'идентификатор'],
   },
 };
 

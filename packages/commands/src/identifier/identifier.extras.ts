@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { IdentifierTypes, Timeouts } from '@lintel/core';
+import { defineCommand } from '../command';
+import { ImportRowError } from '../user/user.import';
+import { IdParam, savedReply } from '../resource';
+import { Identifier } from './identifier.resource';
+
+/**
+ * Revokes an identifier (spec part 1 §4: active → revoked): the devices refuse it from then on, and the
+ * decision says `identifier_revoked`. Revoking a revoked identifier changes nothing.
+ */
+export const identifierRevoke = defineCommand({
+  id: 'identifier.revoke',
+  http: { method: 'POST', path: '/identifiers/:id/revoke' },
+  args: IdParam,
+  result: savedReply(Identifier),
+  gates: { anyPermission: ['identifiers.edit'] },
+});
+
+/**
+ * One row of an identifier import (the columns of a file: CSV header, XLSX first row, JSON keys), as the
+ * stream carries it. `value` is read in the importing user's identifier format, like a typed one; `owner`
+ * is a user id; a QR or face row without a value gets one made.
+ */
+export const IdentifierImportRow = z.object({
+  type: z.enum(IdentifierTypes).default('card'),
+  value: z.union([z.string(), z.number()]).optional(),
+  name: z.string().max(255).optional(),
+  owner: z.union([z.number().int(), z.string()]).nullable().optional(),
+  description: z.string().max(1000).optional(),
+});
+export type IdentifierImportRow = z.infer<typeof IdentifierImportRow>;
+
+/** The columns an identifier file holds (and the export writes first). */
+export const IdentifierImportColumns = ['type', 'value', 'name', 'owner', 'description'] as const;
+
+/** What the attempt found: every bad row by line and reason, the duplicates, and the "file path" to continue. */
+export const IdentifierImportAttempt = z.object({
+  filepath: z.string(),
+  rows: z.number().int(),
+  valid: z.number().int(),
+  invalid: z.number().int(),
+  duplicates: z.number().int(),
+  /** the bad rows (at most 1,000): line, field and rule */
+  errors: z.array(ImportRowError),
+  /** the lines that duplicate an identifier of the project (at most 1,000) */
+  duplicate_lines: z.array(z.number().int()),
+});
+
+/**
+ * Step one of the import (spec part 1 §4): the rows as an NDJSON stream (the console and the CLI read the CSV
+ * or XLSX file), each checked like a create; nothing is written but the staging. No timeout.
+ */
+export const identifierImportAttempt = defineCommand({
+  id: 'identifier.import_attempt',
+  http: { method: 'POST', path: '/identifiers/import/attempt' },
+  args: z.object({}),
+  result: IdentifierImportAttempt,
+  gates: { anyPermission: ['identifiers.import'] },
+  timeoutMs: Timeouts.import,
+  hidden: true,
+});
+
+export const DuplicateActions = ['skip', 'overwrite', 'stop'] as const;
+
+/**
+ * Step two: commits the staged rows in one transaction. Bad rows never go in. Duplicates: `skip` leaves the
+ * existing identifiers as they are, `overwrite` gives them the row's name, owner and description, `stop`
+ * commits nothing when there is one.
+ */
+export const identifierImportContinue = defineCommand({
+  id: 'identifier.import_continue',
+  http: { method: 'POST', path: '/identifiers/import/continue' },
+  args: z.object({ filepath: z.uuid(), action: z.enum(DuplicateActions) }),
+  result: z.object({
+    committed: z.boolean(),
+    created: z.number().int(),
+    updated: z.number().int(),
+    skipped: z.number().int(),
+    invalid: z.number().int(),
+  }),
+  gates: { anyPermission: ['identifiers.import'] },
+  timeoutMs: Timeouts.import,
+});
