@@ -13,6 +13,7 @@ import type { RealtimeSockets } from './realtime/websocket';
 import type { RequestCache } from './engine/request-cache';
 import type { AllHandlers } from './pipeline/handler';
 import type { SipService } from './sip/service';
+import type { AccessSync } from './access-sync/planner';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -38,6 +39,8 @@ export interface ServerContext {
   sip: SipService;
   /** the websocket's open sockets on this instance (realtime/websocket.ts) */
   sockets: RealtimeSockets;
+  /** the planner of the access sync to the devices (access-sync/planner.ts) */
+  accessSync: AccessSync;
   /** every command's handler (handlers/index.ts), which `dispatch` runs */
   handlers: AllHandlers;
 }
