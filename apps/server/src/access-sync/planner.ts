@@ -22,6 +22,7 @@ import type { DB } from '../db/schema';
 import { accessSyncConfig } from './config';
 import { createTask } from '../devices/tasks';
 import { loadProjectAccess, type ProjectAccess } from './load';
+import { AccessCache } from './acs';
 import {
   digestOf,
   identifierPutBody,
@@ -118,6 +119,7 @@ export async function planProject(app: ServerContext, projectId: number): Promis
         returning id`.execute(trx);
       const out: PlanOutcome = { changes: taken.rows.length, devices: 0, tasks: 0, requests: 0 };
       const data = await loadProjectAccess(trx, projectId);
+      app.accessSync.forget(projectId);
       const digests = new Map<string, string>();
       for (const device of data.devices) {
         if (device.protocol === 'none') continue;
@@ -172,8 +174,19 @@ export class AccessSync {
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<PlanOutcome[]> | null = null;
   private again = false;
+  private readonly cache = new AccessCache();
 
   constructor(private readonly contextOf: () => ServerContext) {}
+
+  /** A project's access control as last read (again when planned since, or after a few seconds). */
+  access(q: Transaction<DB> | ServerContext['db'], projectId: number): Promise<ProjectAccess> {
+    return this.cache.get(q, projectId);
+  }
+
+  /** The project's access control changed: read it again next time. */
+  forget(projectId: number): void {
+    this.cache.forget(projectId);
+  }
 
   /** Plans every project with changes now; the outcome per project. */
   poll(): Promise<PlanOutcome[]> {

@@ -19,6 +19,7 @@ import { DeviceEventCreatedEvent } from '../../events/define';
 import type { HandlerContext, SomeHandlers } from '../../pipeline/handler';
 import { deviceStore } from '../device/device.store';
 import { notifyAboutIdentifiers } from '../../devices/notices';
+import { recordAccessEvents } from '../../access-sync/acs';
 
 interface EventRow {
   id: number;
@@ -223,8 +224,18 @@ export const deviceEventHandlers = {
           result: row.result,
           at: new Date(row.created_at).toISOString(),
         });
+      // the decisions at the door: the ACS log (access-sync/acs.ts), with the reasons the platform knows
+      const reasons = await recordAccessEvents(app, trx, { ...device, project_id: p.projectId }, r.rows);
       // identifiers used: the ACS notifications, for the events stored now only (a repeat tells no one again)
-      await notifyAboutIdentifiers(app, trx, { ...device, project_id: p.projectId }, r.rows);
+      await notifyAboutIdentifiers(
+        app,
+        trx,
+        { ...device, project_id: p.projectId },
+        // a panel's "unknown" for a card the platform knows revoked is the revoked card's notice
+        r.rows.map((row) =>
+          reasons.get(row.event_id) === 'identifier_revoked' ? { ...row, reason: 'identifier_revoked' } : row,
+        ),
+      );
       return r.rows.length;
     });
     return {
