@@ -8,7 +8,7 @@
  * (a user needs an account that can sign in or be invited) gets an override in OVERRIDES, and only that.
  */
 import type { z, ZodType } from 'zod';
-import { unwrapArg, type AnyResource, type Command } from '@lintel/commands';
+import { allResources, unwrapArg, type AnyResource, type Command } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { uid } from './fixtures';
 import type { FamilyMaker } from './family-authority';
@@ -27,6 +27,9 @@ function textFor(schema: ZodType): string {
     n.slice(-9),
     `#${uid().slice(0, 6)}`,
     `ex${uid()}@example.test`,
+    // a local date, and a date and time (schedules, holidays, identifiers' periods)
+    new Date().toISOString().slice(0, 10),
+    new Date().toISOString().slice(0, 19),
   ];
   return candidates.find((c) => schema.safeParse(c).success) ?? candidates[0]!;
 }
@@ -81,6 +84,8 @@ const OVERRIDES: Record<string, (ref: (family: string) => Promise<number>, group
       domains: [group],
       send_registration_link: false,
     }),
+    // a card's value is a number its type checks (the schema takes any text): unique digits
+    identifier: async () => ({ type: 'card', value: next().slice(-9) }),
   };
 
 const cmd = (r: AnyResource, verb: 'create') => r.commands[verb] as unknown as Command;
@@ -99,7 +104,8 @@ export function exampleMaker(
     if (family === 'group') return Promise.resolve(group);
     let id = made.get(family);
     if (!id) {
-      const other = families.find((f) => f.noun === family);
+      // a family the suite leaves to its hand cases (devices) is still made from its declaration
+      const other = families.find((f) => f.noun === family) ?? allResources().find((f) => f.noun === family);
       if (!other) throw new Error(`${resource.noun} refers to ${family}, which is no family of the registry`);
       id = exampleMaker(other, source, families)
         .createArgs(group)

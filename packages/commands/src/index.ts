@@ -17,6 +17,7 @@ import * as acsEvent from './acs-event/acs-event.resource';
 import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
+import * as identifierExtras from './identifier/identifier.extras';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -24,6 +25,10 @@ import { markerResource } from './marker/marker.resource';
 import { domainTypeResource } from './domain-type/domain-type.resource';
 import { deviceResource } from './device/device.resource';
 import { sipNumberResource } from './sip-number/sip-number.resource';
+import { scheduleResource } from './schedule/schedule.resource';
+import { holidayResource } from './holiday/holiday.resource';
+import { accessRuleResource } from './access-rule/access-rule.resource';
+import { identifierResource } from './identifier/identifier.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
 import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
@@ -59,6 +64,11 @@ export * from './acs-event/acs-event.resource';
 export * from './notification/notification.commands';
 export * from './sip/sip.commands';
 export * from './backup/backup.commands';
+export * from './schedule/schedule.resource';
+export * from './holiday/holiday.resource';
+export * from './access-rule/access-rule.resource';
+export * from './identifier/identifier.resource';
+export * from './identifier/identifier.extras';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -69,6 +79,10 @@ export const resources = [
   markerResource,
   domainTypeResource,
   sipNumberResource,
+  scheduleResource,
+  holidayResource,
+  accessRuleResource,
+  identifierResource,
 ] as const;
 
 /** A reference to a family no registry declares is a mistake of the declaration, refused as the registry loads. */
@@ -106,6 +120,7 @@ const modules = [
   notification,
   sip,
   backup,
+  identifierExtras,
   ...resources.map((r) => r.commands),
 ] as const;
 

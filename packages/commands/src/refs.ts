@@ -54,6 +54,10 @@ export const PickerFamilies = [
   'domain_type',
   'device',
   'sip_number',
+  'schedule',
+  'holiday',
+  'access_rule',
+  'identifier',
 ] as const;
 export type PickerFamily = (typeof PickerFamilies)[number];
 

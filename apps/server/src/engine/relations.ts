@@ -28,6 +28,7 @@ const OWN_TABLES: Record<OwnStoreNoun, string> = {
   marker: 'markers',
   domain_type: 'domain_types',
   sip_number: 'sip_numbers',
+  identifier: 'identifiers',
 };
 
 /** The table that holds a family's rows (`id`, `project_id`, its name column). */

@@ -2,6 +2,7 @@ import type { AllHandlers } from '../pipeline/handler';
 import { plainFamiliesHandlers } from '../engine/plain-families';
 import { auditEventHandlers } from './audit-event/audit-event.handler';
 import { domainTypeHandlers } from './domain-type/domain-type.handler';
+import { identifierHandlers } from './identifier/identifier.handler';
 import { groupHandlers } from './group/group.handler';
 import { markerHandlers } from './marker/marker.handler';
 import { profileHandlers } from './profile/profile.handler';
@@ -37,6 +38,7 @@ export const handlers = {
   ...roleHandlers,
   ...markerHandlers,
   ...domainTypeHandlers,
+  ...identifierHandlers,
   ...auditEventHandlers,
   ...seedHandlers,
   ...licenceHandlers,

@@ -3,7 +3,7 @@ import type { IconName } from '../ui/icon';
 import { familyPageDefs } from '../families/family-pages';
 
 /** Menu sections of spec part 1 §2.3 that hold pages so far, in menu order. */
-export const Sections = ['common', 'reports', 'users', 'phone', 'devices', 'settings'] as const;
+export const Sections = ['common', 'reports', 'users', 'access', 'phone', 'devices', 'settings'] as const;
 export type Section = (typeof Sections)[number];
 
 export interface PageDef {

@@ -13,6 +13,10 @@ const words = {
     domain_type: ['group type', 'тип группы'],
     device: ['device', 'устройство'],
     sip_number: ['virtual number', 'виртуальный номер'],
+    schedule: ['schedule', 'расписание'],
+    holiday: ['holiday', 'праздник'],
+    access_rule: ['access rule', 'правило доступа'],
+    identifier: ['identifier', 'идентификатор'],
   },
 };
 

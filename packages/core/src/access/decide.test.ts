@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   AccessIndex,
   AccessRuleCreate,
+  AccessRuleUpdate,
   decide,
   decideByScan,
   DecisionReasons,
@@ -358,5 +359,12 @@ describe('the decision on 1,000 generated cases (property)', () => {
       seen.set(outcome, (seen.get(outcome) ?? 0) + 1);
     }
     expect([...seen.keys()].sort()).toEqual(['allowed', ...DecisionReasons].sort());
+  });
+});
+
+describe('AccessRuleUpdate', () => {
+  it('fills no field left out (a PATCH of the name keeps the rule whole)', () => {
+    expect(AccessRuleUpdate.parse({ name: 'Staff' })).toEqual({ name: 'Staff' });
+    expect(AccessRuleUpdate.safeParse({ devices: [] }).success).toBe(false);
   });
 });

@@ -25,6 +25,7 @@ import {
   type ScheduleSpec,
   type ScheduleState,
 } from './schedules';
+import { withoutDefaults } from './partial';
 
 const ids = (max = 100_000) => z.array(z.number().int().positive()).max(max);
 
@@ -45,7 +46,8 @@ const AccessRuleFields = z.object({
 
 export const AccessRuleCreate = AccessRuleFields;
 export type AccessRuleCreate = z.output<typeof AccessRuleCreate>;
-export const AccessRuleUpdate = AccessRuleFields.partial();
+/** A change: only the fields given (no default fills a field left out, so a PATCH keeps the rest). */
+export const AccessRuleUpdate = withoutDefaults(AccessRuleFields);
 export type AccessRuleUpdate = z.output<typeof AccessRuleUpdate>;
 export const AccessRule = AccessRuleFields.extend({ id: z.number().int() });
 export type AccessRule = z.output<typeof AccessRule>;

@@ -7,6 +7,7 @@ import {
   isTimeZone,
   localTime,
   ScheduleCreate,
+  ScheduleUpdate,
   scheduleState,
   timeProfileOf,
   zoneOffsetMs,
@@ -185,5 +186,12 @@ describe('local time (property)', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('ScheduleUpdate', () => {
+  it('fills no field left out (a PATCH keeps the rest)', () => {
+    expect(ScheduleUpdate.parse({ name: 'Nights' })).toEqual({ name: 'Nights' });
+    expect(ScheduleUpdate.safeParse({ time_from: 3600, time_to: 3600 }).success).toBe(false);
   });
 });

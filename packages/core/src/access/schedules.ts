@@ -14,6 +14,7 @@
  */
 import { z } from 'zod';
 import { Defaults, RepeatOptions, Weekdays } from '../constants';
+import { withoutDefaults } from './partial';
 
 export type RepeatOption = (typeof RepeatOptions)[number];
 export type Weekday = (typeof Weekdays)[number];
@@ -52,7 +53,8 @@ function scheduleChecks(
 
 export const ScheduleCreate = ScheduleFields.superRefine(scheduleChecks);
 export type ScheduleCreate = z.output<typeof ScheduleCreate>;
-export const ScheduleUpdate = ScheduleFields.partial().superRefine(scheduleChecks);
+/** A change: only the fields given (no default fills a field left out, so a PATCH keeps the rest). */
+export const ScheduleUpdate = withoutDefaults(ScheduleFields).superRefine(scheduleChecks);
 export type ScheduleUpdate = z.output<typeof ScheduleUpdate>;
 
 export const Schedule = ScheduleFields.extend({ id: z.number().int() });

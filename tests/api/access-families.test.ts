@@ -1,0 +1,173 @@
+/**
+ * Issue 21, the access-control families (identifiers, schedules, holidays, access rules) as the API answers
+ * them: each identifier type's value read in the caller's format and stored canonical, the server-made QR, the
+ * duplicate of type and value, the licence gates of types and guests, the periods shifted to instants, the
+ * pass limit shaping, revoke; schedules' defaults and checks; access rules' relations from both ends.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getCommand } from '@lintel/commands';
+import type { ApiClient } from '@lintel/core';
+import { startTestServer, type TestServer } from '../support/server';
+import { admin, everyFeatureOn, failure, licence, raw, rootGroup, uid, userWith } from '../support/fixtures';
+
+let ts: TestServer;
+let api: ApiClient;
+let root: number;
+let owner: number;
+
+const cmd = getCommand;
+const card = (value: string, extra: Record<string, unknown> = {}) =>
+  cmd('identifier.create').run({ api }, { type: 'card', value, ...extra } as never);
+
+beforeAll(async () => {
+  ts = await startTestServer();
+  api = await admin(ts);
+  root = await rootGroup(api);
+  owner = (await userWith(ts, api, { permissions: [], domains: [root], name: `Owner ${uid()}` })).id;
+});
+afterAll(async () => {
+  await ts?.close();
+});
+
+const digits = () => String(Math.floor(Math.random() * 9e9) + 1e8);
+
+describe('identifiers', () => {
+  it('stores a card number canonical, whatever format it was typed in', async () => {
+    const n = digits();
+    const made = (await card(`00${n}`.slice(-10), { owner })).data;
+    expect(made).toMatchObject({
+      type: 'card',
+      value: String(Number(n)),
+      owner,
+      owner_type: 'user',
+      is_active: true,
+    });
+    expect(made.owner_user?.id).toBe(owner);
+    const e = await failure(card(`0x${Number(n).toString(16).padStart(10, '0')}`));
+    expect([e.status, e.message]).toEqual([409, 'identifier_duplicate']);
+  });
+
+  it('refuses a value its type does not take, naming the rule', async () => {
+    const e = await failure(card('12ab'));
+    expect(e.status).toBe(422);
+    expect(JSON.stringify(e.data)).toContain('number_or_hex');
+    const code = await failure(
+      cmd('identifier.create').run({ api }, { type: 'access_code', value: '12' } as never),
+    );
+    expect(JSON.stringify(code.data)).toContain('digits');
+  });
+
+  it('makes a QR its UUID', async () => {
+    const qr = (await cmd('identifier.create').run({ api }, { type: 'qr', owner } as never)).data;
+    expect(qr.value).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  });
+
+  it('shifts a typed period to instants by the caller time zone, and zeroes an unused pass limit', async () => {
+    const made = (
+      await card(digits(), {
+        period_restrict_active: true,
+        period_restrict_from: '2026-12-01T09:00:00',
+        period_restrict_to: '2026-12-31T18:00:00',
+        passes_restrict_active: false,
+        passes_restrict_max_count: 7,
+      })
+    ).data;
+    // the administrator has no zone: the project's default, Etc/GMT-2 (UTC+2)
+    expect(made.period_restrict_from_u).toBe('2026-12-01T07:00:00Z');
+    expect(made.period_restrict_to_u).toBe('2026-12-31T16:00:00Z');
+    expect(made.passes_restrict_max_count).toBe(0);
+    const sent = (
+      await card(digits(), {
+        period_restrict_active: true,
+        period_restrict_from: '2026-12-01T09:00:00',
+        period_restrict_from_u: '2026-12-01T06:00:00Z',
+      })
+    ).data;
+    expect(sent.period_restrict_from_u).toBe('2026-12-01T06:00:00Z');
+    const changed = (
+      await cmd('identifier.update').run({ api }, {
+        id: sent.id,
+        period_restrict_from: '2026-12-02T10:00:00',
+      } as never)
+    ).data;
+    expect(changed.period_restrict_from_u).toBe('2026-12-02T08:00:00Z');
+  });
+
+  it('revokes', async () => {
+    const made = (await card(digits())).data;
+    const r = await cmd('identifier.revoke').run({ api }, { id: made.id });
+    expect(r.data.is_active).toBe(false);
+    expect((await cmd('identifier.revoke').run({ api }, { id: made.id })).data.is_active).toBe(false);
+  });
+
+  it('asks the licence of plates and guests', async () => {
+    const plate = () =>
+      cmd('identifier.create').run({ api }, { type: 'license_plate', value: `a ${uid()}` } as never);
+    const guest = () => cmd('identifier.create').run({ api }, { type: 'qr', owner_type: 'guest' } as never);
+    expect((await failure(plate())).message).toBe('feature_not_licensed');
+    expect((await failure(guest())).message).toBe('feature_not_licensed');
+    await licence(ts, everyFeatureOn());
+    const p = (await plate()).data;
+    expect(p.value).toMatch(/^A[0-9A-F]{8}$/);
+    const g = (await guest()).data;
+    expect(g).toMatchObject({
+      owner_type: 'guest',
+      owner: null,
+      name: 'Guest identifier',
+      guest_type: 'guest',
+    });
+  });
+});
+
+describe('schedules and access rules', () => {
+  it('keeps an access rule whole when only its name changes, and shows it from both ends', async () => {
+    const serial = `AF${uid()}`;
+    const device = (
+      await cmd('device.create').run({ api }, {
+        name: `Door ${serial}`,
+        type: 'panel',
+        serial_number: serial,
+        domain_id: root,
+      } as never)
+    ).data;
+    const schedule = (
+      await cmd('schedule.create').run({ api }, {
+        name: `Weekdays ${uid()}`,
+        valid_from: '2026-01-01',
+        repeat_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      } as never)
+    ).data;
+    expect(schedule).toMatchObject({ time_from: 32_400, time_to: 64_800, repeat_mode: 'weekly' });
+    const id = (await card(digits())).data;
+    const rule = (
+      await cmd('access_rule.create').run({ api }, {
+        name: `Staff ${uid()}`,
+        devices: [device.id],
+        time_rules: [schedule.id],
+        users: [owner],
+        identifiers: [id.id],
+        domains: [root],
+      } as never)
+    ).data;
+    expect(rule.devices.map((d) => d.id)).toEqual([device.id]);
+    const renamed = (
+      await cmd('access_rule.update').run({ api }, { id: rule.id, name: `Staff ${uid()}` } as never)
+    ).data;
+    expect(renamed).toMatchObject({
+      devices: rule.devices,
+      time_rules: rule.time_rules,
+      users: rule.users,
+      domains: rule.domains,
+    });
+    expect((await cmd('identifier.get').run({ api }, { id: id.id })).access_rules.map((r) => r.id)).toEqual([
+      rule.id,
+    ]);
+    expect(
+      (await cmd('schedule.get').run({ api }, { id: schedule.id })).access_rules.map((r) => r.id),
+    ).toEqual([rule.id]);
+    const none = await raw(ts, api, 'PUT', '/access-rules', {
+      body: { name: `Empty ${uid()}`, devices: [] },
+    });
+    expect([none.status, none.body.error_code]).toEqual([422, 'check_fields_data']);
+  });
+});
