@@ -156,6 +156,8 @@ export class SimulatedDevice {
   writes = 0;
   /** every decision it made at the door, oldest first */
   readonly decisions: SimDecision[] = [];
+  /** the held identifiers by `type:number` (checked against `identifiers` when read: tests change that map) */
+  private readonly byNumber = new Map<string, string>();
   /** the index it decides with, made from what it holds (dropped when that changes) */
   private index: { access: AccessIndex; data: ReturnType<typeof accessDataFromHolding> } | null = null;
   /** the device's clock: null, the machine's; else a fixed offset from it (`setClock`) */
@@ -296,8 +298,23 @@ export class SimulatedDevice {
     // the pass counter is the device's: a change of the item does not reset it (only `passes reset` does)
     const passes_used = before?.passes_used ?? item.passes_used;
     this.identifiers.set(uid, { ...item, uid, ...(passes_used !== undefined ? { passes_used } : {}) });
+    this.byNumber.set(`${item.identifier_type}:${item.identifier_number}`, uid);
     this.index = null;
     return uid;
+  }
+
+  /** The item held for a type and number, if any. */
+  private held(type: string, number: string): SimIdentifier | undefined {
+    const uid = this.byNumber.get(`${type}:${number}`);
+    const found = uid === undefined ? undefined : this.identifiers.get(uid);
+    if (found && found.identifier_type === type && found.identifier_number === number) return found;
+    if (uid !== undefined) this.byNumber.delete(`${type}:${number}`);
+    // the map changed behind the index (a test's hand): look it up the long way
+    const any = [...this.identifiers.values()].find(
+      (i) => i.identifier_type === type && i.identifier_number === number,
+    );
+    if (any) this.byNumber.set(`${type}:${number}`, any.uid);
+    return any;
   }
 
   /**
@@ -311,9 +328,7 @@ export class SimulatedDevice {
     type: SimIdentifier['identifier_type'] = 'card',
     at = this.now(),
   ): { granted: boolean; reason: SimDecision['reason']; item: SimIdentifier | undefined } {
-    const found = [...this.identifiers.values()].find(
-      (i) => i.identifier_type === type && i.identifier_number === number,
-    );
+    const found = this.held(type, number);
     if (!found) return { granted: false, reason: 'unknown', item: undefined };
     if (found.lock !== 'all' && found.lock !== (lock === 1 ? 'first' : 'second'))
       return { granted: false, reason: 'other', item: found };
@@ -625,9 +640,8 @@ export class SimulatedDevice {
       // one number of a type is one item: another uid with the same number is refused, as a panel does
       const key = typeof b.uid === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(b.uid) ? b.uid : undefined;
       const target = uid ?? key;
-      const clash = [...this.identifiers.values()].find(
-        (i) => i.identifier_type === type && i.identifier_number === number && i.uid !== target,
-      );
+      const holder = this.held(type, number);
+      const clash = holder && holder.uid !== target ? holder : undefined;
       if (clash) return { status: 409, body: { message: 'identifier number held by another item', uid: clash.uid } };
       const { passes_used: _counter, ...rest } = b as Partial<SimIdentifier>;
       void _counter;

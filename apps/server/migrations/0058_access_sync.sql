@@ -81,20 +81,34 @@ begin
   return null;
 end $$;
 
+-- an update that changed one of the columns named (TG_ARGV[1], comma-separated) of a row of a project (the
+-- project's column: TG_ARGV[0]); an update of other columns (the devices' pass counter) is no change here
+create function access_sync_changed() returns trigger language plpgsql as $$
+declare
+  cols text[] := string_to_array(TG_ARGV[1], ',');
+  n text;
+  o text;
+begin
+  select string_agg('n.' || c, ', '), string_agg('o.' || c, ', ') into n, o from unnest(cols) c;
+  execute format('insert into access_sync_changes (project_id) select distinct n.%I from new_rows n '
+    'join old_rows o on o.id = n.id where row(%s) is distinct from row(%s)', TG_ARGV[0], n, o);
+  return null;
+end $$;
+
 -- identifiers: any change but the devices' pass counter (`passes_count`, written by the ACS log)
 create trigger access_sync_identifiers_ins after insert on identifiers
   referencing new table as new_rows for each statement execute function access_sync_new_rows();
-create trigger access_sync_identifiers_upd after update of name, type, value, is_active, owner_type, owner,
-    period_restrict_active, period_restrict_from_u, period_restrict_to_u, passes_restrict_active,
-    passes_restrict_max_count on identifiers
-  referencing new table as new_rows for each statement execute function access_sync_new_rows();
+create trigger access_sync_identifiers_upd after update on identifiers
+  referencing old table as old_rows new table as new_rows for each statement
+  execute function access_sync_changed('project_id', 'name,type,value,is_active,owner_type,owner,period_restrict_active,period_restrict_from_u,period_restrict_to_u,passes_restrict_active,passes_restrict_max_count');
 create trigger access_sync_identifiers_del after delete on identifiers
   referencing old table as old_rows for each statement execute function access_sync_old_rows();
 
 create trigger access_sync_rules_ins after insert on access_rules
   referencing new table as new_rows for each statement execute function access_sync_new_rows();
-create trigger access_sync_rules_upd after update of prohibition on access_rules
-  referencing new table as new_rows for each statement execute function access_sync_new_rows();
+create trigger access_sync_rules_upd after update on access_rules
+  referencing old table as old_rows new table as new_rows for each statement
+  execute function access_sync_changed('project_id', 'prohibition');
 create trigger access_sync_rules_del after delete on access_rules
   referencing old table as old_rows for each statement execute function access_sync_old_rows();
 
@@ -140,17 +154,16 @@ create trigger access_sync_user_domains_ins after insert on user_domains
   referencing new table as new_rows for each statement execute function access_sync_member_new();
 create trigger access_sync_user_domains_del after delete on user_domains
   referencing old table as old_rows for each statement execute function access_sync_member_old();
-create trigger access_sync_domains_upd after update of parent_id on domains
-  referencing new table as new_rows for each statement execute function access_sync_new_rows();
-create trigger access_sync_devices_upd after update of domain_id, protocol on devices
-  referencing new table as new_rows for each statement execute function access_sync_new_rows();
-create trigger access_sync_users_upd after update of name on users
-  referencing new table as new_rows for each statement execute function access_sync_new_rows();
-create function access_sync_project_new() returns trigger language plpgsql as $$
-begin
-  insert into access_sync_changes (project_id) select id from new_rows;
-  return null;
-end $$;
+create trigger access_sync_domains_upd after update on domains
+  referencing old table as old_rows new table as new_rows for each statement
+  execute function access_sync_changed('project_id', 'parent_id');
+create trigger access_sync_devices_upd after update on devices
+  referencing old table as old_rows new table as new_rows for each statement
+  execute function access_sync_changed('project_id', 'domain_id,protocol');
+create trigger access_sync_users_upd after update on users
+  referencing old table as old_rows new table as new_rows for each statement
+  execute function access_sync_changed('project_id', 'name');
 -- the project's time zone (its settings) is the zone of every time profile
-create trigger access_sync_projects_upd after update of settings on projects
-  referencing new table as new_rows for each statement execute function access_sync_project_new();
+create trigger access_sync_projects_upd after update on projects
+  referencing old table as old_rows new table as new_rows for each statement
+  execute function access_sync_changed('id', 'settings');

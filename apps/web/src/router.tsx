@@ -32,6 +32,7 @@ import { ProfilePage } from './features/profile/profile-page';
 import { DeviceTasksPage } from './features/device-tasks/device-tasks-page';
 import { DeviceSearchPage } from './features/device-search/device-search-page';
 import { DeviceEventsPage } from './features/device-events/device-events-page';
+import { AcsEventsPage } from './features/acs-events/acs-events-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { BackupsPage } from './features/backups/backups-page';
@@ -75,6 +76,7 @@ const screens: Record<string, ReactNode> = {
   licenses: <LicencesPage />,
   backups: <BackupsPage />,
   'devices.events': <DeviceEventsPage />,
+  'access-control.events': <AcsEventsPage />,
   'devices.tasks': <DeviceTasksPage />,
   'devices.edit': <DeviceEditPage />,
   'devices.search': <DeviceSearchPage />,

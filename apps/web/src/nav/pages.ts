@@ -72,6 +72,15 @@ export const Pages: readonly PageDef[] = [
   },
   ...families.filter((p) => p.section !== 'settings'),
   {
+    id: 'access-control.events',
+    path: '/access-control/events',
+    titleKey: 'acs_events.title',
+    icon: 'list',
+    section: 'access',
+    gates: gatesOf('acs_event.list'),
+    menu: true,
+  },
+  {
     id: 'devices.events',
     path: '/devices/events',
     titleKey: 'device_events.title',
