@@ -33,14 +33,22 @@ beforeAll(async () => {
     config: {
       clock,
       modules: ['events', 'devices', 'http'],
-      mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 2_000, sweepMs: 0, taskAttempts: 3 },
+      mqtt: {
+        port: 0,
+        host: '127.0.0.1',
+        shared: false,
+        requestTimeoutMs: 2_000,
+        sweepMs: 0,
+        taskAttempts: 3,
+      },
       accessSync: { pollMs: 0, batchSize: 250, window: 16 },
     },
   });
   api = await admin(ts);
   root = await rootGroup(api);
   projectId = Number(
-    (await sql<{ id: number }>`select project_id as id from domains where id = ${root}`.execute(db())).rows[0]!.id,
+    (await sql<{ id: number }>`select project_id as id from domains where id = ${root}`.execute(db()))
+      .rows[0]!.id,
   );
 });
 afterAll(async () => {
@@ -58,7 +66,7 @@ async function sync(): Promise<void> {
   try {
     return await syncInner();
   } finally {
-    if (process.env.AS_TIMING) console.log("sync ms", Date.now() - t0);
+    if (process.env.AS_TIMING) console.log('sync ms', Date.now() - t0);
   }
 }
 async function syncInner(): Promise<void> {
@@ -74,10 +82,13 @@ async function syncInner(): Promise<void> {
 }
 
 async function device(serial = `ACS-${uid()}`) {
-  const { data } = await cmd('device.create').run(
-    { api },
-    { name: `Door ${serial}`, type: 'panel', serial_number: serial, domain_id: root, protocol: 'mqtt' } as never,
-  );
+  const { data } = await cmd('device.create').run({ api }, {
+    name: `Door ${serial}`,
+    type: 'panel',
+    serial_number: serial,
+    domain_id: root,
+    protocol: 'mqtt',
+  } as never);
   const c = await cmd('device.credentials').run({ api }, { id: data.id });
   return { id: data.id, serial, credentials: c };
 }
@@ -86,7 +97,12 @@ async function simulated() {
   const d = await device();
   const sim = new SimulatedDevice({
     serial: d.serial,
-    management: { protocol: 'mqtt', url: d.credentials.mqtt.url, login: d.credentials.login, password: d.credentials.password },
+    management: {
+      protocol: 'mqtt',
+      url: d.credentials.mqtt.url,
+      login: d.credentials.login,
+      password: d.credentials.password,
+    },
     heartbeatMs: 0,
   });
   sims.push(sim);
@@ -131,9 +147,13 @@ describe('a device that is not ours', () => {
       const req = JSON.parse(payload.toString()) as (typeof got)[number];
       got.push(req);
       const body = req.method === 'GET' ? { items: [], total: 0, page: 1, limit: 500 } : { applied: true };
-      void panel.publishAsync(topics.response, JSON.stringify({ request_id: req.request_id, status: 200, body }), {
-        qos: 1,
-      });
+      void panel.publishAsync(
+        topics.response,
+        JSON.stringify({ request_id: req.request_id, status: 200, body }),
+        {
+          qos: 1,
+        },
+      );
     });
     await panel.subscribeAsync(topics.request, { qos: 1 });
     await panel.publishAsync(topics.status, 'online', { qos: 1, retain: true });
@@ -171,45 +191,53 @@ describe('a device that is not ours', () => {
 });
 
 describe('the difference, batched, idempotent', () => {
-  it('a rule over 600 identifiers is three tasks per device (batches of 250); an unchanged plan sends nothing', { timeout: 240_000 }, async () => {
-    const a = await simulated();
-    const b = await simulated();
-    const ids = await bulkCards(600);
-    const r = await rule({ devices: [a.id, b.id], identifiers: ids });
-    const planned = await ts.server.context.accessSync.poll();
-    expect(planned.reduce((s, o) => s + o.tasks, 0)).toBe(6);
-    expect(planned.reduce((s, o) => s + o.requests, 0)).toBe(1200);
-    await sync();
-    expect(heldUids(a.sim)).toEqual(expected(ids));
-    expect(heldUids(b.sim)).toEqual(expected(ids));
-    expect([a.sim.writes, b.sim.writes]).toEqual([600, 600]);
+  it(
+    'a rule over 600 identifiers is three tasks per device (batches of 250); an unchanged plan sends nothing',
+    { timeout: 240_000 },
+    async () => {
+      const a = await simulated();
+      const b = await simulated();
+      const ids = await bulkCards(600);
+      const r = await rule({ devices: [a.id, b.id], identifiers: ids });
+      const planned = await ts.server.context.accessSync.poll();
+      expect(planned.reduce((s, o) => s + o.tasks, 0)).toBe(6);
+      expect(planned.reduce((s, o) => s + o.requests, 0)).toBe(1200);
+      await sync();
+      expect(heldUids(a.sim)).toEqual(expected(ids));
+      expect(heldUids(b.sim)).toEqual(expected(ids));
+      expect([a.sim.writes, b.sim.writes]).toEqual([600, 600]);
 
-    // a change that changes no device's holding (the rule renamed) plans nothing
-    await cmd('access_rule.update').run({ api }, { id: r.id, name: `Renamed ${uid()}` } as never);
-    const none = await ts.server.context.accessSync.poll();
-    expect(none.reduce((s, o) => s + o.requests, 0)).toBe(0);
+      // a change that changes no device's holding (the rule renamed) plans nothing
+      await cmd('access_rule.update').run({ api }, { id: r.id, name: `Renamed ${uid()}` } as never);
+      const none = await ts.server.context.accessSync.poll();
+      expect(none.reduce((s, o) => s + o.requests, 0)).toBe(0);
 
-    // a schedule on the rule changes every item (its time profile): one profile and 600 items per device
-    const s = (
-      await cmd('schedule.create').run({ api }, { name: `Weekdays ${uid()}`, valid_from: '2026-01-01', repeat_days: ['mon', 'tue', 'wed', 'thu', 'fri'] } as never)
-    ).data;
-    await cmd('access_rule.update').run({ api }, { id: r.id, time_rules: [s.id] } as never);
-    const again = await ts.server.context.accessSync.poll();
-    expect(again.reduce((sum, o) => sum + o.requests, 0)).toBe(2 * 601);
-    await sync();
-    expect(a.sim.timeProfiles.has(`schedule-${s.id}`)).toBe(true);
-    expect(a.sim.identifiers.get(`identifier-${ids[0]}`)!.time_profiles).toEqual([`schedule-${s.id}`]);
+      // a schedule on the rule changes every item (its time profile): one profile and 600 items per device
+      const s = (
+        await cmd('schedule.create').run({ api }, {
+          name: `Weekdays ${uid()}`,
+          valid_from: '2026-01-01',
+          repeat_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+        } as never)
+      ).data;
+      await cmd('access_rule.update').run({ api }, { id: r.id, time_rules: [s.id] } as never);
+      const again = await ts.server.context.accessSync.poll();
+      expect(again.reduce((sum, o) => sum + o.requests, 0)).toBe(2 * 601);
+      await sync();
+      expect(a.sim.timeProfiles.has(`schedule-${s.id}`)).toBe(true);
+      expect(a.sim.identifiers.get(`identifier-${ids[0]}`)!.time_profiles).toEqual([`schedule-${s.id}`]);
 
-    // one identifier removed from the rule: one DELETE per device, nothing else
-    const before = [a.sim.writes, b.sim.writes];
-    await cmd('access_rule.update').run({ api }, { id: r.id, identifiers: ids.slice(1) } as never);
-    await sync();
-    expect([a.sim.writes - before[0]!, b.sim.writes - before[1]!]).toEqual([1, 1]);
-    expect(heldUids(a.sim)).toEqual(expected(ids.slice(1)));
-    expect(a.sim.requests.filter((q) => q.method === 'DELETE').map((q) => q.uri)).toEqual([
-      `/api/v1/access/identifier/item/identifier-${ids[0]}`,
-    ]);
-  });
+      // one identifier removed from the rule: one DELETE per device, nothing else
+      const before = [a.sim.writes, b.sim.writes];
+      await cmd('access_rule.update').run({ api }, { id: r.id, identifiers: ids.slice(1) } as never);
+      await sync();
+      expect([a.sim.writes - before[0]!, b.sim.writes - before[1]!]).toEqual([1, 1]);
+      expect(heldUids(a.sim)).toEqual(expected(ids.slice(1)));
+      expect(a.sim.requests.filter((q) => q.method === 'DELETE').map((q) => q.uri)).toEqual([
+        `/api/v1/access/identifier/item/identifier-${ids[0]}`,
+      ]);
+    },
+  );
 
   it('a batch whose reply was lost is sent again with the same request ids and applied once', async () => {
     const d = await simulated();
@@ -242,7 +270,9 @@ describe('refusals and the full resync', () => {
     await sync();
     expect(heldUids(d.sim)).toEqual(expected([ids[0]!, ids[2]!]));
     const errors = await cmd('device.sync_errors').run({ api }, { id: d.id });
-    expect(errors.identifiers.map((e) => [e.key, e.error])).toEqual([[refused, '422: refused by the device']]);
+    expect(errors.identifiers.map((e) => [e.key, e.error])).toEqual([
+      [refused, '422: refused by the device'],
+    ]);
 
     // another change does not send the refused item again
     const more = (await card()).id;
@@ -252,7 +282,12 @@ describe('refusals and the full resync', () => {
 
     // the panel lost a card, an installer added one of his own, and it takes the refused one now
     d.sim.identifiers.delete(`identifier-${ids[0]}`);
-    d.sim.addIdentifier({ uid: 'installer-card', identifier_type: 'card', identifier_number: '77', lock: 'all' });
+    d.sim.addIdentifier({
+      uid: 'installer-card',
+      identifier_type: 'card',
+      identifier_number: '77',
+      lock: 'all',
+    });
     d.sim.refuse.clear();
     const { task } = await cmd('device.sync_entities').run({ api }, { id: d.id });
     expect(task.kind).toBe('entities');
@@ -267,7 +302,11 @@ describe('the simulator at the door and the ACS log', () => {
   it('decides from what it holds on its own clock; each decision comes back as an ACS event with its reason', async () => {
     const d = await simulated();
     const s = (
-      await cmd('schedule.create').run({ api }, { name: `Office ${uid()}`, valid_from: '2026-01-01', repeat_days: ['mon', 'tue', 'wed', 'thu', 'fri'] } as never)
+      await cmd('schedule.create').run({ api }, {
+        name: `Office ${uid()}`,
+        valid_from: '2026-01-01',
+        repeat_days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+      } as never)
     ).data;
     const id = await card();
     const guest = await card({ passes_restrict_active: true, passes_restrict_max_count: 2 });
@@ -286,7 +325,10 @@ describe('the simulator at the door and the ACS log', () => {
     d.sim.setClock('2026-11-25T08:00:00Z');
     expect((await d.sim.presentCard(guest.value)).granted).toBe(true);
     expect((await d.sim.presentCard(guest.value)).granted).toBe(true);
-    expect(await d.sim.presentCard(guest.value)).toMatchObject({ granted: false, reason: 'pass_limit_reached' });
+    expect(await d.sim.presentCard(guest.value)).toMatchObject({
+      granted: false,
+      reason: 'pass_limit_reached',
+    });
     expect((await cmd('identifier.get').run({ api }, { id: guest.id })).passes_count).toBe(2);
     // revoked: the panel no longer holds it; the log says why
     await cmd('identifier.revoke').run({ api }, { id: id.id });
@@ -296,7 +338,9 @@ describe('the simulator at the door and the ACS log', () => {
 
     // in the order they were stored (their times are the device's clock, which the test moved about)
     const log = (
-      await cmd('acs_event.list').run({ api }, { filters: [{ field: 'device', rule: 'equals', value: d.id }] } as never)
+      await cmd('acs_event.list').run({ api }, {
+        filters: [{ field: 'device', rule: 'equals', value: d.id }],
+      } as never)
     ).data.sort((x, y) => x.id - y.id);
     expect(log.map((e) => [e.identifier_number, e.decision, e.reason])).toEqual([
       [id.value, 'granted', null],

@@ -179,7 +179,12 @@ describe('device.init_apply and entities', () => {
   it('init sends the settings with management, replacing, then reads what the device holds', async () => {
     const d = await register();
     await online(d);
-    d.sim.addIdentifier({ uid: 'installer-card', identifier_type: 'card', identifier_number: '100', lock: 'all' });
+    d.sim.addIdentifier({
+      uid: 'installer-card',
+      identifier_type: 'card',
+      identifier_number: '100',
+      lock: 'all',
+    });
     const { tasks } = await getCommand('device.init_apply').run({ api }, { id: d.id });
     expect(tasks.map((t) => t.kind)).toEqual(['init', 'entities']);
     expect(tasks.map((t) => t.state)).toEqual(['queued', 'new']);
@@ -197,7 +202,11 @@ describe('device.init_apply and entities', () => {
       '/api/v1/access/identifier/items',
       '/api/v1/access/identifier/time_profiles',
     ]);
-    expect(d.sim.requests.some((r) => JSON.stringify(r.body ?? null).includes('replace') && r.uri !== '/api/v1/settings')).toBe(false);
+    expect(
+      d.sim.requests.some(
+        (r) => JSON.stringify(r.body ?? null).includes('replace') && r.uri !== '/api/v1/settings',
+      ),
+    ).toBe(false);
     const ledger = await sql<{ key: string; state: string }>`select key, state from device_access_ledger
       where device_id = ${d.id}`.execute(ts.server.context.db);
     expect(ledger.rows).toEqual([{ key: 'installer-card', state: 'held' }]);

@@ -336,10 +336,20 @@ export class SimulatedDevice {
       const data = accessDataFromHolding(SELF, {
         identifiers: [...this.identifiers.values()].map((i) => ({
           ...i,
-          identifier_owner: { name: i.identifier_owner?.name ?? '', type: i.identifier_owner?.type ?? 'owner' },
+          identifier_owner: {
+            name: i.identifier_owner?.name ?? '',
+            type: i.identifier_owner?.type ?? 'owner',
+          },
           valid: {
-            time: { is_permanent: i.valid?.time?.is_permanent ?? true, from: i.valid?.time?.from, to: i.valid?.time?.to },
-            passes: { is_permanent: i.valid?.passes?.is_permanent ?? true, max_passes: i.valid?.passes?.max_passes },
+            time: {
+              is_permanent: i.valid?.time?.is_permanent ?? true,
+              from: i.valid?.time?.from,
+              to: i.valid?.time?.to,
+            },
+            passes: {
+              is_permanent: i.valid?.passes?.is_permanent ?? true,
+              max_passes: i.valid?.passes?.max_passes,
+            },
           },
           time_profiles: i.time_profiles ?? [],
           deny_time_profiles: i.deny_time_profiles ?? [],
@@ -642,7 +652,8 @@ export class SimulatedDevice {
       const target = uid ?? key;
       const holder = this.held(type, number);
       const clash = holder && holder.uid !== target ? holder : undefined;
-      if (clash) return { status: 409, body: { message: 'identifier number held by another item', uid: clash.uid } };
+      if (clash)
+        return { status: 409, body: { message: 'identifier number held by another item', uid: clash.uid } };
       const { passes_used: _counter, ...rest } = b as Partial<SimIdentifier>;
       void _counter;
       const id = this.addIdentifier({

@@ -112,9 +112,8 @@ export async function recordAccessEvents(
     const ruleName =
       rule === null
         ? null
-        : ((
-            await sql<{ name: string }>`select name from access_rules where id = ${rule}`.execute(trx)
-          ).rows[0]?.name ?? null);
+        : ((await sql<{ name: string }>`select name from access_rules where id = ${rule}`.execute(trx))
+            .rows[0]?.name ?? null);
     rows.push(sql`(${device.project_id}, ${new Date(e.created_at)}, ${app.clock.now()}, ${device.id},
       ${device.serial_number}, ${device.domain_id}, ${i ? Number(i.id) : null}, ${i?.name ?? null},
       ${e.identifier_type}, ${e.identifier_number}, ${i?.owner ?? null},

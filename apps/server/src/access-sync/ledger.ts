@@ -5,12 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import {
-  canonical,
-  identifierBody,
-  type DeviceIdentifierItem,
-  type DeviceTimeProfile,
-} from '@lintel/core';
+import { canonical, identifierBody, type DeviceIdentifierItem, type DeviceTimeProfile } from '@lintel/core';
 import type { DB } from '../db/schema';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -39,7 +34,10 @@ export const isInventory = (r: unknown): r is { inventory: true } =>
 
 /** The digest of a body as sent (its canonical JSON): 128 bits of SHA-256, base64url. */
 export function digestOf(body: unknown): string {
-  return createHash('sha256').update(JSON.stringify(canonical(body))).digest('base64url').slice(0, 22);
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('base64url')
+    .slice(0, 22);
 }
 
 /** An identifier item's body as the platform sends it with `PUT …/item/{uid}` (uid and the platform's fields). */
@@ -82,7 +80,13 @@ const CHUNK = 1000;
 export async function upsertLedger(
   q: Q,
   deviceId: number,
-  rows: ReadonlyArray<{ kind: LedgerKind; key: string; digest: string | null; state: LedgerState; task_id: number | null }>,
+  rows: ReadonlyArray<{
+    kind: LedgerKind;
+    key: string;
+    digest: string | null;
+    state: LedgerState;
+    task_id: number | null;
+  }>,
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) {
     const chunk = rows.slice(i, i + CHUNK);
@@ -116,7 +120,11 @@ export async function applyBatchOutcome(
   outcomes: readonly ItemOutcome[],
   now: Date,
 ): Promise<boolean> {
-  const rows = await readLedgerKeys(trx, task.device_id, outcomes.map((o) => o.item));
+  const rows = await readLedgerKeys(
+    trx,
+    task.device_id,
+    outcomes.map((o) => o.item),
+  );
   let foreign = false;
   const writes: Parameters<typeof upsertLedger>[2][number][] = [];
   const removes: BatchItem[] = [];
@@ -177,7 +185,9 @@ async function readLedgerKeys(
     const keys = items.filter((i) => i.kind === kind).map((i) => i.key);
     for (let i = 0; i < keys.length; i += CHUNK) {
       const r = await sql<LedgerRow>`select kind, key, digest, state, task_id from device_access_ledger
-        where device_id = ${deviceId} and kind = ${kind} and key in (${sql.join(keys.slice(i, i + CHUNK))})`.execute(q);
+        where device_id = ${deviceId} and kind = ${kind} and key in (${sql.join(keys.slice(i, i + CHUNK))})`.execute(
+        q,
+      );
       for (const row of r.rows) out.set(`${row.kind}:${row.key}`, row);
     }
   }
@@ -232,7 +242,13 @@ export async function replaceFromInventory(
     }
   for (const p of held.time_profiles ?? [])
     if (typeof p?.key === 'string' && !pending.has(`profile:${p.key}`))
-      rows.push({ kind: 'profile', key: p.key, digest: digestOf(profilePutBody(p)), state: 'held', task_id: null });
+      rows.push({
+        kind: 'profile',
+        key: p.key,
+        digest: digestOf(profilePutBody(p)),
+        state: 'held',
+        task_id: null,
+      });
   // one row per key (a device listing a key twice)
   const unique = [...new Map(rows.map((r) => [`${r.kind}:${r.key}`, r])).values()];
   await upsertLedger(trx, deviceId, unique);

@@ -52,14 +52,20 @@ export async function loadProjectAccess(q: Q, projectId: number): Promise<Projec
     id: number;
     parent_id: number | null;
   }>`select id, parent_id from domains where project_id = ${projectId}`.execute(q);
-  const parent = new Map(domains.rows.map((d) => [Number(d.id), d.parent_id === null ? null : Number(d.parent_id)]));
+  const parent = new Map(
+    domains.rows.map((d) => [Number(d.id), d.parent_id === null ? null : Number(d.parent_id)]),
+  );
   const chains = new Map<number, number[]>();
   const chain = (id: number): number[] => {
     let c = chains.get(id);
     if (c) return c;
     c = [];
     const seen = new Set<number>();
-    for (let g: number | null | undefined = id; g !== null && g !== undefined && !seen.has(g); g = parent.get(g)) {
+    for (
+      let g: number | null | undefined = id;
+      g !== null && g !== undefined && !seen.has(g);
+      g = parent.get(g)
+    ) {
       seen.add(g);
       c.push(g);
     }
@@ -94,7 +100,8 @@ export async function loadProjectAccess(q: Q, projectId: number): Promise<Projec
       select j.access_rule_id as rule, j.${sql.ref(column)} as other
       from ${sql.table(table)} j join access_rules r on r.id = j.access_rule_id
       where r.project_id = ${projectId}`.execute(q);
-    for (const row of r.rows) (rules.get(Number(row.rule))?.[field] as number[] | undefined)?.push(Number(row.other));
+    for (const row of r.rows)
+      (rules.get(Number(row.rule))?.[field] as number[] | undefined)?.push(Number(row.other));
   };
   await relation('access_rule_devices', 'device_id', 'devices');
   await relation('access_rule_schedules', 'schedule_id', 'time_rules');

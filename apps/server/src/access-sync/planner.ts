@@ -11,12 +11,7 @@
  * leaves its row for the next one.
  */
 import { sql, type Transaction } from 'kysely';
-import {
-  IDENTIFIER_ITEM_URI,
-  TIME_PROFILE_URI,
-  wantedAt,
-  type DeviceHolding,
-} from '@lintel/core';
+import { IDENTIFIER_ITEM_URI, TIME_PROFILE_URI, wantedAt, type DeviceHolding } from '@lintel/core';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { accessSyncConfig } from './config';
@@ -66,7 +61,14 @@ export function planDevice(
     const body = profilePutBody(p);
     const digest = cachedDigest(body);
     if (held.get(`profile:${p.key}`)?.digest !== digest)
-      profilePuts.push({ method: 'PUT', uri: path(TIME_PROFILE_URI, p.key), body, kind: 'profile', key: p.key, digest });
+      profilePuts.push({
+        method: 'PUT',
+        uri: path(TIME_PROFILE_URI, p.key),
+        body,
+        kind: 'profile',
+        key: p.key,
+        digest,
+      });
   }
   const wantedIds = new Set<string>();
   const idPuts: BatchItem[] = [];
@@ -75,15 +77,34 @@ export function planDevice(
     const body = identifierPutBody(i);
     const digest = cachedDigest(body);
     if (held.get(`identifier:${i.uid}`)?.digest !== digest)
-      idPuts.push({ method: 'PUT', uri: path(IDENTIFIER_ITEM_URI, i.uid), body, kind: 'identifier', key: i.uid, digest });
+      idPuts.push({
+        method: 'PUT',
+        uri: path(IDENTIFIER_ITEM_URI, i.uid),
+        body,
+        kind: 'identifier',
+        key: i.uid,
+        digest,
+      });
   }
   const idDeletes: BatchItem[] = [];
   const profileDeletes: BatchItem[] = [];
   for (const r of [...held.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
     if (r.kind === 'identifier' && !wantedIds.has(r.key))
-      idDeletes.push({ method: 'DELETE', uri: path(IDENTIFIER_ITEM_URI, r.key), kind: 'identifier', key: r.key, digest: null });
+      idDeletes.push({
+        method: 'DELETE',
+        uri: path(IDENTIFIER_ITEM_URI, r.key),
+        kind: 'identifier',
+        key: r.key,
+        digest: null,
+      });
     if (r.kind === 'profile' && !wantedProfiles.has(r.key))
-      profileDeletes.push({ method: 'DELETE', uri: path(TIME_PROFILE_URI, r.key), kind: 'profile', key: r.key, digest: null });
+      profileDeletes.push({
+        method: 'DELETE',
+        uri: path(TIME_PROFILE_URI, r.key),
+        kind: 'profile',
+        key: r.key,
+        digest: null,
+      });
   }
   return [...profilePuts, ...idDeletes, ...idPuts, ...profileDeletes];
 }

@@ -94,8 +94,7 @@ export async function readInventory(
   device: DeviceAddress,
   taskId: number,
 ): Promise<
-  | { identifiers: DeviceIdentifierItem[]; time_profiles: DeviceTimeProfile[] | null }
-  | { refused: number }
+  { identifiers: DeviceIdentifierItem[]; time_profiles: DeviceTimeProfile[] | null } | { refused: number }
 > {
   const ids = await readList<DeviceIdentifierItem>(
     app,

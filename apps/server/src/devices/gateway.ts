@@ -469,7 +469,9 @@ export class DeviceGateway {
         const earlier = this.pending.get(key);
         if (earlier) {
           clearTimeout(earlier.timer);
-          earlier.reject(new AppError('device_not_available', { serial: device.serial_number, reason: 'timeout' }));
+          earlier.reject(
+            new AppError('device_not_available', { serial: device.serial_number, reason: 'timeout' }),
+          );
         }
         this.pending.set(key, entry);
       });

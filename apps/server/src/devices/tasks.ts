@@ -297,9 +297,15 @@ async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise
         // every request of the batch answered (a refusal is an item's, not the task's)
         const outcomes = await sendBatch(app, target, taskId, task.request.batch);
         await app.db.transaction().execute(async (trx) => {
-          const done = await setState(app, trx, sql<boolean>`id = ${taskId} and state = 'started'`, 'completed', {
-            error: null,
-          });
+          const done = await setState(
+            app,
+            trx,
+            sql<boolean>`id = ${taskId} and state = 'started'`,
+            'completed',
+            {
+              error: null,
+            },
+          );
           if (!done.length) return;
           if (await applyBatchOutcome(trx, task, outcomes, now())) await markChanged(trx, task.project_id);
           await advance(app, trx, task.device_id);
@@ -316,9 +322,15 @@ async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise
         return;
       }
       await app.db.transaction().execute(async (trx) => {
-        const done = await setState(app, trx, sql<boolean>`id = ${taskId} and state = 'started'`, 'completed', {
-          error: null,
-        });
+        const done = await setState(
+          app,
+          trx,
+          sql<boolean>`id = ${taskId} and state = 'started'`,
+          'completed',
+          {
+            error: null,
+          },
+        );
         if (!done.length) return;
         // what it holds is the ledger now; the planner sends the difference from it (removing the rest by name)
         await replaceFromInventory(trx, task.device_id, held);

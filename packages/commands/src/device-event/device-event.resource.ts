@@ -131,7 +131,9 @@ export const DeviceLogEntry = z
     lock: z.number().int().min(1).max(2).optional(),
     result: DeviceEventResult.optional(),
     // a device deciding with the platform's function (the simulator) says the catalogue's code itself
-    reason: z.enum([...DeviceEventReasons, ...DoorOpenSources, ...AlarmSensors, ...DecisionReasons]).optional(),
+    reason: z
+      .enum([...DeviceEventReasons, ...DoorOpenSources, ...AlarmSensors, ...DecisionReasons])
+      .optional(),
     number: z.string().min(1).max(32).optional(),
     /** a JPEG or PNG picture of the event, base64 */
     image: z

@@ -30,7 +30,8 @@ interface AcsRow {
   event_id: string;
 }
 
-const ref = (id: number | null, name: string | null) => (id === null ? null : { id: Number(id), name: name ?? '' });
+const ref = (id: number | null, name: string | null) =>
+  id === null ? null : { id: Number(id), name: name ?? '' };
 
 /** The rows by id, with the names as they are now (else as the event recorded them). */
 async function loadEvents(q: Kysely<DB>, ids: readonly number[]): Promise<AcsEvent[]> {
@@ -54,10 +55,12 @@ async function loadEvents(q: Kysely<DB>, ids: readonly number[]): Promise<AcsEve
         id: Number(r.id),
         created_at: new Date(r.created_at).toISOString(),
         received_at: new Date(r.received_at).toISOString(),
-        device: r.device_id !== null ? { id: Number(r.device_id), name: r.device_name ?? r.serial_number } : null,
+        device:
+          r.device_id !== null ? { id: Number(r.device_id), name: r.device_name ?? r.serial_number } : null,
         serial_number: r.serial_number,
         domain: ref(r.domain_id, r.domain_name),
-        identifier: r.identifier_id !== null ? ref(r.identifier_id, r.identifier_name || r.identifier_number) : null,
+        identifier:
+          r.identifier_id !== null ? ref(r.identifier_id, r.identifier_name || r.identifier_number) : null,
         identifier_type: r.identifier_type,
         identifier_number: r.identifier_number,
         owner: ref(r.owner_id, r.owner_name),
@@ -116,5 +119,10 @@ export const acsEventHandlers = {
 
   /** Every decision of the query, streamed (engine/export.ts). */
   'acs_event.export': async (ctx, args) =>
-    exportReply(ctx.app, { load: acsEventStore.load, record: AcsEvent }, journalPlan(acsEventStore, args, visible(ctx)), args.format),
+    exportReply(
+      ctx.app,
+      { load: acsEventStore.load, record: AcsEvent },
+      journalPlan(acsEventStore, args, visible(ctx)),
+      args.format,
+    ),
 } satisfies SomeHandlers;
