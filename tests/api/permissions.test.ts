@@ -730,6 +730,13 @@ const listCases: Record<string, Case> = {
     out: () => eventOn(w.deviceB),
   },
 
+  // the access-control log reaches the whole project (a permission of the system section)
+  'acs_event.list': {
+    perms: ['access_control_events.view'],
+    ok: () => ({}),
+    out: () => ({ filters: [{ field: 'serial_number', rule: 'equals', value: 'no-such-serial' }] }),
+  },
+
   'audit_event.list': {
     perms: ['audit.view'],
     ok: () => ({}),

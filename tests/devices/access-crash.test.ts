@@ -59,7 +59,7 @@ async function serverChild(port: number, mqttPort: number): Promise<ChildProcess
       LOG_LEVEL: 'warn',
       LINTEL_ADMIN_PASSWORD: 'Crash-test-password-1',
       // a job the killed server held is taken again soon (a batch of 100 is sent well within it)
-      LINTEL_JOBS_LEASE_S: '15',
+      LINTEL_JOBS_LEASE_S: '60',
       LINTEL_ACCESS_SYNC_MS: '200',
       LINTEL_ACCESS_SYNC_BATCH: '100',
       LINTEL_DEVICE_REQUEST_TIMEOUT_MS: '5000',

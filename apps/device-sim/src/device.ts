@@ -241,9 +241,9 @@ export class SimulatedDevice {
       });
       this.client.on('message', (topic, payload) => {
         if (topic === t.push_reply) this.onPushReply(payload);
-        else void this.onRequest(topic, payload);
+        else void this.onRequest(topic, payload).catch(() => undefined); // a reply lost with the connection
       });
-      this.client.on('connect', () => void this.announce());
+      this.client.on('connect', () => void this.announce().catch(() => undefined));
       await this.client.subscribeAsync([t.request, t.push_reply], { qos: 1 });
       await this.announce();
     }
