@@ -246,6 +246,30 @@ const eventOn = async (id: number) => {
   expect(res.status).toBe(200);
   return { filters: [{ field: 'device', rule: 'equals', value: String(id) }] };
 };
+/** A decision at a door the device pushed (an unknown card refused): a row of the ACS log; its filter. */
+const acsOn = async (id: number) => {
+  const c = await getCommand('device.credentials').run({ api }, { id });
+  const res = await fetch(`${ts.url}/api/v0/device-gateway/logs`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Basic ${Buffer.from(`${c.login}:${c.password}`).toString('base64')}`,
+    },
+    body: JSON.stringify({
+      events: [
+        {
+          event_id: uid(),
+          kind: 'identifier_refused',
+          identifier_number: '42',
+          result: 'denied',
+          reason: 'unknown',
+        },
+      ],
+    }),
+  });
+  expect(res.status).toBe(200);
+  return { filters: [{ field: 'device', rule: 'equals', value: String(id) }] };
+};
 /** the tester of the case running now (imports belong to whoever started them) */
 let currentTester: ApiClient | null = null;
 const importOf = async (client: ApiClient) =>
@@ -842,6 +866,12 @@ const listCases: Record<string, Case> = {
   'call_history.list': {
     perms: ['calls.history'],
     ok: async () => (await callRows(), {}),
+  },
+  // the access-control log reaches the whole project (a permission of the system section)
+  'acs_event.list': {
+    perms: ['access_control_events.view'],
+    ok: () => acsOn(w.deviceA1),
+    out: () => ({ filters: [{ field: 'serial_number', rule: 'equals', value: 'no-such-serial' }] }),
   },
 
   'audit_event.list': {

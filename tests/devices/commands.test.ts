@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { getCommand, POOL_LIMIT } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
-import { addEntitySource, ManualClock, POOL_REFRESH_MS } from '@lintel/server';
+import { ManualClock, POOL_REFRESH_MS } from '@lintel/server';
 import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, group, raw, rootGroup, uid, userWith } from '../support/fixtures';
@@ -21,8 +21,6 @@ let ts: TestServer;
 let api: ApiClient;
 let root: number;
 const sims: SimulatedDevice[] = [];
-/** what the entity source gives each device (the access-control issue's identifiers stand in here) */
-const identifiersOf = new Map<number, Array<{ key: string } & Record<string, unknown>>>();
 
 beforeAll(async () => {
   ts = await startTestServer({
@@ -31,10 +29,6 @@ beforeAll(async () => {
       modules: ['events', 'devices', 'http'],
       mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 300, sweepMs: 0, taskAttempts: 3 },
     },
-  });
-  addEntitySource(ts.server.context, {
-    entity: 'identifier',
-    items: (_q, device) => Promise.resolve(identifiersOf.get(device.id) ?? []),
   });
   api = await admin(ts);
   root = await rootGroup(api);
@@ -182,12 +176,15 @@ describe('device.set_protocol', () => {
 });
 
 describe('device.init_apply and entities', () => {
-  it('init sends the settings with management, replacing, then every entity', async () => {
+  it('init sends the settings with management, replacing, then reads what the device holds', async () => {
     const d = await register();
     await online(d);
-    identifiersOf.set(d.id, [
-      { key: 'card-1', identifier_type: 'card', identifier_number: '100', lock: 'all' },
-    ]);
+    d.sim.addIdentifier({
+      uid: 'installer-card',
+      identifier_type: 'card',
+      identifier_number: '100',
+      lock: 'all',
+    });
     const { tasks } = await getCommand('device.init_apply').run({ api }, { id: d.id });
     expect(tasks.map((t) => t.kind)).toEqual(['init', 'entities']);
     expect(tasks.map((t) => t.state)).toEqual(['queued', 'new']);
@@ -199,48 +196,24 @@ describe('device.init_apply and entities', () => {
       management: { heartbeat: true, realtime_logging: true },
       sip: { talk_timeout: 120 },
     });
-    expect(d.sim.applied.entities).toBe(1);
-    expect([...d.sim.identifiers.keys()]).toEqual(['card-1']);
+    // the entities task read the device's lists (never a `replace`: what it holds is removed by name, by the
+    // planner, tests/devices/access-sync.test.ts)
+    expect(d.sim.requests.filter((r) => r.method === 'GET').map((r) => r.uri.split('?')[0])).toEqual([
+      '/api/v1/access/identifier/items',
+      '/api/v1/access/identifier/time_profiles',
+    ]);
+    expect(
+      d.sim.requests.some(
+        (r) => JSON.stringify(r.body ?? null).includes('replace') && r.uri !== '/api/v1/settings',
+      ),
+    ).toBe(false);
+    const ledger = await sql<{ key: string; state: string }>`select key, state from device_access_ledger
+      where device_id = ${d.id}`.execute(ts.server.context.db);
+    expect(ledger.rows).toEqual([{ key: 'installer-card', state: 'held' }]);
     expect(await getCommand('device.sync_errors').run({ api }, { id: d.id })).toEqual({
       identifiers: [],
       schedules: [],
     });
-  });
-
-  it('an entity the device refuses is a sync error, until a later sync is taken', async () => {
-    const d = await register();
-    await online(d);
-    identifiersOf.set(d.id, [
-      { key: 'card-a', identifier_type: 'card', identifier_number: '1', lock: 'all' },
-      { key: 'card-b', identifier_type: 'card', identifier_number: '2', lock: 'all' },
-    ]);
-    d.sim.refuse.add('card-b');
-    const { task } = await getCommand('device.sync_entities').run({ api }, { id: d.id });
-    expect(task.kind).toBe('entities');
-    expect(await drain()).toBe(1);
-    expect((await tasksOf(d.id))[0]).toMatchObject({ state: 'completed' });
-    expect([...d.sim.identifiers.keys()]).toEqual(['card-a']);
-    expect(await getCommand('device.sync_errors').run({ api }, { id: d.id })).toEqual({
-      identifiers: [
-        { key: 'card-b', error: 'refused by the device', task_id: task.id, at: clock.now().toISOString() },
-      ],
-      schedules: [],
-    });
-
-    // someone who does not see the device does not see its errors
-    const other = await group(api, `Other ${uid()}`, root);
-    const viewer = await userWith(ts, api, { permissions: ['devices.view'], domains: [other] });
-    expect(
-      (await failure(getCommand('device.sync_errors').run({ api: await viewer.client() }, { id: d.id })))
-        .code,
-    ).toBe('item_not_found');
-
-    // the device takes it now: no error left
-    d.sim.refuse.clear();
-    await getCommand('device.sync_entities').run({ api }, { id: d.id });
-    expect(await drain()).toBe(1);
-    expect((await getCommand('device.sync_errors').run({ api }, { id: d.id })).identifiers).toEqual([]);
-    expect([...d.sim.identifiers.keys()].sort()).toEqual(['card-a', 'card-b']);
   });
 });
 

@@ -1,7 +1,15 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
-import { DeviceTiming, deviceTopics } from '@lintel/core';
+import {
+  AccessIndex,
+  DeviceTiming,
+  accessDataFromHolding,
+  deviceTopics,
+  type DecisionReason,
+  type DeviceIdentifierItem,
+  type DeviceTimeProfile,
+} from '@lintel/core';
 
 /** A simulated device's kind, as the platform names them (spec part 1 §3). */
 export type SimDeviceType =
@@ -32,6 +40,8 @@ export interface SimDeviceOptions {
   lockOpenMs?: number;
   /** how long it waits for the platform to answer a push before it keeps the logs for later (5 s) */
   pushTimeoutMs?: number;
+  /** the device's clock (ms since the epoch) — its own, settable (`setClock`, `POST /control/clock`) */
+  now?: () => number;
 }
 
 /** The device's locks (1: first, 2: second): open now, and how many times they were opened (for tests). */
@@ -49,8 +59,23 @@ export interface SimIdentifier {
     time?: { is_permanent?: boolean; from?: string; to?: string };
     passes?: { is_permanent?: boolean; max_passes?: number };
   };
-  /** passes used so far */
+  /** passes used so far (the device's own counter: a change of the item from the platform keeps it) */
   passes_used?: number;
+  /** the keys of the time profiles in which it opens (none: at all times) */
+  time_profiles?: string[];
+  /** the keys of the time profiles in which it must not open */
+  deny_time_profiles?: string[];
+}
+
+/** One decision at the door, as the device logged it. */
+export interface SimDecision {
+  time: string;
+  identifier_type: string;
+  identifier_number: string;
+  lock: number;
+  granted: boolean;
+  /** the catalogue code of a refusal (`unknown`: the device does not hold it; `other`: another lock) */
+  reason: DecisionReason | 'unknown' | 'other' | null;
 }
 
 /** One event of the device's log, as it pushes it (`POST /logs`). */
@@ -70,12 +95,16 @@ export interface SimLogEntry {
 /** What presenting an identifier did. */
 export interface PresentResult {
   granted: boolean;
+  /** why not (see SimDecision) */
+  reason: SimDecision['reason'];
   lock: number;
   event_id: string;
   /** the platform answered the push that carried the event (it is stored) */
   acknowledged: boolean;
 }
 
+/** The device's own number in the decision's data (it decides for itself only). */
+const SELF = 1;
 const IDENTIFIER_TYPES = ['card', 'ukey', 'inputCode', 'face_id', 'qr', 'license_plate'];
 const LOCK_CHOICES = ['first', 'second', 'all'];
 
@@ -117,12 +146,22 @@ export class SimulatedDevice {
    */
   fault: 'none' | 'silent' | 'mute' = 'none';
   /**
-   * A test's fault for entities: the keys (an identifier's uid, a schedule's id) the device refuses when
-   * the platform syncs them (`PUT /api/v1/access/sync`), answering a per-item error for each.
+   * A test's fault for the identifier API: the keys (an identifier's uid, a time profile's key) whose writes
+   * the device refuses (422 with its reason), as a panel whose memory is full or that does not take a type.
    */
   readonly refuse = new Set<string>();
-  /** the schedules synced to it, by id */
-  readonly schedules = new Map<string, Record<string, unknown>>();
+  /** the time profiles synced to it (`PUT /api/v1/access/identifier/time_profile/{key}`), by key */
+  readonly timeProfiles = new Map<string, DeviceTimeProfile>();
+  /** writes of the identifier API it applied (an item or a profile put or deleted; for tests and the bench) */
+  writes = 0;
+  /** every decision it made at the door, oldest first */
+  readonly decisions: SimDecision[] = [];
+  /** the held identifiers by `type:number` (checked against `identifiers` when read: tests change that map) */
+  private readonly byNumber = new Map<string, string>();
+  /** the index it decides with, made from what it holds (dropped when that changes) */
+  private index: { access: AccessIndex; data: ReturnType<typeof accessDataFromHolding> } | null = null;
+  /** the device's clock: null, the machine's; else a fixed offset from it (`setClock`) */
+  private clockOffset: number | null = null;
   /** its locks: opened remotely (`lock/open/remote/accepted/{lock}`) or by an identifier presented, closed
    * again by its own timer */
   readonly locks: SimLocks = { 1: { open: false, opened: 0 }, 2: { open: false, opened: 0 } };
@@ -141,6 +180,24 @@ export class SimulatedDevice {
 
   get serial(): string {
     return this.opts.serial;
+  }
+
+  /** The device's time now (ms): its own clock, which an installer (or a test) sets. */
+  now(): number {
+    const base = this.opts.now ? this.opts.now() : Date.now();
+    return this.clockOffset === null ? base : base + this.clockOffset;
+  }
+
+  /** Sets the device's clock to this instant (it runs on from there); null: back to the machine's. */
+  setClock(at: number | Date | string | null): void {
+    if (at === null) {
+      this.clockOffset = null;
+      return;
+    }
+    const t = typeof at === 'number' ? at : new Date(at).getTime();
+    if (Number.isNaN(t)) throw new RangeError('not a time');
+    this.clockOffset = 0;
+    this.clockOffset = t - this.now();
   }
 
   get connected(): boolean {
@@ -184,9 +241,9 @@ export class SimulatedDevice {
       });
       this.client.on('message', (topic, payload) => {
         if (topic === t.push_reply) this.onPushReply(payload);
-        else void this.onRequest(topic, payload);
+        else void this.onRequest(topic, payload).catch(() => undefined); // a reply lost with the connection
       });
-      this.client.on('connect', () => void this.announce());
+      this.client.on('connect', () => void this.announce().catch(() => undefined));
       await this.client.subscribeAsync([t.request, t.push_reply], { qos: 1 });
       await this.announce();
     }
@@ -237,8 +294,80 @@ export class SimulatedDevice {
   /** Adds or replaces an identifier, as the platform's sync does (`POST /api/v1/access/identifier/item`). */
   addIdentifier(item: Omit<SimIdentifier, 'uid'> & { uid?: string }): string {
     const uid = item.uid ?? randomUUID();
-    this.identifiers.set(uid, { ...item, uid });
+    const before = this.identifiers.get(uid);
+    // the pass counter is the device's: a change of the item does not reset it (only `passes reset` does)
+    const passes_used = before?.passes_used ?? item.passes_used;
+    this.identifiers.set(uid, { ...item, uid, ...(passes_used !== undefined ? { passes_used } : {}) });
+    this.byNumber.set(`${item.identifier_type}:${item.identifier_number}`, uid);
+    this.index = null;
     return uid;
+  }
+
+  /** The item held for a type and number, if any. */
+  private held(type: string, number: string): SimIdentifier | undefined {
+    const uid = this.byNumber.get(`${type}:${number}`);
+    const found = uid === undefined ? undefined : this.identifiers.get(uid);
+    if (found && found.identifier_type === type && found.identifier_number === number) return found;
+    if (uid !== undefined) this.byNumber.delete(`${type}:${number}`);
+    // the map changed behind the index (a test's hand): look it up the long way
+    const any = [...this.identifiers.values()].find(
+      (i) => i.identifier_type === type && i.identifier_number === number,
+    );
+    if (any) this.byNumber.set(`${type}:${number}`, any.uid);
+    return any;
+  }
+
+  /**
+   * The decision at the door from what the device holds alone, with the platform's own function (`decide` of
+   * @lintel/core over `accessDataFromHolding`): the held identifier's period, passes, time profiles (their
+   * zone and holidays) and deny profiles. Not held: `unknown`; held for the other lock: `other`.
+   */
+  decide(
+    number: string,
+    lock: 1 | 2 = 1,
+    type: SimIdentifier['identifier_type'] = 'card',
+    at = this.now(),
+  ): { granted: boolean; reason: SimDecision['reason']; item: SimIdentifier | undefined } {
+    const found = this.held(type, number);
+    if (!found) return { granted: false, reason: 'unknown', item: undefined };
+    if (found.lock !== 'all' && found.lock !== (lock === 1 ? 'first' : 'second'))
+      return { granted: false, reason: 'other', item: found };
+    if (!this.index) {
+      const data = accessDataFromHolding(SELF, {
+        identifiers: [...this.identifiers.values()].map((i) => ({
+          ...i,
+          identifier_owner: {
+            name: i.identifier_owner?.name ?? '',
+            type: i.identifier_owner?.type ?? 'owner',
+          },
+          valid: {
+            time: {
+              is_permanent: i.valid?.time?.is_permanent ?? true,
+              from: i.valid?.time?.from,
+              to: i.valid?.time?.to,
+            },
+            passes: {
+              is_permanent: i.valid?.passes?.is_permanent ?? true,
+              max_passes: i.valid?.passes?.max_passes,
+            },
+          },
+          time_profiles: i.time_profiles ?? [],
+          deny_time_profiles: i.deny_time_profiles ?? [],
+        })) as Array<DeviceIdentifierItem & { passes_used?: number }>,
+        time_profiles: [...this.timeProfiles.values()],
+      });
+      this.index = { access: new AccessIndex(data.data), data };
+    }
+    const { access, data } = this.index;
+    const held = data.lookup(type, number)!;
+    // the counter as it is now (the index was made before the last passes)
+    const identifier = { ...held, passes_count: found.passes_used ?? 0 };
+    const zone = [...this.timeProfiles.values()].find((p) => typeof p.time_zone === 'string')?.time_zone;
+    const d = access.decide(identifier, SELF, at, {
+      tz: typeof zone === 'string' ? zone : 'UTC',
+      holidays: data.holidays,
+    });
+    return { granted: d.allowed, reason: d.reason, item: found };
   }
 
   /**
@@ -252,25 +381,10 @@ export class SimulatedDevice {
     lock: 1 | 2 = 1,
     type: SimIdentifier['identifier_type'] = 'card',
   ): Promise<PresentResult> {
-    const now = Date.now();
-    const found = [...this.identifiers.values()].find(
-      (i) => i.identifier_type === type && i.identifier_number === number,
-    );
-    let reason: string | undefined;
-    if (!found) reason = 'unknown';
-    else if (found.lock !== 'all' && found.lock !== (lock === 1 ? 'first' : 'second')) reason = 'other';
-    else {
-      const time = found.valid?.time;
-      const passes = found.valid?.passes;
-      if (
-        time &&
-        !time.is_permanent &&
-        ((time.from && Date.parse(time.from) > now) || (time.to && Date.parse(time.to) < now))
-      )
-        reason = 'expired';
-      else if (passes && !passes.is_permanent && (found.passes_used ?? 0) >= (passes.max_passes ?? 0))
-        reason = 'passes';
-    }
+    const now = this.now();
+    const decision = this.decide(number, lock, type, now);
+    const found = decision.item;
+    const reason = decision.reason ?? undefined;
     const granted = reason === undefined;
     if (granted && found) {
       found.passes_used = (found.passes_used ?? 0) + 1;
@@ -286,10 +400,19 @@ export class SimulatedDevice {
       result: granted ? 'granted' : 'denied',
       ...(reason ? { reason } : {}),
     };
+    this.decisions.push({
+      time: entry.time,
+      identifier_type: type,
+      identifier_number: number,
+      lock,
+      granted,
+      reason: decision.reason,
+    });
     this.pendingLogs.push(entry);
     const acknowledged = await this.flushLogs().catch(() => false);
     return {
       granted,
+      reason: decision.reason,
       lock,
       event_id: entry.event_id,
       acknowledged: acknowledged && !this.pendingLogs.includes(entry),
@@ -434,7 +557,6 @@ export class SimulatedDevice {
         status: 200,
         body: { items: ([1, 2] as const).map((lock) => ({ lock, open: this.locks[lock].open })) },
       };
-    if (method === 'PUT' && uri === '/api/v1/access/sync') return this.sync(body);
     const identifiers = this.identifierApi(method, uri, body);
     if (identifiers) return identifiers;
     if (method === 'POST' && uri === '/api/v1/system/reboot/run') {
@@ -442,41 +564,6 @@ export class SimulatedDevice {
       return { status: 200, body: { rebooting: true } };
     }
     return { status: 404, body: { message: 'not found' } };
-  }
-
-  /**
-   * The platform's entities task: every identifier and schedule it must hold (`replace`: it drops the rest).
-   * Each item is `{key, …}`; an item it cannot take is answered in `errors` with its key and reason, and the
-   * rest are applied (a 200: the task is done, the refused items are the platform's sync errors).
-   */
-  private sync(body: unknown): { status: number; body: unknown } {
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      return { status: 400, body: { message: 'entities must be an object' } };
-    const b = body as { identifiers?: unknown; schedules?: unknown; replace?: unknown };
-    const errors = { identifiers: [] as unknown[], schedules: [] as unknown[] };
-    if (b.replace === true) {
-      this.identifiers.clear();
-      this.schedules.clear();
-    }
-    for (const field of ['identifiers', 'schedules'] as const) {
-      const list = Array.isArray(b[field]) ? (b[field] as Array<Record<string, unknown>>) : [];
-      for (const item of list) {
-        const key = typeof item?.key === 'string' ? item.key : '';
-        if (!key || this.refuse.has(key)) {
-          errors[field].push({ key, error: key ? 'refused by the device' : 'no key' });
-          continue;
-        }
-        if (field === 'schedules') this.schedules.set(key, item);
-        else
-          this.identifiers.set(key, {
-            ...(item as unknown as SimIdentifier),
-            uid: key,
-            lock: (item.lock as SimIdentifier['lock'] | undefined) ?? 'all',
-          });
-      }
-    }
-    this.applied.entities++;
-    return { status: 200, body: { applied: true, errors } };
   }
 
   /** Opens a lock (1 or 2) for `lockOpenMs`, as the relay of a panel does; another opening restarts it. */
@@ -514,6 +601,17 @@ export class SimulatedDevice {
         body: { items: all.slice((page - 1) * limit, page * limit), total: all.length, page, limit },
       };
     }
+    if (method === 'GET' && url.pathname === '/api/v1/access/identifier/time_profiles') {
+      const page = Math.max(1, Number(url.searchParams.get('page') ?? 1) || 1);
+      const limit = Math.min(500, Math.max(1, Number(url.searchParams.get('limit') ?? 100) || 100));
+      const all = [...this.timeProfiles.values()];
+      return {
+        status: 200,
+        body: { items: all.slice((page - 1) * limit, page * limit), total: all.length, page, limit },
+      };
+    }
+    const p = /^\/api\/v1\/access\/identifier\/time_profile\/([A-Za-z0-9_-]{1,64})$/.exec(url.pathname);
+    if (p) return this.timeProfileApi(method, p[1]!, body);
     const m = /^\/api\/v1\/access\/identifier\/item(?:\/([A-Za-z0-9_-]{1,64}))?$/.exec(url.pathname);
     if (!m) return null;
     const uid = m[1];
@@ -521,8 +619,14 @@ export class SimulatedDevice {
       const found = this.identifiers.get(uid);
       return found ? { status: 200, body: found } : { status: 404, body: { message: 'not found' } };
     }
+    if (uid && this.refuse.has(uid) && method !== 'GET')
+      return { status: 422, body: { message: 'refused by the device' } };
     if (uid && method === 'DELETE') {
-      this.identifiers.delete(uid);
+      // deleting what it does not hold leaves it as it is: a delete applied twice is a delete applied once
+      if (this.identifiers.delete(uid)) {
+        this.index = null;
+        this.writes++;
+      }
       return { status: 200, body: { uid } };
     }
     if (method === 'POST' || method === 'PUT') {
@@ -530,6 +634,8 @@ export class SimulatedDevice {
       const type = b.identifier_type;
       const number = b.identifier_number;
       const lock = b.lock ?? 'all';
+      const profileKeys = (v: unknown) =>
+        v === undefined || (Array.isArray(v) && v.every((k) => typeof k === 'string' && k.length <= 64));
       if (
         typeof type !== 'string' ||
         !IDENTIFIER_TYPES.includes(type) ||
@@ -537,17 +643,56 @@ export class SimulatedDevice {
         !number ||
         number.length > 100 ||
         typeof lock !== 'string' ||
-        !LOCK_CHOICES.includes(lock)
+        !LOCK_CHOICES.includes(lock) ||
+        !profileKeys(b.time_profiles) ||
+        !profileKeys(b.deny_time_profiles)
       )
         return { status: 400, body: { message: 'identifier_type, identifier_number and lock are required' } };
+      // one number of a type is one item: another uid with the same number is refused, as a panel does
+      const key = typeof b.uid === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(b.uid) ? b.uid : undefined;
+      const target = uid ?? key;
+      const holder = this.held(type, number);
+      const clash = holder && holder.uid !== target ? holder : undefined;
+      if (clash)
+        return { status: 409, body: { message: 'identifier number held by another item', uid: clash.uid } };
+      const { passes_used: _counter, ...rest } = b as Partial<SimIdentifier>;
+      void _counter;
       const id = this.addIdentifier({
-        ...(b as Partial<SimIdentifier>),
-        uid: uid ?? (typeof b.uid === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(b.uid) ? b.uid : undefined),
+        ...rest,
+        uid: target,
         identifier_type: type as SimIdentifier['identifier_type'],
         identifier_number: number,
         lock: lock as SimIdentifier['lock'],
       });
+      this.writes++;
+      this.applied.entities++;
       return { status: 200, body: { uid: id } };
+    }
+    return { status: 405, body: { message: 'method not allowed' } };
+  }
+
+  /** A time profile: `GET|PUT|DELETE /api/v1/access/identifier/time_profile/{key}`. */
+  private timeProfileApi(method: string, key: string, body: unknown): { status: number; body: unknown } {
+    if (method === 'GET') {
+      const found = this.timeProfiles.get(key);
+      return found ? { status: 200, body: found } : { status: 404, body: { message: 'not found' } };
+    }
+    if (this.refuse.has(key)) return { status: 422, body: { message: 'refused by the device' } };
+    if (method === 'DELETE') {
+      if (this.timeProfiles.delete(key)) {
+        this.index = null;
+        this.writes++;
+      }
+      return { status: 200, body: { key } };
+    }
+    if (method === 'PUT') {
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        return { status: 400, body: { message: 'a time profile is an object' } };
+      this.timeProfiles.set(key, { ...(body as Record<string, unknown>), key });
+      this.index = null;
+      this.writes++;
+      this.applied.entities++;
+      return { status: 200, body: { key } };
     }
     return { status: 405, body: { message: 'method not allowed' } };
   }
@@ -574,6 +719,8 @@ export class SimulatedDevice {
           applied: this.applied,
           locks: this.locks,
           identifiers: this.identifiers.size,
+          time_profiles: this.timeProfiles.size,
+          time: new Date(this.now()).toISOString(),
           pending_logs: this.pendingLogs.length,
           logs_acknowledged: this.logsAcknowledged,
         });
@@ -585,6 +732,18 @@ export class SimulatedDevice {
           body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
         } catch {
           return send(400, { message: 'not JSON' });
+        }
+        // the device's clock: {time: ISO or ms, or null for the machine's}
+        if (req.method === 'POST' && url.pathname === '/control/clock') {
+          const at = (body as { time?: unknown } | undefined)?.time;
+          if (at !== null && typeof at !== 'string' && typeof at !== 'number')
+            return send(400, { message: 'time: an ISO date, ms since the epoch, or null' });
+          try {
+            this.setClock(at);
+          } catch {
+            return send(400, { message: 'not a time' });
+          }
+          return send(200, { time: new Date(this.now()).toISOString() });
         }
         // "present card 123 at lock 1": {number, lock?, type?}
         if (req.method === 'POST' && url.pathname === '/control/present') {

@@ -67,7 +67,7 @@ export interface Config {
   codeTtlH: number;
   registrationOpen: boolean;
   selfRegistrationOpen: boolean;
-  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,sip,webhooks,http,websocket) */
+  /** the long-lived parts this instance runs, in start order (LINTEL_MODULES, default all: events,jobs,devices,access,sip,webhooks,http,websocket) */
   modules: string[];
   jobs: JobSettings;
   /** the websocket's timers and limits (realtime/websocket.ts) */
@@ -94,7 +94,20 @@ export interface Config {
   sip: SipConfig;
   /** webhooks (webhooks/service.ts): LINTEL_WEBHOOK_INSECURE, LINTEL_WEBHOOK_TIMEOUT_MS, LINTEL_WEBHOOK_POLL_MS */
   webhooks: WebhookSettings;
+  /** the access sync to the devices (access-sync/planner.ts); defaults when absent */
+  accessSync?: Partial<AccessSyncConfig>;
 }
+
+export interface AccessSyncConfig {
+  /** how often the planner looks for committed access changes, ms (LINTEL_ACCESS_SYNC_MS, default 500; 0: only when asked) */
+  pollMs: number;
+  /** requests of the identifier API in one device task (LINTEL_ACCESS_SYNC_BATCH, default 500) */
+  batchSize: number;
+  /** requests of one task in flight to its device at once (LINTEL_ACCESS_SYNC_WINDOW, default 16) */
+  window: number;
+}
+
+export const defaultAccessSync: AccessSyncConfig = { pollMs: 500, batchSize: 500, window: 16 };
 
 export interface DeviceLimits {
   /**
@@ -248,7 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     registrationOpen: bool(env.LINTEL_REGISTRATION_OPEN, false),
     // closed on a fresh install: an installer comes by invitation unless the operator opens it (issue 20 item 3)
     selfRegistrationOpen: bool(env.LINTEL_SELF_REGISTRATION_OPEN, false),
-    modules: (env.LINTEL_MODULES || 'events,jobs,devices,sip,webhooks,http,websocket')
+    modules: (env.LINTEL_MODULES || 'events,jobs,devices,access,sip,webhooks,http,websocket')
       .split(',')
       .map((m) => m.trim())
       .filter(Boolean),
@@ -311,6 +324,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       insecure: bool(env.LINTEL_WEBHOOK_INSECURE, false),
       timeoutMs: int(env.LINTEL_WEBHOOK_TIMEOUT_MS, 10_000),
       pollMs: int(env.LINTEL_WEBHOOK_POLL_MS, 5_000),
+    },
+    accessSync: {
+      pollMs: int(env.LINTEL_ACCESS_SYNC_MS, defaultAccessSync.pollMs),
+      batchSize: int(env.LINTEL_ACCESS_SYNC_BATCH, defaultAccessSync.batchSize),
+      window: int(env.LINTEL_ACCESS_SYNC_WINDOW, defaultAccessSync.window),
     },
     ...overrides,
   };

@@ -16,6 +16,7 @@ import type { SipService } from './sip/service';
 import type { WebhookService } from './webhooks/service';
 import type { Metrics } from './metrics/metrics';
 import type { Workers } from './modules/workers';
+import type { AccessSync } from './access-sync/planner';
 
 /** What every handler and service of the server shares. */
 export interface ServerContext {
@@ -43,6 +44,8 @@ export interface ServerContext {
   webhooks: WebhookService;
   /** the websocket's open sockets on this instance (realtime/websocket.ts) */
   sockets: RealtimeSockets;
+  /** the planner of the access sync to the devices (access-sync/planner.ts) */
+  accessSync: AccessSync;
   /** every command's handler (handlers/index.ts), which `dispatch` runs */
   handlers: AllHandlers;
   /** the instance's metrics, in the Prometheus text format (metrics/metrics.ts) */

@@ -14,7 +14,8 @@ export { journalRows, pruneJournal, runJournal, type JournalStore } from './engi
 export { retentionKind } from './jobs/journal-retention';
 export { auditEventStore } from './handlers/audit-event/audit-event.handler';
 export { deviceEventStore } from './handlers/device-event/device-event.handler';
-export { addEntitySource, type EntitySource } from './devices/entities';
+export { planDevice, wantedOf, type PlanOutcome } from './access-sync/planner';
+export { loadProjectAccess } from './access-sync/load';
 export { defaultWebsocketSettings, type WebsocketSettings } from './config';
 export { ProfileChangedEvent } from './events/define';
 export { keysetReader, EXPORT_APPLICATION } from './engine/export';

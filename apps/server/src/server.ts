@@ -30,6 +30,7 @@ import { defineBrokerAccountJobs } from './devices/dynsec';
 import { DeviceGateway } from './devices/gateway';
 import { SipService } from './sip/service';
 import { WebhookDeliverJob, WebhookService } from './webhooks/service';
+import { AccessSync } from './access-sync/planner';
 import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
 import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
@@ -149,6 +150,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     sockets: new RealtimeSockets(contextOf, config.websocket),
     metrics: new Metrics(contextOf),
     workers: new Workers(contextOf),
+    accessSync: new AccessSync(contextOf),
   };
   defineDeviceTaskJob(context);
   defineBrokerAccountJobs(context);
@@ -199,6 +201,12 @@ export async function createServer(config: Config): Promise<LintelServer> {
       name: 'devices',
       start: () => context.devices.start(),
       stop: () => context.devices.stop(),
+    }),
+    // the access sync's planner: committed access changes become device tasks carrying the difference
+    defineModule({
+      name: 'access',
+      start: async () => context.accessSync.start(),
+      stop: () => context.accessSync.stop(),
     }),
     // the SIP service: Kamailio started and supervised (or KAMAILIO_RPC_URL's), the numbers' credentials
     defineModule({ name: 'sip', start: () => context.sip.start(), stop: () => context.sip.stop() }),

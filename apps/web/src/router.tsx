@@ -33,6 +33,7 @@ import { DeviceTasksPage } from './features/device-tasks/device-tasks-page';
 import { DeviceSearchPage } from './features/device-search/device-search-page';
 import { DeviceEventsPage } from './features/device-events/device-events-page';
 import { CallHistoryPage } from './features/call-history/call-history-page';
+import { AcsEventsPage } from './features/acs-events/acs-events-page';
 import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { BackupsPage } from './features/backups/backups-page';
@@ -81,6 +82,7 @@ const screens: Record<string, ReactNode> = {
   'system-info': <SystemInfoPage />,
   'general-settings': <GeneralSettingsPage />,
   'devices.events': <DeviceEventsPage />,
+  'access-control.events': <AcsEventsPage />,
   'devices.tasks': <DeviceTasksPage />,
   'devices.edit': <DeviceEditPage />,
   'devices.search': <DeviceSearchPage />,

@@ -13,6 +13,7 @@ import * as reports from './reports/reports.commands';
 import * as deviceExtras from './device/device.extras';
 import * as deviceRemote from './device/device.remote';
 import * as deviceEvent from './device-event/device-event.resource';
+import * as acsEvent from './acs-event/acs-event.resource';
 import * as notification from './notification/notification.commands';
 import * as sip from './sip/sip.commands';
 import * as backup from './backup/backup.commands';
@@ -73,6 +74,7 @@ export * from './device/device.resource';
 export * from './device/device.extras';
 export * from './device/device.remote';
 export * from './device-event/device-event.resource';
+export * from './acs-event/acs-event.resource';
 export * from './notification/notification.commands';
 export * from './sip/sip.commands';
 export * from './backup/backup.commands';
@@ -140,6 +142,7 @@ const modules = [
   deviceExtras,
   deviceRemote,
   deviceEvent,
+  acsEvent,
   notification,
   sip,
   backup,

@@ -13,6 +13,8 @@ export const RealtimeTopics = {
   appChanges: 'private-app-changes',
   /** the devices' live changes: status, tasks, events (each event says its group: scoped per reader) */
   devices: 'private-devices',
+  /** the access-control log's decisions, as they are stored */
+  accessControl: 'private-access-control',
   user: (profileId: number) => `private-users.${profileId}`,
   /** the calls of one virtual number (CallUpdated) */
   calls: (number: string) => `private-calls.${number}`,

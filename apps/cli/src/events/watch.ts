@@ -212,4 +212,17 @@ export function addEvents(program: Command, ctx: CliContext): void {
           types: ['DeviceEventCreatedEvent'],
         }),
       );
+  // the access-control log, live: `lintel acs-events watch`
+  program.commands
+    .find((c) => c.name() === 'acs-events')
+    ?.command('watch')
+    .description(t('events.acs_events_watch'))
+    .option('--json', t('events.json_option'))
+    .action((opts: WatchOptions) =>
+      watchEvents(ctx, {
+        json: opts.json,
+        topic: [RealtimeTopics.accessControl],
+        types: ['AcsEventCreatedEvent'],
+      }),
+    );
 }

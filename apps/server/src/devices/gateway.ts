@@ -476,11 +476,24 @@ export class DeviceGateway {
       const request_id = req.requestId ?? randomUUID();
       const key = `${device.serial_number}:${request_id}`;
       const reply = new Promise<DeviceReply>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          this.pending.delete(key);
-          reject(new AppError('device_not_available', { serial: device.serial_number, reason: 'timeout' }));
-        }, timeoutMs);
-        this.pending.set(key, { resolve, reject, timer });
+        const entry = {
+          resolve,
+          reject,
+          timer: setTimeout(() => {
+            // a request id sent again (a task's next attempt) waits under the same key: leave its entry
+            if (this.pending.get(key) === entry) this.pending.delete(key);
+            reject(new AppError('device_not_available', { serial: device.serial_number, reason: 'timeout' }));
+          }, timeoutMs),
+        };
+        // an earlier send of the same id still waiting gives way to this one (its reply answers both)
+        const earlier = this.pending.get(key);
+        if (earlier) {
+          clearTimeout(earlier.timer);
+          earlier.reject(
+            new AppError('device_not_available', { serial: device.serial_number, reason: 'timeout' }),
+          );
+        }
+        this.pending.set(key, entry);
       });
       await client.publishAsync(
         deviceTopics(device.serial_number).request,

@@ -112,7 +112,8 @@ export function identifierNoticeOf(
   e: StoredIdentifierEvent,
 ): 'identifier_used' | 'revoked_identifier_used' | null {
   if (e.kind === 'identifier_used' && (e.result === null || e.result === 'granted')) return 'identifier_used';
-  if (e.kind === 'identifier_refused' && e.reason === 'revoked') return 'revoked_identifier_used';
+  if (e.kind === 'identifier_refused' && (e.reason === 'revoked' || e.reason === 'identifier_revoked'))
+    return 'revoked_identifier_used';
   return null;
 }
 

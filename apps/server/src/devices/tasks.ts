@@ -9,7 +9,16 @@ import type { JobRow } from '../jobs/queue';
 import { defineJob } from '../jobs/define';
 import type { DeviceRequest } from './gateway';
 import { notifyAboutDevice } from './notices';
-import { entitiesBody, recordSyncErrors } from './entities';
+import {
+  applyBatchOutcome,
+  isBatch,
+  isInventory,
+  markChanged,
+  releaseTasks,
+  replaceFromInventory,
+  type EntitiesRequest,
+} from '../access-sync/ledger';
+import { sendBatch, readInventory } from '../access-sync/send';
 
 /** The job kind that sends one device task through the gateway. */
 export const DEVICE_TASK_JOB = 'device.task';
@@ -22,13 +31,14 @@ export const taskRequestId = (taskId: number): string => `task-${taskId}`;
 
 /**
  * What each kind sends, over the protocol of ../shared/DEVICES.md (docs/decisions.md "Device tasks" and
- * "Device commands, the rest"): `init` is reinit with the management section; `entities` the lists of
- * `entities.ts`.
+ * "Device commands, the rest"): `init` is reinit with the management section. An `entities` task is not one
+ * request but requests of the identifier API (`EntitiesRequest`, access-sync/ledger.ts): a batch of the
+ * difference the planner made, or the reading of the device's lists (a full resync) — never a `replace`.
  */
 export function taskRequest(
-  kind: DeviceTaskKind,
+  kind: Exclude<DeviceTaskKind, 'entities'>,
   settings: unknown,
-  extra: { management?: unknown; entities?: unknown } = {},
+  extra: { management?: unknown } = {},
 ): DeviceRequest {
   switch (kind) {
     case 'init':
@@ -37,8 +47,6 @@ export function taskRequest(
         uri: '/api/v1/settings',
         body: { ...(settings as object), management: extra.management, replace: true },
       };
-    case 'entities':
-      return { method: 'PUT', uri: '/api/v1/access/sync', body: extra.entities };
     case 'settings':
       return { method: 'PUT', uri: '/api/v1/settings', body: settings };
     case 'reinit':
@@ -56,7 +64,7 @@ interface TaskRow {
   device_id: number;
   domain_id: number;
   kind: DeviceTaskKind;
-  request: DeviceRequest;
+  request: DeviceRequest | EntitiesRequest;
   state: DeviceTaskState;
   attempts: number;
   error: string | null;
@@ -76,7 +84,13 @@ async function setState(
       error = case when ${extra.error !== undefined} then ${extra.error ?? null} else error end,
       completed_at = case when ${state === 'completed'} then ${now}::timestamptz else completed_at end
     where ${where}
-    returning id, project_id, device_id, domain_id, kind, request, state, attempts, error`.execute(q);
+    returning id, project_id, device_id, domain_id, kind, state, attempts, error`.execute(q);
+  // a batch that will not be sent leaves what it carried of unknown outcome (access-sync/ledger.ts)
+  if (state === 'error' || state === 'stopped')
+    await releaseTasks(
+      q,
+      r.rows.filter((t) => t.kind === 'entities').map((t) => Number(t.id)),
+    );
   for (const t of r.rows)
     await app.outbox.emit(q, DeviceTaskChangedEvent, {
       taskId: t.id,
@@ -132,6 +146,8 @@ export async function createTask(
   deviceId: number,
   kind: DeviceTaskKind,
   createdBy: number | null,
+  /** an entities task's requests (the planner's batch); default: the reading of the device's lists */
+  entities: EntitiesRequest = { inventory: true },
 ): Promise<number> {
   const d = await sql<{
     project_id: number;
@@ -146,17 +162,8 @@ export async function createTask(
   // the platform does not talk to it: nothing can be sent
   if (device.protocol === 'none') throw new AppError('device_protocol_none');
   const settings = DeviceSettings.parse(device.device_settings ?? {});
-  const request = taskRequest(kind, settings, {
-    management: device.management,
-    entities:
-      kind === 'entities'
-        ? await entitiesBody(app, trx, {
-            id: deviceId,
-            project_id: device.project_id,
-            domain_id: device.domain_id,
-          })
-        : undefined,
-  });
+  const request =
+    kind === 'entities' ? entities : taskRequest(kind, settings, { management: device.management });
   const now = app.clock.now();
   const r = await sql<{ id: number }>`insert into device_tasks
       (project_id, device_id, domain_id, kind, request, state, created_by, created_at, updated_at)
@@ -190,6 +197,7 @@ export async function retryTask(app: ServerContext, trx: Transaction<DB>, taskId
     error: null,
   });
   if (r[0]) await advance(app, trx, r[0].device_id);
+  // a batch sent again after later ones: the devices are planned again once it is through (ledger.ts)
 }
 
 /**
@@ -282,9 +290,58 @@ async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise
   if (!started.length) return;
   let failure: AppError;
   try {
+    if (task.kind === 'entities') {
+      const target = { ...device, status: 'online' };
+      const now = () => app.clock.now();
+      if (isBatch(task.request)) {
+        // every request of the batch answered (a refusal is an item's, not the task's)
+        const outcomes = await sendBatch(app, target, taskId, task.request.batch);
+        await app.db.transaction().execute(async (trx) => {
+          const done = await setState(
+            app,
+            trx,
+            sql<boolean>`id = ${taskId} and state = 'started'`,
+            'completed',
+            {
+              error: null,
+            },
+          );
+          if (!done.length) return;
+          if (await applyBatchOutcome(trx, task, outcomes, now())) await markChanged(trx, task.project_id);
+          await advance(app, trx, task.device_id);
+        });
+        return;
+      }
+      if (!isInventory(task.request)) {
+        await finish(app, task, 'wrong_parameters');
+        return;
+      }
+      const held = await readInventory(app, target, taskId);
+      if ('refused' in held) {
+        await finish(app, task, 'device_not_available');
+        return;
+      }
+      await app.db.transaction().execute(async (trx) => {
+        const done = await setState(
+          app,
+          trx,
+          sql<boolean>`id = ${taskId} and state = 'started'`,
+          'completed',
+          {
+            error: null,
+          },
+        );
+        if (!done.length) return;
+        // what it holds is the ledger now; the planner sends the difference from it (removing the rest by name)
+        await replaceFromInventory(trx, task.device_id, held);
+        await markChanged(trx, task.project_id);
+        await advance(app, trx, task.device_id);
+      });
+      return;
+    }
     const reply = await app.devices.request(
       { ...device, status: 'online' },
-      { ...task.request, requestId: taskRequestId(taskId) },
+      { ...(task.request as DeviceRequest), requestId: taskRequestId(taskId) },
     );
     if (isSuccess(reply.status)) {
       await app.db.transaction().execute(async (trx) => {
@@ -298,8 +355,6 @@ async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise
           },
         );
         if (!done.length) return;
-        // the entities it refused, one by one (what it took is no longer an error)
-        if (task.kind === 'entities') await recordSyncErrors(app, trx, task, reply.body);
         await advance(app, trx, task.device_id);
       });
       return;

@@ -154,7 +154,9 @@ export function tableStore<R extends AnyResource>(resource: R, opts: TableStoreO
   const given = opts.prepare ?? ((v: Record<string, unknown>) => v);
   // the placeholder sent back keeps the stored secret (spec part 2 §5)
   const prepare = (v: Record<string, unknown>) =>
-    given(Object.fromEntries(Object.entries(v).filter(([k, x]) => !(secrets.has(k) && x === DUMMY_PASSWORD))));
+    given(
+      Object.fromEntries(Object.entries(v).filter(([k, x]) => !(secrets.has(k) && x === DUMMY_PASSWORD))),
+    );
   const unique = (err: unknown) => uniqueError(resource, err);
   // what a group uses of each declared limit, for the check of a new maximum (licensing/group-licences.ts)
   const groupColumn = resource.scopes?.owner?.group;

@@ -169,6 +169,22 @@ export const DeviceEventCreatedEvent = defineEvent({
   },
 });
 
+/** A decision at a door was stored in the access-control log (access-sync/acs.ts). */
+export const AcsEventCreatedEvent = defineEvent({
+  topic: RealtimeTopics.accessControl,
+  type: 'AcsEventCreatedEvent',
+  payload: z.object({
+    eventId: z.number().int(),
+    deviceId: z.number().int(),
+    projectId: z.number().int(),
+    identifierId: z.number().int().nullable(),
+    decision: z.enum(['granted', 'denied']),
+    reason: z.string().nullable(),
+    at: z.string(),
+  }),
+  audience: { kind: 'permission', permission: 'access_control_events.view' },
+});
+
 /**
  * A notification was stored for a user (notifications/notify.ts): that user's consoles show it in the bell
  * at once and read the unread list again.
@@ -242,6 +258,7 @@ export const eventDefs = {
   DeviceStatusChangedEvent,
   DeviceTaskChangedEvent,
   DeviceEventCreatedEvent,
+  AcsEventCreatedEvent,
   NotificationCreatedEvent,
   DeviceSearchEvent,
   SipNumberChangedEvent,

@@ -18,6 +18,7 @@ import { licenceHandlers } from './licence/licence.handler';
 import { deviceHandlers } from './device/device.handler';
 import { deviceRemoteHandlers } from './device/device.remote';
 import { deviceEventHandlers } from './device-event/device-event.handler';
+import { acsEventHandlers } from './acs-event/acs-event.handler';
 import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
@@ -53,6 +54,7 @@ export const handlers = {
   ...deviceHandlers,
   ...deviceRemoteHandlers,
   ...deviceEventHandlers,
+  ...acsEventHandlers,
   ...sipNumberHandlers,
   ...reportsHandlers,
   ...notificationHandlers,

@@ -94,9 +94,21 @@ export const CallsTopic = defineTopic({
   read: (auth) => CallFollowers.some((p) => auth.permissions.has(p)),
 });
 
+/** The access-control log, live: its readers (`access_control_events.view`, the whole project). */
+export const AccessControlTopic = defineTopic({
+  pattern: RealtimeTopics.accessControl,
+  read: (auth) => auth.permissions.has('access_control_events.view'),
+});
+
 /** Every topic of the websocket. A family adds its own here (see docs/project-layout.md). */
 /** Every topic (a test fixture may add one before the server starts: testing.ts `registerFixtureTopic`). */
-export const topicDefs: TopicDef[] = [UserTopic, AppChangesTopic, DevicesTopic, CallsTopic];
+export const topicDefs: TopicDef[] = [
+  UserTopic,
+  AppChangesTopic,
+  DevicesTopic,
+  CallsTopic,
+  AccessControlTopic,
+];
 
 const compiled = new Map<TopicDef, { re: RegExp; names: string[] }>();
 function compile(def: TopicDef) {

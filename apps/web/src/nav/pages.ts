@@ -94,6 +94,15 @@ export const Pages: readonly PageDef[] = [
     menu: true,
   },
   {
+    id: 'access-control.events',
+    path: '/access-control/events',
+    titleKey: 'acs_events.title',
+    icon: 'list',
+    section: 'access',
+    gates: gatesOf('acs_event.list'),
+    menu: true,
+  },
+  {
     id: 'devices.events',
     path: '/devices/events',
     titleKey: 'device_events.title',

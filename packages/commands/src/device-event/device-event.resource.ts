@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AlarmSensors, IdentifierTypes } from '@lintel/core';
+import { AlarmSensors, DecisionReasons, IdentifierTypes } from '@lintel/core';
 import { defineCommand } from '../command';
 import { defineJournal } from '../journal';
 import { Ref, Timestamp } from '../refs';
@@ -130,7 +130,10 @@ export const DeviceLogEntry = z
     identifier_number: z.string().min(1).max(100).optional(),
     lock: z.number().int().min(1).max(2).optional(),
     result: DeviceEventResult.optional(),
-    reason: z.enum([...DeviceEventReasons, ...DoorOpenSources, ...AlarmSensors]).optional(),
+    // a device deciding with the platform's function (the simulator) says the catalogue's code itself
+    reason: z
+      .enum([...DeviceEventReasons, ...DoorOpenSources, ...AlarmSensors, ...DecisionReasons])
+      .optional(),
     number: z.string().min(1).max(32).optional(),
     /** a JPEG or PNG picture of the event, base64 */
     image: z

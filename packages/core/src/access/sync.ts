@@ -66,7 +66,7 @@ export interface SyncPlan {
 }
 
 /** A value with its object keys sorted, so two equal items compare equal as text. */
-function canonical(v: unknown): unknown {
+export function canonical(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(canonical);
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
@@ -80,7 +80,7 @@ function canonical(v: unknown): unknown {
 }
 
 /** What of an identifier item the platform sends (and so compares): not the device's own counters. */
-function identifierBody(i: DeviceIdentifierItem): Omit<DeviceIdentifierItem, 'uid'> {
+export function identifierBody(i: DeviceIdentifierItem): Omit<DeviceIdentifierItem, 'uid'> {
   return {
     identifier_owner: { name: i.identifier_owner.name, type: i.identifier_owner.type },
     identifier_type: i.identifier_type,

@@ -23,6 +23,7 @@ import {
   signedPictureUrl,
   writePictures,
 } from '../../devices/pictures';
+import { recordAccessEvents } from '../../access-sync/acs';
 
 interface EventRow {
   id: number;
@@ -281,8 +282,18 @@ export const deviceEventHandlers = {
           at: new Date(x.created_at).toISOString(),
         })),
       );
+      // the decisions at the door: the ACS log (access-sync/acs.ts), with the reasons the platform knows
+      const reasons = await recordAccessEvents(app, trx, { ...device, project_id: p.projectId }, r.rows);
       // identifiers used: the ACS notifications, for the events stored now only (a repeat tells no one again)
-      await notifyAboutIdentifiers(app, trx, { ...device, project_id: p.projectId }, r.rows);
+      await notifyAboutIdentifiers(
+        app,
+        trx,
+        { ...device, project_id: p.projectId },
+        // a panel's "unknown" for a card the platform knows revoked is the revoked card's notice
+        r.rows.map((row) =>
+          reasons.get(row.event_id) === 'identifier_revoked' ? { ...row, reason: 'identifier_revoked' } : row,
+        ),
+      );
       return { inserted: r.rows.length, refused };
     });
     return {

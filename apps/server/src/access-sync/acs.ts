@@ -1,0 +1,168 @@
+/**
+ * The access-control log's entries, made from a device's logs as they are stored (device_gateway.logs, in its
+ * transaction): each identifier used or refused becomes an ACS event naming the identifier the platform knows
+ * by that type and number, its owner, the device, the decision and a refusal's reason as a catalogue code.
+ *
+ * The device's decision is the decision (it opened the door or not). Its reason is read as a catalogue code
+ * (`reasonFromDevice`); when the device did not hold the identifier (`unknown`) and the platform knows it,
+ * the platform's own decision names why (revoked, expired, outside schedule…: a panel only knows it lacks
+ * the card). A granted passage names the rule the platform's decision allows by, and counts a pass of the
+ * identifier (`passes_count`, once per stored event: a push sent again stores nothing).
+ */
+import { sql, type Transaction } from 'kysely';
+import { decide, holidayDays, reasonFromDevice, type DecisionReason } from '@lintel/core';
+import type { ServerContext } from '../context';
+import type { DB } from '../db/schema';
+import { AcsEventCreatedEvent } from '../events/define';
+import { loadProjectAccess, type ProjectAccess } from './load';
+
+export interface StoredDeviceEvent {
+  event_id: string;
+  created_at: Date;
+  kind: string;
+  result: string | null;
+  reason: string | null;
+  identifier_type: string | null;
+  identifier_number: string | null;
+  lock: number | null;
+}
+
+interface KnownIdentifier {
+  id: number;
+  name: string;
+  type: string;
+  value: string;
+  owner_type: 'user' | 'guest';
+  owner: number | null;
+  owner_name: string | null;
+  is_active: boolean;
+  period_restrict_active: boolean;
+  period_restrict_from_u: Date | null;
+  period_restrict_to_u: Date | null;
+  passes_restrict_active: boolean;
+  passes_restrict_max_count: number;
+  passes_count: number;
+}
+
+const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
+
+/**
+ * Stores the ACS events of a device's freshly stored events (in the caller's transaction) and announces them
+ * on `private-access-control`; the catalogue reason of each refusal, by the device's event id.
+ */
+export async function recordAccessEvents(
+  app: ServerContext,
+  trx: Transaction<DB>,
+  device: { id: number; serial_number: string; domain_id: number | null; project_id: number },
+  events: readonly StoredDeviceEvent[],
+): Promise<Map<string, DecisionReason | null>> {
+  const reasons = new Map<string, DecisionReason | null>();
+  const decisions = events.filter(
+    (e) => (e.kind === 'identifier_used' || e.kind === 'identifier_refused') && e.identifier_number,
+  );
+  if (!decisions.length) return reasons;
+  const pairs = [...new Set(decisions.map((e) => `${e.identifier_type ?? 'card'}:${e.identifier_number}`))];
+  const found = await sql<KnownIdentifier>`
+    select i.id, i.name, i.type, i.value, i.owner_type, i.owner, u.name as owner_name, i.is_active,
+      i.period_restrict_active, i.period_restrict_from_u, i.period_restrict_to_u, i.passes_restrict_active,
+      i.passes_restrict_max_count, i.passes_count
+    from identifiers i left join users u on u.id = i.owner
+    where i.project_id = ${device.project_id}
+      and (i.type || ':' || i.value) in (${sql.join(pairs)})`.execute(trx);
+  const known = new Map(found.rows.map((r) => [`${r.type}:${r.value}`, r]));
+  let access: ProjectAccess | null = null;
+  const accessNow = async () => (access ??= await app.accessSync.access(trx, device.project_id));
+  const passes = new Map<number, number>();
+  const rows = [];
+  for (const e of decisions) {
+    const granted = e.kind === 'identifier_used' && (e.result === null || e.result === 'granted');
+    const i = known.get(`${e.identifier_type ?? 'card'}:${e.identifier_number}`);
+    let reason: DecisionReason | null = granted ? null : (reasonFromDevice(e.reason) ?? 'no_access_rule');
+    let rule: number | null = null;
+    if (i) {
+      // what the platform decides for it at that device and time (its rule, or why not)
+      const data = await accessNow();
+      const cached = data.identifiers.get(Number(i.id));
+      if (cached) {
+        // the rules as last read; the identifier as it is now (a revoke is seen at once)
+        const identifier = {
+          ...cached,
+          is_active: i.is_active,
+          period_restrict_active: i.period_restrict_active,
+          period_restrict_from_u: iso(i.period_restrict_from_u),
+          period_restrict_to_u: iso(i.period_restrict_to_u),
+          passes_restrict_active: i.passes_restrict_active,
+          passes_restrict_max_count: Number(i.passes_restrict_max_count),
+          // the passes before this one: the device decided before counting it
+          passes_count: Number(i.passes_count) + (passes.get(Number(i.id)) ?? 0),
+        };
+        const d = decide(identifier, device.id, new Date(e.created_at), data.index, {
+          tz: data.tz,
+          holidays: holidayDays(data.holidaysAt(device.id)),
+          groups: identifier.groups,
+        });
+        rule = d.rule;
+        // a device that did not hold it knows no more than that: the platform names the reason
+        if (!granted && e.reason === 'unknown' && !d.allowed && d.reason) reason = d.reason;
+        if (granted && !d.allowed) rule = null;
+      }
+      if (granted) passes.set(Number(i.id), (passes.get(Number(i.id)) ?? 0) + 1);
+    }
+    reasons.set(e.event_id, reason);
+    const ruleName =
+      rule === null
+        ? null
+        : ((await sql<{ name: string }>`select name from access_rules where id = ${rule}`.execute(trx))
+            .rows[0]?.name ?? null);
+    rows.push(sql`(${device.project_id}, ${new Date(e.created_at)}, ${app.clock.now()}, ${device.id},
+      ${device.serial_number}, ${device.domain_id}, ${i ? Number(i.id) : null}, ${i?.name ?? null},
+      ${e.identifier_type}, ${e.identifier_number}, ${i?.owner ?? null},
+      ${i ? (i.owner_type === 'guest' ? i.name || 'Guest identifier' : (i.owner_name ?? null)) : null},
+      ${i ? i.owner_type : null}, ${granted ? 'granted' : 'denied'}, ${reason}, ${rule}, ${ruleName},
+      ${e.lock}, ${e.event_id})`);
+  }
+  const inserted = await sql<{
+    id: number;
+    identifier_id: number | null;
+    decision: 'granted' | 'denied';
+    reason: string | null;
+    created_at: Date;
+  }>`insert into acs_events (project_id, created_at, received_at, device_id, serial_number, domain_id,
+      identifier_id, identifier_name, identifier_type, identifier_number, owner_id, owner_name, owner_type,
+      decision, reason, rule_id, rule_name, lock, event_id)
+    values ${sql.join(rows)}
+    on conflict on constraint acs_events_device_event do nothing
+    returning id, identifier_id, decision, reason, created_at`.execute(trx);
+  // the passes the devices counted (the decision's `passes_count`; not a change the devices are sent)
+  for (const [id, n] of passes)
+    await sql`update identifiers set passes_count = passes_count + ${n} where id = ${id}`.execute(trx);
+  for (const r of inserted.rows)
+    await app.outbox.emit(trx, AcsEventCreatedEvent, {
+      eventId: Number(r.id),
+      deviceId: device.id,
+      projectId: device.project_id,
+      identifierId: r.identifier_id === null ? null : Number(r.identifier_id),
+      decision: r.decision,
+      reason: r.reason,
+      at: new Date(r.created_at).toISOString(),
+    });
+  return reasons;
+}
+
+/** A project's access control, read again when it changed (the planner ran) or after `ttlMs`. */
+export class AccessCache {
+  private readonly entries = new Map<number, { data: ProjectAccess; at: number }>();
+  constructor(private readonly ttlMs = 5000) {}
+
+  async get(q: Transaction<DB> | ServerContext['db'], projectId: number): Promise<ProjectAccess> {
+    const e = this.entries.get(projectId);
+    if (e && Date.now() - e.at < this.ttlMs) return e.data;
+    const data = await loadProjectAccess(q, projectId);
+    this.entries.set(projectId, { data, at: Date.now() });
+    return data;
+  }
+
+  forget(projectId: number): void {
+    this.entries.delete(projectId);
+  }
+}
