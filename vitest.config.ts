@@ -29,11 +29,20 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // one core is left to vitest's own process: a worker's progress reports wait at most 60 s for its
-    // answer (a fixed timeout), and on a loaded 2-core CI machine two forks, their servers and Chromium
-    // once starved it into "Timeout calling onTaskUpdate" with every test passed. On 2 cores one fork is
-    // 297 s against 220 s for two.
-    poolOptions: { forks: { maxForks: Math.max(1, os.availableParallelism() - 1), minForks: 1 } },
+    // As many forks as cores: most files spend much of their time waiting (for a child process, Chromium, a
+    // socket), and each has its own server on a free port and its own database (docs/decisions.md, "The
+    // suite's own time"). A fork's progress reports must be answered within vitest's fixed 60 s: a loaded
+    // 2-core machine once timed one out ("Timeout calling onTaskUpdate") with two forks, when each test
+    // server's start ran PGlite's initdb, seconds of CPU in one synchronous call; servers now start from a
+    // migrated template (tests/support/pglite-template.ts). LINTEL_TEST_FORKS overrides the number.
+    poolOptions: {
+      forks: {
+        maxForks: Number(process.env.LINTEL_TEST_FORKS) || Math.max(1, os.availableParallelism()),
+        minForks: 1,
+      },
+    },
     fileParallelism: true,
+    // each file's CPU (its fork and the children it waited for), printed by scripts/test.mjs
+    setupFiles: ['tests/support/cpu-per-file.ts'],
   },
 });

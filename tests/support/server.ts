@@ -13,6 +13,7 @@ import {
   type LintelServer,
 } from '@lintel/server';
 import { ApiClient, MemorySessionStore, type StoredSession } from '@lintel/core';
+import { pgliteTemplate } from './pglite-template';
 
 export interface TestServer {
   url: string;
@@ -79,6 +80,9 @@ export async function startTestServer(
       port: 0,
       host: '127.0.0.1',
       dataDir: 'memory://',
+      // PGlite starts from a dump with the migrations applied (./pglite-template.ts); a test that gives a
+      // data folder of its own (config.dataDir) starts from nothing, as a real first start does
+      ...(db.url || opts.config?.dataDir ? {} : { pgliteTemplate: await pgliteTemplate() }),
       storageDir,
       databaseUrl: db.url,
       adminPassword,

@@ -26,6 +26,8 @@ export interface Database {
    * no connection of its own is needed). PostgreSQL's notifications come through the outbox's listener.
    */
   listen?(channel: string, fn: () => void): Promise<void>;
+  /** PGlite only: the data folder as a tarball, which `openDatabase`'s `pgliteTemplate` starts from */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -49,6 +51,8 @@ const logSql = process.env.LINTEL_LOG_SQL
 export async function openDatabase(opts: {
   databaseUrl?: string;
   dataDir: string;
+  /** PGlite in memory: a data folder's dump to start from (Config's `pgliteTemplate`) */
+  pgliteTemplate?: Blob;
   /** PGlite: how long a borrower waits for the one connection (see PGlitePool) */
   waitMs?: number;
   /** a PostgreSQL connection failed, idle or in use (server restarted, connection killed); the pool opens a new one */
@@ -98,6 +102,7 @@ export async function openDatabase(opts: {
   if (!memory) fs.mkdirSync(opts.dataDir, { recursive: true });
   const pglite = await PGlite.create(memory ? undefined : path.join(opts.dataDir, 'pglite'), {
     extensions: { pg_trgm },
+    ...(memory && opts.pgliteTemplate ? { loadDataDir: opts.pgliteTemplate } : {}),
   });
   const pool = new PGlitePool(pglite, opts.waitMs);
   const db = new Kysely<DB>({
@@ -123,6 +128,14 @@ export async function openDatabase(opts: {
       const conn = await pool.connect();
       try {
         await pglite.listen(channel, () => fn());
+      } finally {
+        conn.release();
+      }
+    },
+    dump: async () => {
+      const conn = await pool.connect();
+      try {
+        return await pglite.dumpDataDir('none');
       } finally {
         conn.release();
       }
