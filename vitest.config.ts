@@ -34,7 +34,7 @@ export default defineConfig({
     // suite's own time"). A fork's progress reports must be answered within vitest's fixed 60 s: a loaded
     // 2-core machine once timed one out ("Timeout calling onTaskUpdate") with two forks, when each test
     // server's start ran PGlite's initdb, seconds of CPU in one synchronous call; servers now start from a
-    // migrated template (tests/support/pglite-template.ts). LINTEL_TEST_FORKS overrides the number.
+    // migrated template (tests/support/database-template.ts). LINTEL_TEST_FORKS overrides the number.
     poolOptions: {
       forks: {
         maxForks: Number(process.env.LINTEL_TEST_FORKS) || Math.max(1, os.availableParallelism()),

@@ -19,7 +19,7 @@ export interface Config {
    * an in-memory embedded database (`memory://`) only: a dump of a PGlite data folder (`Database.dump`) to
    * start from instead of an empty one — no initdb, and the migrations it holds are not run again. Set by
    * code, never by the environment: the tests start each server from one with the migrations applied
-   * (tests/support/pglite-template.ts), which costs a fifth of the CPU of a first start.
+   * (tests/support/database-template.ts), which costs a fifth of the CPU of a first start.
    */
   pgliteTemplate?: Blob;
   databaseUrl?: string;
