@@ -32,7 +32,12 @@ ensureSip();
 
 const step = (title, cmd, args) => {
   console.log(`\n== ${title}`);
+  const started = Date.now();
+  const cpu = childrenCpuMs();
   if (run(cmd, args) !== 0) fail(`${title} failed (see above).`);
+  console.log(
+    `== ${title}: ${((Date.now() - started) / 1000).toFixed(1)} s, CPU ${((childrenCpuMs() - cpu) / 1000).toFixed(1)} s`,
+  );
 };
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 
@@ -52,6 +57,9 @@ console.log(
 const report = path.join(root, '.test-results', 'vitest.json');
 fs.mkdirSync(path.dirname(report), { recursive: true });
 fs.rmSync(report, { force: true });
+const cpuDir = path.join(root, '.test-results', 'cpu');
+fs.rmSync(cpuDir, { recursive: true, force: true });
+const cpuBefore = childrenCpuMs();
 const status = run(
   bin('vitest'),
   [
@@ -64,10 +72,12 @@ const status = run(
   ],
   storageOnly ? { env: { ...process.env, LINTEL_TEST_PASS: 'storage' } } : {},
 );
+const vitestCpuMs = childrenCpuMs() - cpuBefore;
 let summary = '';
 if (fs.existsSync(report)) {
   const r = JSON.parse(fs.readFileSync(report, 'utf8'));
   printSlowest(r);
+  printCostliest(vitestCpuMs);
   summary =
     `${r.numPassedTests} passed, ${r.numFailedTests} failed` +
     (r.numPendingTests ? `, ${r.numPendingTests} skipped` : '');
@@ -87,4 +97,39 @@ function printSlowest(r) {
     `\n== time: ${files.length} files, ${(total / 1000).toFixed(0)} s added up, ${(wall / 1000).toFixed(0)} s from start to end; the slowest:`,
   );
   for (const f of files.slice(0, 15)) console.log(`${(f.ms / 1000).toFixed(1).padStart(8)} s  ${f.name}`);
+}
+
+/** CPU of the children this process waited for (vitest, its forks and theirs), from /proc; 0 elsewhere. */
+function childrenCpuMs() {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The files that cost most CPU (written by tests/support/cpu-per-file.ts): wall time on a shared machine
+ * says as much about the neighbours as about the file; CPU time says what the file itself costs.
+ */
+function printCostliest(vitestCpuMs) {
+  if (!fs.existsSync(cpuDir)) return;
+  const files = fs
+    .readdirSync(cpuDir)
+    .map((f) => JSON.parse(fs.readFileSync(path.join(cpuDir, f), 'utf8')))
+    .sort((a, b) => b.cpuMs - a.cpuMs);
+  if (files.length === 0) return;
+  const sum = files.reduce((s, f) => s + f.cpuMs, 0);
+  console.log(
+    `\n== CPU: ${files.length} files, ${(sum / 1000).toFixed(0)} s of CPU in their forks and children` +
+      (vitestCpuMs ? `, ${(vitestCpuMs / 1000).toFixed(0)} s for the whole vitest run` : '') +
+      '; the costliest (CPU s, of it in children, wall s):',
+  );
+  for (const f of files.slice(0, 15))
+    console.log(
+      `${(f.cpuMs / 1000).toFixed(1).padStart(8)} s ${(f.childrenMs / 1000).toFixed(1).padStart(7)} s ` +
+        `${(f.forkMs / 1000).toFixed(1).padStart(7)} s  ${f.file}`,
+    );
 }

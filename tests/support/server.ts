@@ -13,6 +13,7 @@ import {
   type LintelServer,
 } from '@lintel/server';
 import { ApiClient, MemorySessionStore, type StoredSession } from '@lintel/core';
+import { pgliteTemplate, postgresTemplate } from './database-template';
 
 export interface TestServer {
   url: string;
@@ -26,20 +27,25 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+const useTemplate = process.env.LINTEL_TEST_TEMPLATE !== '0';
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 export const builtWebDir = path.join(repoRoot, 'apps/web/dist');
 
 /**
  * A fresh database per server: a new PostgreSQL database when DATABASE_URL is set (dropped afterwards),
- * else PGlite in memory.
+ * else PGlite in memory. Empty, unless `migrated`: then a copy of the migrated template
+ * (./database-template.ts).
  */
-export async function freshDatabase(): Promise<{ url?: string; drop(): Promise<void> }> {
+export async function freshDatabase(
+  opts: { migrated?: boolean } = {},
+): Promise<{ url?: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) return { drop: async () => undefined };
   const name = `lintel_t_${randomBytes(6).toString('hex')}`;
+  const template = opts.migrated ? ` template ${await postgresTemplate(base)}` : '';
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${template}`);
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
@@ -61,7 +67,9 @@ export async function freshDatabase(): Promise<{ url?: string; drop(): Promise<v
 export async function startTestServer(
   opts: { webDir?: string; config?: Partial<Config>; database?: string } = {},
 ): Promise<TestServer> {
-  const db = opts.database ? { url: opts.database, drop: async () => undefined } : await freshDatabase();
+  const db = opts.database
+    ? { url: opts.database, drop: async () => undefined }
+    : await freshDatabase({ migrated: useTemplate && !opts.config?.databaseUrl });
   const adminPassword = `Admin-${randomBytes(6).toString('hex')}`;
   let logText = '';
   const logStream = new Writable({
@@ -79,6 +87,10 @@ export async function startTestServer(
       port: 0,
       host: '127.0.0.1',
       dataDir: 'memory://',
+      // PGlite starts from a dump with the migrations applied (./database-template.ts); a test that gives a
+      // data folder of its own (config.dataDir) starts from nothing, as a real first start does
+      // (LINTEL_TEST_TEMPLATE=0: from nothing, to measure what the template saves)
+      ...(db.url || opts.config?.dataDir || !useTemplate ? {} : { pgliteTemplate: await pgliteTemplate() }),
       storageDir,
       databaseUrl: db.url,
       adminPassword,

@@ -16,6 +16,13 @@ export interface Config {
    */
   demoDevicesFile?: string;
   dataDir: string;
+  /**
+   * an in-memory embedded database (`memory://`) only: a dump of a PGlite data folder (`Database.dump`) to
+   * start from instead of an empty one — no initdb, and the migrations it holds are not run again. Set by
+   * code, never by the environment: the tests start each server from one with the migrations applied
+   * (tests/support/database-template.ts), which costs a fifth of the CPU of a first start.
+   */
+  pgliteTemplate?: Blob;
   databaseUrl?: string;
   /** embedded database only: ms after its arrival a request that has not had the database yet gets a 503 with Retry-After; 0: no bound */
   dbWaitMs: number;

@@ -83,6 +83,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
+    pgliteTemplate: config.pgliteTemplate,
     waitMs: config.dbWaitMs,
     onConnectionLost: (err) =>
       log.warn({ err: err.message }, 'database connection lost; the next query opens a new one'),

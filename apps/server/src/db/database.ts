@@ -28,6 +28,8 @@ export interface Database {
   listen?(channel: string, fn: () => void): Promise<void>;
   /** the connections of this instance now (metrics, system info): PGlite has one */
   poolStats(): PoolStats;
+  /** PGlite only: the data folder as a tarball, which `openDatabase`'s `pgliteTemplate` starts from */
+  dump?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,8 @@ const logSql = process.env.LINTEL_LOG_SQL
 export async function openDatabase(opts: {
   databaseUrl?: string;
   dataDir: string;
+  /** PGlite in memory: a data folder's dump to start from (Config's `pgliteTemplate`) */
+  pgliteTemplate?: Blob;
   /** PGlite: how long a borrower waits for the one connection (see PGlitePool) */
   waitMs?: number;
   /** a PostgreSQL connection failed, idle or in use (server restarted, connection killed); the pool opens a new one */
@@ -113,6 +117,7 @@ export async function openDatabase(opts: {
   if (!memory) fs.mkdirSync(opts.dataDir, { recursive: true });
   const pglite = await PGlite.create(memory ? undefined : path.join(opts.dataDir, 'pglite'), {
     extensions: { pg_trgm },
+    ...(memory && opts.pgliteTemplate ? { loadDataDir: opts.pgliteTemplate } : {}),
   });
   const pool = new PGlitePool(pglite, opts.waitMs);
   const db = new Kysely<DB>({
@@ -143,6 +148,14 @@ export async function openDatabase(opts: {
       }
     },
     poolStats: () => pool.stats(),
+    dump: async () => {
+      const conn = await pool.connect();
+      try {
+        return await pglite.dumpDataDir('none');
+      } finally {
+        conn.release();
+      }
+    },
     close: () => db.destroy(),
   };
 }
