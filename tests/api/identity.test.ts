@@ -8,7 +8,16 @@ import { Jimp } from 'jimp';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, failure, rootGroup, signIn, uid } from '../support/fixtures';
+import {
+  admin,
+  everyFeatureOn,
+  failure,
+  licence,
+  rootGroup,
+  signIn,
+  uid,
+  userWith,
+} from '../support/fixtures';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -211,5 +220,35 @@ describe('a delete asked as a dry run (issue 25 item 10: a role in use was refus
     const real = await getCommand('role.delete_all').run({ api }, { items: [held, free] });
     expect(real).toEqual(dry);
     expect(await failure(getCommand('role.get').run({ api }, { id: free }))).toMatchObject({ status: 404 });
+  });
+});
+
+describe("a profile's virtual number (issue 22 item 3: anyone could name any number on himself, and the dialer gives its HA1)", () => {
+  it('names only a free number, and one of his own only when it is his or he may edit numbers', async () => {
+    await licence(ts, everyFeatureOn());
+    const num = (n: string) =>
+      getCommand('sip_number.create')
+        .run({ api }, { number: n, name: `Desk ${n}`, domain_id: root, password: 'Secret-123' })
+        .then((r) => r.data.id);
+    const tag = String(Math.floor(Math.random() * 90000) + 10000);
+    const [mine, theirs] = [await num(`7${tag}1`), await num(`7${tag}2`)];
+    // the administrator gives one to a concierge
+    const concierge = await create(`conc${uid()}`, { profile: { sip_number_id: theirs } });
+    // a second user may not be given the same
+    expect(await failure(create(`other${uid()}`, { profile: { sip_number_id: theirs } }))).toMatchObject({
+      status: 409,
+      code: 'virtual_number_not_free',
+    });
+    // a user who may edit only his own profile may not name a number on himself
+    const self = await userWith(ts, api, {
+      permissions: ['users.edit_profile', 'users.view'],
+      domains: [root],
+    });
+    const selfApi = await self.client();
+    const edit = (numberId: number) =>
+      getCommand('user.update').run({ api: selfApi }, { id: self.id, profile: { sip_number_id: numberId } });
+    expect(await failure(edit(theirs))).toMatchObject({ code: 'virtual_number_not_free' });
+    expect(await failure(edit(mine))).toMatchObject({ status: 403, code: 'method_prohibited' });
+    expect(concierge.data.profile.sip_number_id).toBe(theirs);
   });
 });

@@ -108,6 +108,8 @@ export const ErrorCatalogue = {
   anti_passback: 403,
   /** the SIP server did not start, or does not answer (spec: "Error starting SIP service") */
   sip_service_start_failed: 503,
+  /** a profile names a number another user owns or uses (spec part 2 §8: "virtual number not free") */
+  virtual_number_not_free: 409,
   /** a number's change did not reach the SIP server (spec: "error sending the number to the SIP proxy") */
   sip_number_send_failed: 502,
   /** a group (or the project) has its template of this type already (spec part 2 §8 "Templates") */
@@ -132,6 +134,7 @@ export const REFUSED_VALUE_ERRORS: ReadonlySet<ErrorKey> = new Set<ErrorKey>([
   'serial_number_in_use',
   'identifier_duplicate',
   'guest_identifier_exists',
+  'virtual_number_not_free',
 ]);
 
 /** The 409s that are the platform's state, not a value the caller could change (see `REFUSED_VALUE_ERRORS`). */

@@ -25,6 +25,7 @@ import {
   assertNotLastAdministrator,
 } from '../../engine/grants';
 import { lockCount } from '../../licensing/limits';
+import { assertSipNumberChoice } from '../profile/sip-number-choice';
 
 /** The user's groups and markers, declared in `userResource.refs` (join tables the generic parts read and write). */
 const relation = (key: 'domains' | 'markers') => relationsOf(userResource).find((r) => r.key === key)!;
@@ -206,6 +207,15 @@ export const userStore: FamilyStore<typeof userResource> = {
     await assertMayGrantRole(trx, caller, args.role);
     await assertMarkers(trx, caller.projectId, args.markers ?? []);
     await assertUserLimit(trx, args.domains, null);
+    // a new user has no number yet: the one named must be free
+    await assertSipNumberChoice(trx, {
+      projectId: caller.projectId,
+      permissions: caller.auth.permissions,
+      userId: 0,
+      self: false,
+      numberId: args.profile?.sip_number_id,
+      before: null,
+    });
     if (args.send_registration_link && !args.password && !args.email)
       throw new AppError('email_required_for_registration', { field: 'email' });
     await assertFreeLogin(trx, args.login, args.email);
@@ -249,6 +259,14 @@ export const userStore: FamilyStore<typeof userResource> = {
       const beyond = Object.keys(args).filter((k) => !SELF_EDITABLE.has(k));
       if (beyond.length) throw new AppError('method_prohibited', { reason: 'edit_all', fields: beyond });
     }
+    await assertSipNumberChoice(trx, {
+      projectId: caller.projectId,
+      permissions: caller.auth.permissions,
+      userId: id,
+      self: id === caller.userId,
+      numberId: args.profile?.sip_number_id,
+      before: before.profile.sip_number_id,
+    });
     const accountId = (
       await trx.selectFrom('users').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()
     ).account_id;
