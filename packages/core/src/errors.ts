@@ -135,6 +135,7 @@ export const REFUSED_VALUE_ERRORS: ReadonlySet<ErrorKey> = new Set<ErrorKey>([
   'identifier_duplicate',
   'guest_identifier_exists',
   'virtual_number_not_free',
+  'template_type_exists',
 ]);
 
 /** The 409s that are the platform's state, not a value the caller could change (see `REFUSED_VALUE_ERRORS`). */

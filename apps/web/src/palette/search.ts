@@ -61,8 +61,12 @@ function startsWithin(piece: string, word: string): boolean {
 function abbreviates(typed: string, have: readonly string[], from = 0, wordFrom = 0): boolean {
   if (from === typed.length) return true;
   for (let w = wordFrom; w < have.length; w++)
-    for (let end = typed.length; end > from; end--)
+    for (let end = typed.length; end > from; end--) {
+      // a single letter stands for a word only at the end (`devt`: DEVice Tasks); in the middle it lets
+      // any word through ("dial": Device, Activity, Last)
+      if (end - from === 1 && end < typed.length) continue;
       if (startsWithin(typed.slice(from, end), have[w]!) && abbreviates(typed, have, end, w + 1)) return true;
+    }
   return false;
 }
 
