@@ -107,6 +107,16 @@ describe('remote control', () => {
 
     await getCommand('device.remote_open_lock').run({ api }, { id: d.id, lock: 2 });
     expect(d.sim.locks[2]).toEqual({ open: true, opened: 1 });
+    // each opening is in the device's log, and reaches the platform's events (issue 25 item 8)
+    await d.sim.flushLogs();
+    const opened = await getCommand('device_event.list').run(
+      { api },
+      { filters: [{ field: 'device', rule: 'equals', value: d.id }] },
+    );
+    expect(opened.data.map((e) => [e.kind, e.lock, e.reason]).sort()).toEqual([
+      ['door_opened', 1, 'remote'],
+      ['door_opened', 2, 'remote'],
+    ]);
 
     const read = await getCommand('device.remote_state').run({ api }, { id: d.id });
     expect(read.info).toMatchObject({ device_serial_number: d.serial, device_type: 'panel' });

@@ -15,6 +15,24 @@ interface DemoFile {
 }
 
 const POLL_MS = 2000;
+/** How often, on average, a demo door sees someone (a card, the exit button): a trickle, not a flood. */
+const TRICKLE_MS = 30_000;
+
+/** Cards of the demo building's residents and visitors: what people present at its doors. */
+const DEMO_CARDS = ['10452871', '10452872', '10452905', '30011234', '77889900'];
+
+/**
+ * One moment at a demo door (issue 25 item 8: the demo's devices never logged anything, so the events page
+ * and the home stayed empty on a first start): mostly a card presented — let through or refused by what the
+ * device holds, as a real panel decides —, sometimes the exit button. `random` is 0..1.
+ */
+export async function demoMoment(device: SimulatedDevice, random: () => number): Promise<void> {
+  const lock = random() < 0.8 ? 1 : 2;
+  if (random() < 0.7) {
+    const card = DEMO_CARDS[Math.floor(random() * DEMO_CARDS.length)]!;
+    await device.presentCard(card, lock);
+  } else await device.pressButton(lock);
+}
 
 /**
  * `device-sim --demo FILE`: runs the demo's simulated devices as the server lists them in FILE (their broker,
@@ -22,6 +40,22 @@ const POLL_MS = 2000;
  * following its changes (a password issued again, the demo seeded in another project). Returns a stop.
  */
 export function runDemo(file: string, log: (line: string) => void): () => Promise<void> {
+  const timers = new Set<NodeJS.Timeout>();
+  // each device at its own pace: 0.5 to 1.5 times the average between two moments
+  const trickle = (device: SimulatedDevice) => {
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        if (![...running.values()].some((r) => r.device === device)) return;
+        void demoMoment(device, Math.random)
+          .catch(() => undefined)
+          .finally(() => trickle(device));
+      },
+      TRICKLE_MS * (0.5 + Math.random()),
+    );
+    timer.unref();
+    timers.add(timer);
+  };
   const running = new Map<string, { key: string; device: SimulatedDevice }>();
   let last = '';
   let busy: Promise<void> = Promise.resolve();
@@ -62,6 +96,8 @@ export function runDemo(file: string, log: (line: string) => void): () => Promis
         }
         await device.heartbeat();
         running.set(serial, { key, device });
+        // doors and controllers see people now and then; a lift controller does not log passages
+        if (d.type !== 'liftcontroller') trickle(device);
         log(`demo device ${serial} (${d.type}) online, its API on ${d.http_host}:${device.httpPort}`);
       } catch (err) {
         await device.stop().catch(() => undefined);
@@ -93,6 +129,7 @@ export function runDemo(file: string, log: (line: string) => void): () => Promis
   fs.watchFile(file, { interval: POLL_MS }, check);
   return async () => {
     fs.unwatchFile(file, check);
+    for (const timer of timers) clearTimeout(timer);
     await busy;
     await Promise.all([...running.values()].map((r) => r.device.stop().catch(() => undefined)));
   };

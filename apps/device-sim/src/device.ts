@@ -551,7 +551,12 @@ export class SimulatedDevice {
       return { status: 200, body: { applied: true } };
     }
     const lockOpen = /^\/api\/v1\/access\/general\/lock\/open\/remote\/accepted\/(\d+)$/.exec(uri);
-    if (method === 'GET' && lockOpen) return this.openLock(Number(lockOpen[1]));
+    if (method === 'GET' && lockOpen) {
+      const opened = this.openLock(Number(lockOpen[1]));
+      // a door opened from afar is in the device's log like any other (issue 25 item 8: it logged nothing)
+      if (opened.status === 200) void this.logDoorOpened(Number(lockOpen[1]), 'remote');
+      return opened;
+    }
     if (method === 'GET' && uri === '/api/v1/access/general/lock/status')
       return {
         status: 200,
@@ -564,6 +569,28 @@ export class SimulatedDevice {
       return { status: 200, body: { rebooting: true } };
     }
     return { status: 404, body: { message: 'not found' } };
+  }
+
+  /**
+   * Logs a door opened without an identifier (`door_opened`, its source: `button`, `remote`, `emergency`,
+   * `call`) and pushes it; resolves as `flushLogs` does.
+   */
+  logDoorOpened(lock: number, source: 'button' | 'remote' | 'emergency' | 'call'): Promise<boolean> {
+    const now = this.now();
+    this.pendingLogs.push({
+      event_id: `${this.opts.serial}-${++this.logSeq}-${now.toString(36)}`,
+      time: new Date(now).toISOString(),
+      kind: 'door_opened',
+      lock,
+      reason: source,
+    });
+    return this.flushLogs().catch(() => false);
+  }
+
+  /** The exit button inside the door: the lock opens and the log says so. */
+  pressButton(lock: 1 | 2 = 1): Promise<boolean> {
+    this.openLock(lock);
+    return this.logDoorOpened(lock, 'button');
   }
 
   /** Opens a lock (1 or 2) for `lockOpenMs`, as the relay of a panel does; another opening restarts it. */
