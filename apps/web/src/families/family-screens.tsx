@@ -104,7 +104,8 @@ export function FamilyEditPage({ resource }: { resource: AnyResource }) {
   const { record, error, formOptions } = useRecord<{ id: number; name: string }>(resource.noun as Family, id);
   const back = useGoBack(resource.ui!.path);
   const can = useCan();
-  usePageTitle(record?.name ?? tr(`${key}.edit_title`));
+  // a record without a name (an identifier may have none) is titled by its family: never an empty heading
+  usePageTitle(record?.name || tr(`${key}.edit_title`));
   const overrides = useMemo(() => firstFieldFocus(resource), [resource]);
 
   if (error) return <FormError message={error} />;

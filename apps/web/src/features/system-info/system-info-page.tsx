@@ -151,7 +151,9 @@ export function SystemInfoPage() {
                 <th className="py-1.5 pr-3 font-medium">{tr('system_info.worker_type')}</th>
                 <th className="py-1.5 pr-3 font-medium">{tr('system_info.worker_state')}</th>
                 <th className="py-1.5 pr-3 font-medium">{tr('system_info.jobs')}</th>
-                <th />
+                <th>
+                  <span className="sr-only">{tr('system_info.actions')}</span>
+                </th>
               </tr>
             </thead>
             <tbody>
