@@ -27,6 +27,8 @@ let ids: { user: number; role: number; group: number };
 const UNTRANSLATED = new Set([
   'Lintel',
   'SIP',
+  // the name of a format (the metrics' text format), like SIP
+  'Prometheus',
   'UID',
   'Ctrl',
   'Esc',

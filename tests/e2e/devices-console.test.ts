@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { consoleWorld, expectText, onPage, repo, waitForPath } from '../support/web';
+import { consoleWorld, expectText, onPage, repo, WAIT, waitForPath } from '../support/web';
 
 const clock = new ManualClock();
 let server: TestServer;
@@ -56,7 +56,14 @@ async function heartbeat(api: ApiClient, id: number): Promise<void> {
 
 /** The grid's row showing `text`, and its cell of the column titled `column`. */
 async function cellOf(page: Page, text: string, column: string) {
-  const headers = await page.locator('[role="columnheader"]').allTextContents();
+  // the grid's header comes with its first page: wait for it, not read it before it is there
+  const columns = page.locator('[role="columnheader"]');
+  await expect
+    .poll(async () => (await columns.allTextContents()).some((h) => h.trim().startsWith(column)), {
+      timeout: WAIT,
+    })
+    .toBe(true);
+  const headers = await columns.allTextContents();
   const index = headers.findIndex((h) => h.trim().startsWith(column));
   expect(index, `no column ${column} in ${headers.join(' | ')}`).toBeGreaterThan(0);
   return page.locator('[role="row"]', { hasText: text }).locator('[role="gridcell"]').nth(index);

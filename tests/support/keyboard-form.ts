@@ -44,6 +44,11 @@ export function textFor(schema: ZodType, tag: string): string {
     `kb${tag}@example.test`,
     `+7900${digits.padEnd(7, '0').slice(0, 7)}`,
     `9${digits}`.slice(0, 20),
+    // an address (a webhook's), a long key (a secret), a provider's SIP URI, a day
+    `https://kb${tag}.example.test/hook`,
+    `kb-key-${tag}-${tag}-${tag}`,
+    `sip:kb${tag}@provider.example.test:5060`,
+    '2026-12-31',
   ];
   const fit = candidates.find((c) => schema.safeParse(c).success);
   if (!fit)

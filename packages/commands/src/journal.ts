@@ -94,6 +94,8 @@ export interface JournalSpec<N extends string, T extends z.ZodType> {
   time: string;
   fields: Record<string, ResourceField>;
   gates: { view: Gate['anyPermission'] };
+  /** licence flags the journal needs, as a family's (the call history: telephony's) */
+  licence?: Gate['licence'];
 }
 
 /** Declares a journal: its fields and its list command (keyset paged, time-ranged, filtered). */
@@ -103,7 +105,7 @@ export function defineJournal<const N extends string, T extends z.ZodType>(spec:
     http: { method: 'GET', path: `/${spec.segment}` },
     args: JournalQuery,
     result: journalReply(spec.record),
-    gates: { anyPermission: spec.gates.view },
+    gates: { anyPermission: spec.gates.view, ...(spec.licence ? { licence: spec.licence } : {}) },
   });
   /** every row of the query, streamed (NDJSON or CSV), by keyset or a cursor: see export.ts */
   const exportRows = defineExport({
@@ -111,7 +113,7 @@ export function defineJournal<const N extends string, T extends z.ZodType>(spec:
     path: `/${spec.segment}/export`,
     args: JournalExportQuery,
     item: spec.record,
-    gates: { anyPermission: spec.gates.view },
+    gates: { anyPermission: spec.gates.view, ...(spec.licence ? { licence: spec.licence } : {}) },
   });
   return {
     kind: 'journal' as const,

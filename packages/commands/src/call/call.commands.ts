@@ -114,7 +114,7 @@ export const callList = defineCommand({
   http: { method: 'GET', path: '/calls/management/list' },
   args: NoArgs,
   result: z.object({ data: z.array(ServerCall) }),
-  gates: { anyPermission: [...CallGates] },
+  gates: { anyPermission: [...CallGates], licence: ['sip'] },
 });
 
 /** Ends a call (`POST /calls/management/{id}/stop`): the dialog ended on both sides, or the ringing cancelled. */
@@ -123,7 +123,7 @@ export const callStop = defineCommand({
   http: { method: 'POST', path: '/calls/management/:id/stop' },
   args: z.object({ id: z.string().min(1).max(128) }),
   result: z.object({ data: ServerCall }),
-  gates: { anyPermission: [...CallGates] },
+  gates: { anyPermission: [...CallGates], licence: ['sip'] },
 });
 
 // ----- call history (spec part 1 §3 "History item", §4 call results; part 2 §7 "Call history") ------------
@@ -170,6 +170,8 @@ export const callHistoryJournal = defineJournal({
   time: 'created_at',
   fields: callHistoryFields,
   gates: { view: ['calls.history'] },
+  // telephony's: without SIP in the licence the history is closed like the rest of it
+  licence: ['sip'],
 });
 
 export const callHistoryList = callHistoryJournal.list;
