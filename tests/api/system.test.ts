@@ -44,7 +44,9 @@ describe('system information', () => {
       'events',
       'jobs',
       'devices',
+      'access',
       'sip',
+      'webhooks',
       'http',
       'websocket',
     ]);
@@ -65,7 +67,9 @@ describe('workers', () => {
       'module:events',
       'module:jobs',
       'module:devices',
+      'module:access',
       'module:sip',
+      'module:webhooks',
       'module:http',
       'module:websocket',
     ]);

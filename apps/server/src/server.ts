@@ -211,10 +211,10 @@ export async function createServer(config: Config): Promise<LintelServer> {
     }),
     // the SIP service: Kamailio started and supervised (or KAMAILIO_RPC_URL's), the numbers' credentials
     defineModule({ name: 'sip', start: () => context.sip.start(), stop: () => context.sip.stop() }),
-    // the projects' webhooks: the outbox read on past a shared cursor, deliveries as jobs
+    // the projects' webhooks: the outbox read on past a shared cursor, deliveries as jobs (queued while the
+    // jobs module is stopped, sent once it runs again)
     defineModule({
       name: 'webhooks',
-      needs: ['events', 'jobs'],
       start: async () => context.webhooks.start(),
       stop: () => context.webhooks.stop(),
     }),

@@ -53,6 +53,10 @@ describe('web locale', () => {
       'values.recognition_mode.2D',
       'values.relay_mode.COM-NC',
       'values.relay_mode.COM-NO',
+      // identifier types named by their technology or product
+      'values.type.ukey',
+      'values.type.ukey2',
+      'values.type.url',
     ]);
     for (const [k, v] of en)
       if (!same.has(k) && !/^[\s\-—@.:]*$/.test(v) && v !== 'E-mail') expect(ru.get(k), k).not.toBe(v);

@@ -48,7 +48,10 @@ export function helmetOptionsFor(sip: { wsPort: number; secure: boolean } | null
     ...helmetOptions,
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: { ...CONSOLE_CSP, 'connect-src': ["'self'", sipWebsocketSource(sip)] },
+      directives: {
+        ...CONSOLE_CSP,
+        'connect-src': sip ? ["'self'", sipWebsocketSource(sip)] : ["'self'"],
+      },
     },
   };
 }
