@@ -897,7 +897,7 @@ const rowsOf = (id: string, result: unknown): Array<{ id: number }> =>
     : (result as { data: Array<{ id: number }> }).data;
 const isList = (id: string) => id.endsWith('.list') || id.endsWith('.raw_list') || id.endsWith('.export');
 
-/** A webhook of the project `client` signs in to (its endpoint is never reached: no network here). */
+/** A webhook of the project `client` signs in to (its endpoint is refused at once: the server's own address). */
 const hookOf = async (client: ApiClient = api) =>
   (
     await getCommand('webhook.create').run(
@@ -905,7 +905,7 @@ const hookOf = async (client: ApiClient = api) =>
       // inactive: the matrix's own events are sent nowhere (only webhook.test sends, once)
       {
         name: `Hook ${uid()}`,
-        url: 'https://hooks.example.test/x',
+        url: 'https://127.0.0.1:9/x',
         secret: 'a-secret-of-twenty-chars',
         is_active: false,
       },

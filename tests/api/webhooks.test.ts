@@ -186,13 +186,20 @@ describe('webhooks', () => {
         { api },
         { name: `Loop ${uid()}`, url: `https://localhost:${new URL(base).port}/never`, secret: SECRET },
       );
-      for (const id of [plainHttp.data.id, loopback.data.id])
+      // an address written in the URL is checked too (Node does not look it up)
+      const literal = await getCommand('webhook.create').run(
+        { api },
+        { name: `Lit ${uid()}`, url: `https://127.0.0.1:${new URL(base).port}/never`, secret: SECRET },
+      );
+      for (const id of [plainHttp.data.id, loopback.data.id, literal.data.id])
         await getCommand('webhook.test').run({ api }, { id });
       await send();
       const [a] = (await getCommand('webhook.deliveries').run({ api }, { id: plainHttp.data.id })).data;
       const [b] = (await getCommand('webhook.deliveries').run({ api }, { id: loopback.data.id })).data;
       expect(a).toMatchObject({ state: 'pending', response_status: null, error: 'https is required' });
       expect(b!.error).toMatch(/^refused address (127\.0\.0\.1|::1)$/);
+      const [c] = (await getCommand('webhook.deliveries').run({ api }, { id: literal.data.id })).data;
+      expect(c!.error).toBe('refused address 127.0.0.1');
       expect(at('/never')).toEqual([]);
     } finally {
       config.insecure = true;

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/schema';
 import { z } from 'zod';
@@ -278,6 +279,10 @@ export class WebhookService {
     const target = new URL(url);
     if (target.protocol !== 'https:' && !insecure) return Promise.reject(new Error('https is required'));
     const lib = target.protocol === 'https:' ? https : http;
+    // an address written in the URL is never looked up (Node connects to it at once): checked here
+    const literal = target.hostname.replace(/^\[|\]$/g, '');
+    if (net.isIP(literal) && refusedRange(literal, insecure))
+      return Promise.reject(new Error(`refused address ${literal}`));
     // the address is checked as the connection is made: a name re-pointed after a check gains nothing
     const lookup: typeof dns.lookup = ((
       host: string,
