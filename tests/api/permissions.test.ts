@@ -50,7 +50,14 @@ const w = {} as {
 beforeAll(async () => {
   // hundreds of test users sign in from one address within a minute here, which the public-route limit
   // (300 a minute per address, tested in abuse.test.ts) would rightly refuse; this file is about gates
-  ts = await startTestServer({ config: { rateLimits: { public: { limit: 100_000, windowS: 60 } } } });
+  ts = await startTestServer({
+    config: {
+      rateLimits: { public: { limit: 100_000, windowS: 60 } },
+      // no access sync of its own: the matrix's rules and identifiers would queue tasks to its devices, whose
+      // addresses answer nobody, ahead of the backups its cases wait for (tests/devices/access-sync tests it)
+      accessSync: { pollMs: 0 },
+    },
+  });
   api = await admin(ts);
   const full = await getCommand('group.full').run({ api }, {});
   w.root = full.data.find((g) => g.parent_id === null)!.id;

@@ -45,7 +45,7 @@ describe('what a limited role sees', () => {
         .map((k) => k!.slice('command:'.length))
         .sort();
       const expected = [...registry.values()]
-        .filter((c) => !c.hidden && c.access !== 'public')
+        .filter((c) => !c.hidden && !c.developer && c.access !== 'public')
         .filter(
           (c) => !c.gates.anyPermission?.length || c.gates.anyPermission.some((p) => permissions.includes(p)),
         )
