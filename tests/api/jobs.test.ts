@@ -117,6 +117,27 @@ describe('jobs', () => {
     expect(await jobs.drain()).toBe(0);
     expect(runs).toBe(0);
   });
+
+  it('gives a free worker to the kind running the fewest jobs: a flood of one kind does not starve another', async () => {
+    const { jobs, db } = ts.server.context;
+    expect(await jobs.drain()).toBe(0);
+    for (const kind of ['test.flood', 'test.lone'])
+      jobs.define(defineJob({ kind, payload: z.object({ n: z.number() }), run: async () => undefined }));
+    // a backlog of one kind (a webhook whose endpoint is slow), then one job of another kind (a backup)
+    const flood: number[] = [];
+    for (let n = 0; n < 20; n++) flood.push(await jobs.enqueue(db, 'test.flood', { n }));
+    clock.advance(1000);
+    const lone = await jobs.enqueue(db, 'test.lone', { n: 0 });
+    // the first free worker takes the oldest job; the next one, while that still runs, the other kind's
+    const [first] = await jobs.claim(1);
+    expect(first!.id).toBe(flood[0]);
+    const [second] = await jobs.claim(1);
+    expect(second!.id).toBe(lone);
+    // every claimed job runs to its end; the rest of the flood follows
+    await jobs.run(first!);
+    await jobs.run(second!);
+    expect(await jobs.drain()).toBe(19);
+  });
 });
 
 describe('the dispatch pipeline', () => {

@@ -131,20 +131,40 @@ export class JobQueue {
     return Number(id);
   }
 
-  /** Claims up to `n` due jobs for this instance: waiting ones whose time has come, and expired leases. */
+  /**
+   * Claims up to `n` due jobs for this instance: waiting ones whose time has come, and expired leases. The
+   * claim is fair across kinds: a free worker goes to the kind that runs the fewest jobs now (across every
+   * instance), oldest first within it, so a backlog of one kind (a webhook whose endpoint answers slowly, a
+   * flood of device tasks) cannot hold every worker while a backup or a mail waits behind it. Only the kinds
+   * this instance knows are claimed (an older instance leaves a newer kind to the instances that run it).
+   */
   async claim(n: number): Promise<JobRow[]> {
     const now = this.opts.clock.now();
     const until = new Date(now.getTime() + this.opts.settings.leaseS * 1000);
+    const kinds = JSON.stringify(this.kindNames);
     const r = await sql<JobRow>`
       update jobs set state = 'running', locked_by = ${this.workerId}, locked_until = ${until}, attempts = attempts + 1, updated_at = ${now}
       where id in (
-        select id from jobs
-        where ((state = 'waiting' and run_at <= ${now}) or (state = 'running' and locked_until < ${now}))
-          -- a kind an operator stopped waits until it is started again (the workers, job_kind_pauses)
-          and kind not in (select kind from job_kind_pauses)
-        order by run_at, id
-        limit ${n}
-        for update skip locked)
+        select id from (
+          select c.id, c.run_at,
+            b.busy + row_number() over (partition by k.kind order by c.run_at, c.id) as place
+          from (
+            select kind from jsonb_array_elements_text(${kinds}::jsonb) as kinds(kind)
+            -- a kind an operator stopped waits until it is started again (the workers, job_kind_pauses)
+            where kind not in (select kind from job_kind_pauses)) k
+          cross join lateral (
+            select id, run_at from jobs j
+            where j.kind = k.kind
+              and ((j.state = 'waiting' and j.run_at <= ${now}) or (j.state = 'running' and j.locked_until < ${now}))
+            order by j.run_at, j.id
+            limit ${n}
+            for update skip locked) c
+          cross join lateral (
+            select count(*) as busy from jobs r
+            where r.kind = k.kind and r.state = 'running' and r.locked_until >= ${now}) b
+        ) candidates
+        order by place, run_at, id
+        limit ${n})
       returning *`.execute(this.opts.db);
     return r.rows.map((j) => ({ ...j, id: Number(j.id) }));
   }
