@@ -27,7 +27,14 @@ let api: ApiClient;
 
 beforeAll(async () => {
   // the worker is not started (no `jobs` module): each test runs due jobs itself with drain()
-  ts = await startTestServer({ config: { clock, modules: ['events', 'http'] } });
+  // a lease of 1 s: a running job extends it every third of a second (real time; the clock is the test's)
+  ts = await startTestServer({
+    config: {
+      clock,
+      modules: ['events', 'http'],
+      jobs: { pollMs: 1000, leaseS: 1, concurrency: 2, backoffBaseS: 10, backoffCapS: 3600 },
+    },
+  });
   api = await admin(ts);
 });
 afterAll(async () => {
@@ -137,6 +144,27 @@ describe('jobs', () => {
     await jobs.run(first!);
     await jobs.run(second!);
     expect(await jobs.drain()).toBe(19);
+  });
+
+  it('extends the lease of a job while it runs, so a job outliving its lease is not taken over', async () => {
+    const { jobs, db } = ts.server.context;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    jobs.define(defineJob({ kind: 'test.long', payload: z.object({}), run: () => gate }));
+    const id = await jobs.enqueue(db, 'test.long', {});
+    const [job] = await jobs.claim(1);
+    expect(job!.id).toBe(id);
+    const running = jobs.run(job!);
+    // the clock passes the 1 s lease by far; the running job renews it from the clock's new time
+    clock.advance(60_000);
+    for (let i = 0; (await jobRow(id)).locked_until!.getTime() <= clock.now().getTime(); i++) {
+      if (i > 200) throw new Error('the lease was never extended');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await jobs.claim(1)).toEqual([]);
+    release();
+    await running;
+    expect(await jobRow(id)).toMatchObject({ state: 'done', attempts: 1 });
   });
 });
 

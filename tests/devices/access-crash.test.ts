@@ -58,8 +58,8 @@ async function serverChild(port: number, mqttPort: number): Promise<ChildProcess
       LINTEL_SIP: 'off',
       LOG_LEVEL: 'warn',
       LINTEL_ADMIN_PASSWORD: 'Crash-test-password-1',
-      // a job the killed server held is taken again soon (a batch of 100 is sent well within it)
-      LINTEL_JOBS_LEASE_S: '60',
+      // a job the killed server held is taken again within its lease (a running job extends it)
+      LINTEL_JOBS_LEASE_S: '10',
       LINTEL_ACCESS_SYNC_MS: '200',
       LINTEL_ACCESS_SYNC_BATCH: '100',
       LINTEL_DEVICE_REQUEST_TIMEOUT_MS: '5000',

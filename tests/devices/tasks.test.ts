@@ -199,6 +199,25 @@ describe('device tasks', () => {
     expect(d.sim.applied.reinit).toBe(1);
   });
 
+  it('a device that comes back while its task waits out a back-off: the task is sent at once', async () => {
+    const d = await register();
+    await online(d);
+    d.sim.fault = 'silent';
+    const { task } = await getCommand('device.reinit').run({ api }, { id: d.id });
+    expect(await drain()).toBe(1);
+    expect(await taskOf(task.id)).toMatchObject({ state: 'queued', attempts: 1 });
+    // nothing is due before the back-off's end
+    expect(await drain()).toBe(0);
+    // the panel restarts and says it is online: the clock has not moved, and the task goes now
+    d.sim.fault = 'none';
+    await d.sim.stop();
+    await online(d);
+    await until(async () => (await jobOf(task.id)).run_at.getTime() <= clock.now().getTime());
+    expect(await drain()).toBe(1);
+    expect(await taskOf(task.id)).toMatchObject({ state: 'completed', attempts: 2 });
+    expect(d.sim.applied.reinit).toBe(1);
+  });
+
   it('a device killed mid-task and started again: the task completes, applied exactly once', async () => {
     const d = await register();
     await online(d);

@@ -345,7 +345,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 export interface JobSettings {
   /** how often an idle worker looks for due jobs */
   pollMs: number;
-  /** how long a claim holds before another instance may take the job over */
+  /**
+   * how long a claim holds before another instance may take the job over (LINTEL_JOBS_LEASE_S, default 30 s);
+   * a running job extends it every third of it, so this bounds how long a dead instance's jobs wait
+   */
   leaseS: number;
   /** jobs run at once per instance */
   concurrency: number;
@@ -356,7 +359,7 @@ export interface JobSettings {
 
 export const defaultJobSettings: JobSettings = {
   pollMs: 1000,
-  leaseS: 300,
+  leaseS: 30,
   concurrency: 2,
   backoffBaseS: 10,
   backoffCapS: 3600,

@@ -3,7 +3,7 @@ import { DeviceTiming } from '@lintel/core';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { DeviceStatusChangedEvent } from '../events/define';
-import { advance } from './tasks';
+import { advance, retryNow } from './tasks';
 import { notifyAboutDevice } from './notices';
 
 type Cause = 'heartbeat' | 'status' | 'missed_heartbeats';
@@ -75,6 +75,8 @@ export async function markOnline(
       // its tasks that waited for it are sent now
       await advance(app, trx, deviceId);
     }
+    // it says it is here (not a mere heartbeat): a task waiting out a back-off goes now
+    if (changed || cause === 'status') await retryNow(app, trx, deviceId);
   });
 }
 

@@ -384,6 +384,20 @@ async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise
 }
 
 /**
+ * The device said it is online (it connected, or came back): the task it has in flight, if that waits out a
+ * back-off after a failed attempt, is sent now rather than at its back-off's end — the attempt failed because
+ * the device was not there, and now it is (a server restarted under it, a panel rebooted).
+ */
+export async function retryNow(app: ServerContext, trx: Transaction<DB>, deviceId: number): Promise<void> {
+  const now = app.clock.now();
+  const r = await sql`update jobs set run_at = ${now}, updated_at = ${now}
+    where kind = ${DEVICE_TASK_JOB} and state = 'waiting' and run_at > ${now}
+      and (payload->>'taskId')::bigint in (select id from device_tasks where device_id = ${deviceId}
+        and state in ('queued', 'started'))`.execute(trx);
+  if (Number(r.numAffectedRows ?? 0) > 0) setImmediate(() => app.jobs.wake());
+}
+
+/**
  * The platform is connected to its broker again (devices/gateway.ts): the tasks that waited for it go on, for
  * every mqtt device that is online (the others wait for their own online transition, as before).
  */

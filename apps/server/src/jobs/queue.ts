@@ -51,6 +51,8 @@ export class JobQueue {
   readonly workerId = `${process.pid}-${randomBytes(4).toString('hex')}`;
   private readonly kinds = new Map<string, JobKind>();
   private readonly running = new Set<Promise<void>>();
+  /** the ids of the jobs `running` holds */
+  private readonly runningIds = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private started = false;
   private pumping = false;
@@ -142,6 +144,7 @@ export class JobQueue {
     const now = this.opts.clock.now();
     const until = new Date(now.getTime() + this.opts.settings.leaseS * 1000);
     const kinds = JSON.stringify(this.kindNames);
+    const mine = JSON.stringify([...this.runningIds]);
     const r = await sql<JobRow>`
       update jobs set state = 'running', locked_by = ${this.workerId}, locked_until = ${until}, attempts = attempts + 1, updated_at = ${now}
       where id in (
@@ -155,7 +158,11 @@ export class JobQueue {
           cross join lateral (
             select id, run_at from jobs j
             where j.kind = k.kind
-              and ((j.state = 'waiting' and j.run_at <= ${now}) or (j.state = 'running' and j.locked_until < ${now}))
+              and ((j.state = 'waiting' and j.run_at <= ${now})
+                -- a lease run out: its instance died, or its outcome was never recorded (the jobs this instance
+                -- runs now renew theirs, and are never taken twice even when a stalled database let one lapse)
+                or (j.state = 'running' and j.locked_until < ${now}
+                  and j.id not in (select (jsonb_array_elements_text(${mine}::jsonb))::bigint)))
             order by j.run_at, j.id
             limit ${n}
             for update skip locked) c
@@ -174,12 +181,27 @@ export class JobQueue {
     const def = this.kinds.get(job.kind);
     let error: string | null = null;
     let refused = false;
+    // the lease is extended while the job runs (a third of it at a time), so a long job keeps it and a dead
+    // instance's jobs are taken over within one lease, not after the longest job's time
+    const leaseMs = this.opts.settings.leaseS * 1000;
+    const renew = setInterval(() => {
+      const until = new Date(this.opts.clock.now().getTime() + leaseMs);
+      sql`update jobs set locked_until = ${until}
+        where id = ${job.id} and locked_by = ${this.workerId} and state = 'running'`
+        .execute(this.opts.db)
+        .catch((err: Error) =>
+          this.opts.log.warn({ job: job.id, err: err.message }, 'extending a job lease failed'),
+        );
+    }, leaseMs / 3);
+    renew.unref();
     try {
       if (!def) throw new Error(`unknown job kind ${job.kind}`);
       await this.opts.dispatch(def, job);
     } catch (err) {
       error = String((err as Error)?.message ?? err).slice(0, 1000);
       refused = err instanceof JobRefused;
+    } finally {
+      clearInterval(renew);
     }
     const now = this.opts.clock.now();
     const mine = sql<boolean>`id = ${job.id} and locked_by = ${this.workerId} and state = 'running'`;
@@ -265,9 +287,11 @@ export class JobQueue {
           )
           .finally(() => {
             this.running.delete(p);
+            this.runningIds.delete(job.id);
             this.wake();
           });
         this.running.add(p);
+        this.runningIds.add(job.id);
       }
     }
   }
