@@ -1004,6 +1004,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
   'sip.call_event':
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
+  'sip.auth_failed':
+    "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/register.test.ts bans an address through it and refuses sessions",
   'call.stop':
     'needs a call in progress on a running SIP server: tests/sip/calls.test.ts stops one and refuses a user whose number is not in it',
   'device_gateway.logs':

@@ -71,8 +71,12 @@ async function number(password: string | undefined) {
   );
   return { id: data.id, number: n };
 }
-const sipp = (scenario: 'register' | 'register-refused', n: string, password: string) =>
-  sippRegister(sip, scenario, n, password);
+const sipp = (
+  scenario: 'register' | 'register-refused',
+  n: string,
+  password: string,
+  opts: { from?: string; waitMs?: number } = {},
+) => sippRegister(sip, scenario, n, password, opts);
 /**
  * registers, retrying while the change may still be on its way to Kamailio (it is sent after the commit):
  * a generous bound in time, not a count of tries, so a loaded machine is given the time it needs
@@ -197,6 +201,37 @@ describe('the SIP service', { timeout: 120_000 }, () => {
     expect(JSON.stringify(r.body)).toContain('check_fields_data');
     expect(JSON.stringify(r.body)).toContain('password');
     expect((await eventually(() => sipp('register', n.number, 'Strong6Pass'))).ok).toBe(true);
+  });
+
+  it('an address failing to authenticate is banned: Kamailio drops it, Lintel lists the ban and lifts it', async () => {
+    await getCommand('ip_blocking.status_set').run(
+      { api },
+      { service: 'sip', enabled: true, max_failures: 2, window_s: 600, ban_time_s: 3600 },
+    );
+    const n = await number('Right8Pass');
+    const attacker = '127.0.0.2';
+    // the first wrong password is refused (challenged again) and counted
+    const first = await sipp('register-refused', n.number, 'Guess1Pass', { from: attacker });
+    expect(first.ok, first.output).toBe(true);
+    expect((await getCommand('ip_blocking.banned').run({ api }, { service: 'sip' })).data).toEqual([]);
+    // the second bans the address: Lintel lists it, Kamailio holds it
+    await sipp('register-refused', n.number, 'Guess2Pass', { from: attacker, waitMs: 2_000 });
+    const banned = (await getCommand('ip_blocking.banned').run({ api }, { service: 'sip' })).data;
+    expect(banned).toMatchObject([{ service: 'sip', ip: attacker, cause: 'auth_failed', failures: 2 }]);
+    const held = await ts.server.context.sip.rpc<unknown>('htable.get', ['ipban', attacker]);
+    expect(JSON.stringify(held)).toContain('1');
+    // banned, even the right password gets no answer from that address; the host's own address still works
+    const silent = await sipp('register', n.number, 'Right8Pass', { from: attacker, waitMs: 2_000 });
+    expect(silent.ok).toBe(false);
+    expect((await sipp('register', n.number, 'Right8Pass')).ok).toBe(true);
+    // the host's own address is never counted, however often it fails
+    for (let i = 0; i < 3; i++)
+      expect((await sipp('register-refused', n.number, 'Local9Wrong')).ok).toBe(true);
+    expect((await getCommand('ip_blocking.banned').run({ api }, { service: 'sip' })).data).toHaveLength(1);
+    // lifted in Lintel, lifted in Kamailio: the address registers again
+    await getCommand('ip_blocking.unban').run({ api }, { service: 'sip', ips: [attacker] });
+    const back = await sipp('register', n.number, 'Right8Pass', { from: attacker });
+    expect(back.ok, back.output).toBe(true);
   });
 
   it('Kamailio killed: Lintel reports it down, restarts it, and clients register again', async () => {

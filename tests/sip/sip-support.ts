@@ -57,7 +57,7 @@ async function runSipp(
   sip: SipConfig,
   scenario: string,
   fields: string[],
-  opts: { waitMs: number; extra?: string[] },
+  opts: { waitMs: number; extra?: string[]; localIp?: string },
 ): Promise<{ ok: boolean; output: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
   const inf = path.join(dir, 'numbers.csv');
@@ -71,7 +71,7 @@ async function runSipp(
     '-m',
     '1',
     '-i',
-    '127.0.0.1',
+    opts.localIp ?? '127.0.0.1',
     '-p',
     String(await freePort()),
     ...(opts.extra ?? []),
@@ -106,8 +106,13 @@ export function sippRegister(
   scenario: 'register' | 'register-refused',
   number: string,
   password: string,
+  /** `from`: the loopback address sipp sends from; `waitMs`: how long it waits for an answer */
+  opts: { from?: string; waitMs?: number } = {},
 ): Promise<{ ok: boolean; output: string }> {
-  return runSipp(sip, scenario, [number, credentials(number, password)], { waitMs: 15_000 });
+  return runSipp(sip, scenario, [number, credentials(number, password)], {
+    waitMs: opts.waitMs ?? 15_000,
+    localIp: opts.from,
+  });
 }
 
 /**

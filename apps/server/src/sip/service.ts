@@ -7,6 +7,7 @@ import type { NotificationType } from '@lintel/core';
 import type { ServerContext } from '../context';
 import { notify } from '../notifications/notify';
 import { findModulesDir, renderConfig, runtimeDirFor, wsIsPlain, type SipConfig } from './config';
+import { activeSipBans } from './abuse';
 
 /** Why telephony is down (locale texts `sip.reasons.<reason>` in web.json). */
 export type SipDownReason =
@@ -171,7 +172,7 @@ export class SipService {
     const ok = await this.serial(async () => {
       if (this.state !== 'up') return false;
       return this.loadCredentials(true).then(
-        () => true,
+        () => this.loadBans().then(() => true),
         () => false,
       );
     });
@@ -272,6 +273,7 @@ export class SipService {
       try {
         this.version = await this.rpc<string>('core.version');
         await this.loadCredentials(true);
+        await this.loadBans();
         await this.pushRoute();
         this.state = 'up';
         this.reason = null;
@@ -297,6 +299,7 @@ export class SipService {
     try {
       await this.launch(modulesDir);
       await this.loadCredentials(true);
+      await this.loadBans();
       await this.pushRoute();
       this.state = 'up';
       this.backoffMs = BACKOFF_MIN_MS;
@@ -461,6 +464,24 @@ export class SipService {
       { mode: 0o600 },
     );
     return file;
+  }
+
+  /**
+   * The SIP service's bans in force into Kamailio's `ipban` table, each with the time it has left, replacing
+   * what was there (a ban lifted or whitelisted in Lintel is lifted there too). Called when Kamailio starts
+   * and when an operator changes the SIP service's bans, whitelist or settings.
+   */
+  async syncBans(): Promise<void> {
+    await this.serial(async () => {
+      if (this.state !== 'up') return;
+      await this.loadBans();
+    });
+  }
+
+  private async loadBans(): Promise<void> {
+    const bans = await activeSipBans(this.ctx);
+    await this.rpc('htable.flush', ['ipban']);
+    for (const b of bans) await this.rpc('htable.setxi', ['ipban', b.ip, 1, b.seconds]);
   }
 
   /** Every active number's credentials into Kamailio's `sipauth` table (`flush`: what was there goes). */

@@ -93,6 +93,21 @@ export const sipCallEvent = defineCommand({
   result: z.object({ ok: z.boolean() }),
 });
 
+/**
+ * A request from `ip` whose credentials the SIP server refused (a wrong password, or a number it does not
+ * hold): counted against the address by the SIP service's IP blocking (spec part 2 §7 "IP blocking", the
+ * `sip` service's settings and whitelist). `ban_s`: how long the address is banned now ("0": it is not), in
+ * text as the SIP server reads it; the SIP server drops the address's requests for that long.
+ */
+export const sipAuthFailed = defineCommand({
+  id: 'sip.auth_failed',
+  http: { method: 'POST', path: '/sip/auth-failed' },
+  access: 'sip',
+  hidden: true,
+  args: z.object({ ip: SipText(64).min(1), user: SipText(64).default('') }),
+  result: z.object({ ban_s: z.string() }),
+});
+
 // ----- call management (spec part 2 §7) ------------------------------------------------------------------------
 
 /** Who manages calls: anyone who may call or receive, and the concierges who intercept. */

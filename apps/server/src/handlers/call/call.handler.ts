@@ -7,6 +7,7 @@ import { exportReply } from '../../engine/export';
 import type { AuthInfo } from '../../context';
 import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 import { callEvent, liveCalls, numbersOfUser, routeCall, stopCall } from '../../sip/calls';
+import { sipAuthFailed } from '../../sip/abuse';
 
 interface HistoryRow {
   id: number;
@@ -93,6 +94,7 @@ async function reach(db: Kysely<DB>, auth: AuthInfo): Promise<string[] | 'all'> 
 export const callHandlers = {
   'sip.route': (ctx, args) => routeCall(ctx.app, args),
   'sip.call_event': (ctx, args) => callEvent(ctx.app, args),
+  'sip.auth_failed': (ctx, args) => sipAuthFailed(ctx.app, args),
 
   'call.list': async (ctx) => {
     const auth = signedIn(ctx);

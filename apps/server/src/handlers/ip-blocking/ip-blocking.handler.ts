@@ -55,6 +55,16 @@ function rangeSql(pattern: string) {
   return sql`select ${normalizeIp(pattern)}::inet as s, ${normalizeIp(pattern)}::inet as e`;
 }
 
+/** The SIP server holds the SIP service's bans itself: a change to them, its whitelist or settings reaches it. */
+async function toSipServer(ctx: HandlerContext, services: IpService[]): Promise<void> {
+  if (!services.includes('sip')) return;
+  await ctx.app.sip
+    .syncBans()
+    .catch((err: Error) =>
+      ctx.app.log.warn({ err: err.message }, 'the SIP bans did not reach the SIP server'),
+    );
+}
+
 const logged = (ctx: HandlerContext, action: AuditAction, data: Record<string, unknown>) =>
   audit(ctx.app.db, {
     projectId: signedIn(ctx).projectId,
@@ -87,6 +97,7 @@ export const ipBlockingHandlers = {
       ctx.app.db,
     );
     await logged(ctx, 'ip_blocking_changed', { service: args.service, before: cur, after: next });
+    await toSipServer(ctx, [args.service]);
     return { data: await statusOf(ctx, args.service) };
   },
 
@@ -103,12 +114,14 @@ export const ipBlockingHandlers = {
   'ip_blocking.unban_all': async (ctx, args) => {
     const unbanned = await unban(ctx.app, servicesOf(args.service), null);
     await logged(ctx, 'ip_unbanned', { service: args.service ?? 'all', unbanned });
+    await toSipServer(ctx, servicesOf(args.service));
     return { unbanned };
   },
 
   'ip_blocking.unban': async (ctx, args) => {
     const unbanned = await unban(ctx.app, [args.service], args.ips);
     await logged(ctx, 'ip_unbanned', { service: args.service, ips: args.ips, unbanned });
+    await toSipServer(ctx, [args.service]);
     return { unbanned };
   },
 
@@ -141,6 +154,7 @@ export const ipBlockingHandlers = {
       }
     });
     await logged(ctx, 'ip_whitelisted', { service: args.service, ips: patterns });
+    await toSipServer(ctx, [args.service]);
     return { data: await whitelist(ctx, [args.service]) };
   },
 
