@@ -37,6 +37,29 @@ async function bundle(entry, outfile) {
   });
 }
 
+// The embedded database's initdb'ed data folder beside the server's bundle (apps/server/src/db/database.ts
+// unpacks it at a first start instead of running initdb, which peaks at ~800 MiB): made by PGlite in a child
+// process, so its memory goes with it.
+function initdbSeed() {
+  const out = path.join(root, 'apps/server/dist/pglite-initdb.tgz');
+  const script = `
+    import fs from 'node:fs';
+    import os from 'node:os';
+    import path from 'node:path';
+    import { PGlite } from '@electric-sql/pglite';
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-initdb-'));
+    const db = await PGlite.create(path.join(dir, 'pglite'));
+    const dump = await db.dumpDataDir('gzip');
+    await db.close();
+    fs.writeFileSync(${JSON.stringify(out)}, Buffer.from(await dump.arrayBuffer()));
+    fs.rmSync(dir, { recursive: true, force: true });`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: path.join(root, 'apps/server'),
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
 // Build only what changed: each target's inputs (its own sources, the shared packages, the locales, the lock
 // file and this script) are hashed by content; a target whose output exists and whose inputs hash as at its
 // last build is not built again (`--force` builds anyway). A fresh clone, or any change, builds as before.
@@ -99,7 +122,10 @@ for (const target of Object.keys(targets)) {
     continue;
   }
   fs.rmSync(stampOf(target), { force: true });
-  if (target === 'server') await bundle('apps/server/src/main.ts', targets.server.output);
+  if (target === 'server') {
+    await bundle('apps/server/src/main.ts', targets.server.output);
+    initdbSeed();
+  }
   if (target === 'cli') await bundle('apps/cli/src/main.ts', targets.cli.output);
   if (target === 'device-sim') await bundle('apps/device-sim/src/main.ts', targets['device-sim'].output);
   if (target === 'web') {

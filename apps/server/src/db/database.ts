@@ -115,9 +115,15 @@ export async function openDatabase(opts: {
   }
   const memory = opts.dataDir === 'memory://';
   if (!memory) fs.mkdirSync(opts.dataDir, { recursive: true });
-  const pglite = await PGlite.create(memory ? undefined : path.join(opts.dataDir, 'pglite'), {
-    extensions: { pg_trgm },
-    ...(memory && opts.pgliteTemplate ? { loadDataDir: opts.pgliteTemplate } : {}),
+  const folder = memory ? undefined : path.join(opts.dataDir, 'pglite');
+  const seed = memory ? undefined : initdbSeed(folder!);
+  const open = (loadDataDir: Blob | undefined) =>
+    PGlite.create(folder, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
+  const pglite = await open(memory ? opts.pgliteTemplate : seed).catch(async (err: unknown) => {
+    // a seed this PGlite cannot read (built by another version): the folder is made afresh by initdb
+    if (!seed) throw err;
+    fs.rmSync(folder!, { recursive: true, force: true });
+    return open(undefined);
   });
   const pool = new PGlitePool(pglite, opts.waitMs);
   const db = new Kysely<DB>({
@@ -258,6 +264,18 @@ function healingPool(pool: pg.Pool): pg.Pool {
 
 /** how long closing the database waits for connections in use before it ends them */
 const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * The first start of the embedded database in a folder that holds none: the build's initdb'ed data folder
+ * (`dist/pglite-initdb.tgz`, scripts/build.mjs), unpacked instead of running initdb. PGlite's initdb in
+ * WASM peaks at about 800 MiB and costs seconds of CPU; unpacking the 4 MiB folder peaks where any later
+ * start does (bench/pglite-memory). From the sources (tests, `tsx`) there is no seed and initdb runs.
+ */
+function initdbSeed(folder: string): Blob | undefined {
+  if (fs.existsSync(path.join(folder, 'PG_VERSION'))) return undefined;
+  const file = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pglite-initdb.tgz');
+  return fs.existsSync(file) ? new Blob([fs.readFileSync(file)]) : undefined;
+}
 
 /** The checked-in migrations folder: beside src/ in the repository, beside dist/ when bundled. */
 export function migrationsDir(): string {
