@@ -8,6 +8,8 @@
  * with Enter. Recents: his
  * calls only, by day in the page's locale, with direction, result and duration, 50 a page.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sql } from 'kysely';
@@ -18,7 +20,7 @@ import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, everyFeatureOn, licence, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, WAIT, webDist } from '../support/web';
+import { ensureBuilt, expectText, repo, WAIT, webDist } from '../support/web';
 import { sipTestConfig } from '../sip/sip-support';
 import { conciergeUser, launchDialerChromium, sipNumber } from '../support/dialer';
 import { until } from '../devices/mqtt-clients';
@@ -34,6 +36,7 @@ let own: string;
 let next = 3000 + Math.floor(Math.random() * 5000);
 const sims: SimulatedDevice[] = [];
 const numbers: Record<string, string> = {};
+const shots = path.join(repo, '.test-results/e2e');
 
 const num = () => String(next++);
 const password = () => `Pw${uid()}x9`;
@@ -157,15 +160,19 @@ describe('the dialer: doors, contacts, recents', { timeout: 180_000 }, () => {
 
     await page.keyboard.type('main entr');
     await expect.poll(() => rows.count()).toBe(1);
-    await page.locator(`[data-testid="door-row"][data-id="${entrance.id}"][aria-selected="true"]`).waitFor();
+    await page.locator(`[data-testid="door-row"][data-id="${entrance.id}"][aria-current="true"]`).waitFor();
     await page.keyboard.press('Enter');
     await expectText(page.getByTestId('alert-success').last(), /Door opened: Main entrance/);
     expect(entrance.sim.locks[1].opened).toBe(1);
     expect(gate.sim.locks[1].opened).toBe(0);
 
+    fs.mkdirSync(shots, { recursive: true });
+    await page.screenshot({ path: path.join(shots, 'dialer-doors.png') });
     await page.keyboard.press('Shift+Enter');
     await card(entrance.number!).waitFor();
     await endCalls();
+    // a call ended at once, before its INVITE went out, is no media failure
+    expect(await page.getByTestId('alert-error').count()).toBe(0);
 
     // the chosen door's actions are in the palette too
     await palette('open the chosen door', 'door_open_chosen');
@@ -192,6 +199,7 @@ describe('the dialer: doors, contacts, recents', { timeout: 180_000 }, () => {
     await expectText(count, 'Contacts: 6');
     await expect.poll(letters).toEqual(['A', 'H', 'M', 'Z', 'Б', '?']);
 
+    await page.screenshot({ path: path.join(shots, 'dialer-contacts.png') });
     await page.getByTestId('contacts-search').focus();
     await page.keyboard.type('бор');
     await expect.poll(() => page.getByTestId('contact-row').count()).toBe(1);
@@ -231,6 +239,7 @@ describe('the dialer: doors, contacts, recents', { timeout: 180_000 }, () => {
     expect(await days()).toEqual(['March 3, 2026', 'March 2, 2026']);
     expect(await page.getByTestId('recents-more').count()).toBe(0);
 
+    await page.screenshot({ path: path.join(shots, 'dialer-recents.png') });
     const missed = page.locator(`[data-testid="recent-row"][data-number="${numbers['42 flat']}"]`);
     expect(await missed.getAttribute('data-way')).toBe('incoming');
     expect(await missed.getAttribute('data-status')).toBe('noanswer');

@@ -93,10 +93,8 @@ function SearchField({
       <input
         ref={ref}
         type="search"
-        role="combobox"
-        aria-expanded
         aria-controls={controls}
-        aria-activedescendant={active}
+        aria-describedby={active}
         aria-label={label}
         placeholder={label}
         value={value}
@@ -267,13 +265,12 @@ export function DoorsTab() {
           {t('dialer.doors.none')}
         </p>
       ) : (
-        <ul id="dialer-doors-list" role="listbox" aria-label={t('dialer.tabs.doors')} className="space-y-1">
+        <ul id="dialer-doors-list" aria-label={t('dialer.tabs.doors')} className="space-y-1">
           {doors.map((d, i) => (
             <li
               key={d.id}
               id={`dialer-door-${d.id}`}
-              role="option"
-              aria-selected={d.id === chosen?.id}
+              aria-current={d.id === chosen?.id || undefined}
               data-testid="door-row"
               data-id={d.id}
               onClick={() => setAt(i)}
@@ -416,7 +413,7 @@ export function ContactsTab() {
           {t('dialer.contacts.none')}
         </p>
       ) : (
-        <div id="dialer-contacts-list" role="listbox" aria-label={t('dialer.tabs.contacts')}>
+        <div id="dialer-contacts-list" aria-label={t('dialer.tabs.contacts')}>
           {groups.map((g) => (
             <div
               key={g.letter}
@@ -430,8 +427,7 @@ export function ContactsTab() {
                 <div
                   key={c.id}
                   id={`dialer-contact-${c.id}`}
-                  role="option"
-                  aria-selected={c.id === chosen?.id}
+                  aria-current={c.id === chosen?.id || undefined}
                   data-testid="contact-row"
                   data-number={c.number}
                   onClick={() => setAt(flat.indexOf(c))}
