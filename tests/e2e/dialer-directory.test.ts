@@ -250,5 +250,16 @@ describe('the dialer: doors, contacts, recents', { timeout: 180_000 }, () => {
     const first = rows.first();
     expect(await first.getAttribute('data-way')).toBe('outgoing');
     expect(await first.locator('[role="img"]').getAttribute('aria-label')).toBe('Outgoing, Answered');
+
+    // in Russian: the days as Russian writes them, the labels in Russian
+    await page.getByTestId('lang-ru').click();
+    const ru = new Intl.DateTimeFormat('ru', { dateStyle: 'long', timeZone: 'UTC' });
+    await expect
+      .poll(days)
+      .toEqual([ru.format(new Date('2026-03-03T12:00:00Z')), ru.format(new Date('2026-03-02T12:00:00Z'))]);
+    expect(await missed.locator('[role="img"]').getAttribute('aria-label')).toBe('Входящий, Без ответа');
+    await expectText(page.getByTestId('dialer-tab-doors'), 'Двери');
+    await page.getByTestId('dialer-tab-contacts').click();
+    await expectText(page.getByTestId('contacts-count'), 'Контакты: 6');
   });
 });
