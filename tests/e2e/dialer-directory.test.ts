@@ -177,6 +177,12 @@ describe('the dialer: doors, contacts, recents', { timeout: 180_000 }, () => {
     // the chosen door's actions are in the palette too
     await palette('open the chosen door', 'door_open_chosen');
     await expect.poll(() => entrance.sim.locks[1].opened).toBe(2);
+
+    // "Call a number" goes back to the keypad, the focus in the number
+    await palette('call a number', 'dial');
+    await expect
+      .poll(() => page.getByTestId('dialer-entry').evaluate((e) => e === document.activeElement))
+      .toBe(true);
   });
 
   it('lists the contacts by first letter with their count, searches, refreshes and calls with Enter', async () => {

@@ -114,19 +114,24 @@ function DialerKeys() {
     if (calls.pending) setOpen(true);
   }, [calls.pending, setOpen]);
 
+  const [tab, setTab] = useAtom(dialerTabAtom);
+  const focusTab = useSetAtom(focusTabAtom);
   const toggle = useCallback(() => {
     askNotifications();
     if (open) setOpen(false);
     else {
       setOpen(true);
-      focusEntry((n) => n + 1);
+      // the focus goes where the tab on show takes it: the number, or its search
+      if (tab === 'keypad') focusEntry((n) => n + 1);
+      else focusTab((n) => n + 1);
     }
-  }, [open, setOpen, focusEntry]);
+  }, [open, setOpen, focusEntry, focusTab, tab]);
   const dial = useCallback(() => {
     askNotifications();
     setOpen(true);
+    setTab('keypad');
     focusEntry((n) => n + 1);
-  }, [setOpen, focusEntry]);
+  }, [setOpen, setTab, focusEntry]);
 
   const on = (id: string | undefined, fn: (id: string) => void) => () => {
     if (id) fn(id);
@@ -207,8 +212,6 @@ function DialerKeys() {
   usePageAction(action('next', 'dialer.actions.next', 'swap', switchCall, !!next && next !== current));
   // the tabs below the calls: each shows its tab in the open dialer and puts the focus in its search
   const tabs = useDialerTabs();
-  const setTab = useSetAtom(dialerTabAtom);
-  const focusTab = useSetAtom(focusTabAtom);
   const show = (tab: DialerTab) => () => {
     setOpen(true);
     setTab(tab);
