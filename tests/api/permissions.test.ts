@@ -870,6 +870,11 @@ const listCases: Record<string, Case> = {
     perms: ['calls.can_intercept_call_like_concierge'],
     ok: async () => (await callRows(), {}),
   },
+  // the doors a concierge may open (tests/cli/doors.test.ts opens one and refuses the others)
+  'door.list': {
+    perms: ['calls.call_all'],
+    ok: () => ({}),
+  },
   'call_history.list': {
     perms: ['calls.history'],
     ok: async () => (await callRows(), {}),
@@ -1006,6 +1011,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
   'sip.auth_failed':
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/register.test.ts bans an address through it and refuses sessions",
+  'door.open':
+    'needs an online door on mqtt (the world here holds an http one): tests/cli/doors.test.ts opens one as a concierge and refuses a device that is no door, a door out of his groups and a user without call permissions',
   'call.stop':
     'needs a call in progress on a running SIP server: tests/sip/calls.test.ts stops one and refuses a user whose number is not in it',
   'device_gateway.logs':

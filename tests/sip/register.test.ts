@@ -208,6 +208,19 @@ describe('the SIP service', { timeout: 120_000 }, () => {
       { api },
       { service: 'sip', enabled: true, max_failures: 2, window_s: 600, ban_time_s: 3600 },
     );
+    // only the SIP server may report: no secret, a wrong one or a person's token is refused
+    const report = (authorization: string | undefined, ip: string) =>
+      fetch(`${ts.url}/api/v0/sip/auth-failed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ ip }),
+      });
+    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${tokenOf(api)}`])
+      expect((await report(authorization, '192.0.2.7')).status).toBe(401);
+    const secret = `Bearer ${await ts.server.context.sip.secret()}`;
+    expect((await report(secret, 'not-an-address')).status).toBe(422);
+    expect((await getCommand('ip_blocking.banned').run({ api }, { service: 'sip' })).data).toEqual([]);
+
     const n = await number('Right8Pass');
     const attacker = '127.0.0.2';
     // the first wrong password is refused (challenged again) and counted

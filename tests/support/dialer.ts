@@ -67,16 +67,20 @@ export async function sipNumber(
   return data.id;
 }
 
-/** A concierge's account: a user of the group whose profile names the number `numberId`. */
+/**
+ * A concierge's account: a user of the group whose profile names the number `numberId`; his role holds
+ * `permissions` (by default only `users.view`).
+ */
 export async function conciergeUser(
   api: ApiClient,
   group: number,
   numberId: number,
   name: string,
+  permissions: string[] = ['users.view'],
 ): Promise<{ login: string; password: string }> {
   const role = await getCommand('role.create').run(
     { api },
-    { name: `Concierge ${uid()}`, permissions: ['users.view'], available_roles: [] },
+    { name: `Concierge ${uid()}`, permissions, available_roles: [] },
   );
   const login = `c${uid()}`;
   const password = `pw-${uid()}-secret`;

@@ -24,6 +24,7 @@ import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
 import * as call from './call/call.commands';
+import * as door from './door/door.commands';
 import * as identifierExtras from './identifier/identifier.extras';
 import * as accessMatrix from './access-matrix/access-matrix.commands';
 import { groupResource } from './group/group.resource';
@@ -86,6 +87,7 @@ export * from './settings/settings.commands';
 export * from './mail-template/mail-template.commands';
 export * from './openapi';
 export * from './call/call.commands';
+export * from './door/door.commands';
 export * from './schedule/schedule.resource';
 export * from './holiday/holiday.resource';
 export * from './access-rule/access-rule.resource';
@@ -153,6 +155,7 @@ const modules = [
   settings,
   mailTemplate,
   call,
+  door,
   identifierExtras,
   accessMatrix,
   ...resources.map((r) => r.commands),

@@ -23,6 +23,7 @@ import { sipNumberHandlers } from './sip-number/sip-number.handler';
 import { reportsHandlers } from './reports/reports.handler';
 import { notificationHandlers } from './notification/notification.handler';
 import { callHandlers } from './call/call.handler';
+import { doorHandlers } from './door/door.handler';
 import { sipTrunkHandlers } from './sip-trunk/sip-trunk.handler';
 import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
@@ -67,5 +68,6 @@ export const handlers = {
   ...settingsHandlers,
   ...mailTemplateHandlers,
   ...callHandlers,
+  ...doorHandlers,
   ...sipTrunkHandlers,
 } satisfies AllHandlers;

@@ -5,7 +5,8 @@ import { Pages } from '../nav/pages';
  * here by the binding's locale key (`labelKey`), `?` groups its sheet by these scopes, and
  * `bindings.test.ts` fails when two bindings share a key in one scope (or in a scope and one it sits in).
  */
-export type KeyScope = 'global' | 'page' | 'table' | 'tree' | 'form' | 'remote' | 'dialer' | 'keypad';
+export type KeyScope =
+  'global' | 'page' | 'table' | 'tree' | 'form' | 'remote' | 'dialer' | 'keypad' | 'doors' | 'contacts';
 
 /**
  * The scopes in force together: a table's keys act on a page that also has the page's keys (`n`) and the
@@ -23,11 +24,17 @@ export const SCOPE_PARENTS: Record<KeyScope, KeyScope[]> = {
   dialer: ['global', 'page', 'table', 'tree', 'form'],
   // the dialer's number field has the focus
   keypad: ['dialer', 'global'],
+  // the dialer's door search has the focus
+  doors: ['dialer', 'global'],
+  // the dialer's contact search has the focus
+  contacts: ['dialer', 'global'],
 };
 
 /** In the `?` sheet, in this order. */
 export const SCOPE_ORDER: KeyScope[] = [
   'keypad',
+  'doors',
+  'contacts',
   'form',
   'table',
   'tree',
@@ -80,6 +87,14 @@ const STATIC: KeyBinding[] = [
   { keys: 'enter', labelKey: 'dialer.keys.call', scope: 'keypad' },
   { keys: 'shift+enter', labelKey: 'dialer.keys.video_call', scope: 'keypad' },
   { keys: 'escape', labelKey: 'dialer.keys.close', scope: 'keypad' },
+  // the dialer's doors and contacts (issue 23 item 4): arrows choose, Enter acts on the chosen row
+  { keys: 'down', labelKey: 'dialer.keys.door_next', scope: 'doors' },
+  { keys: 'up', labelKey: 'dialer.keys.door_previous', scope: 'doors' },
+  { keys: 'enter', labelKey: 'dialer.keys.door_open', scope: 'doors' },
+  { keys: 'shift+enter', labelKey: 'dialer.keys.door_call', scope: 'doors' },
+  { keys: 'down', labelKey: 'dialer.keys.contact_next', scope: 'contacts' },
+  { keys: 'up', labelKey: 'dialer.keys.contact_previous', scope: 'contacts' },
+  { keys: 'enter', labelKey: 'dialer.keys.contact_call', scope: 'contacts' },
 ];
 
 /** The table: the fixed keys, and `g` then a letter for every page that declares one (families included). */

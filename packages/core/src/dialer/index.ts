@@ -3,3 +3,4 @@ export * from './dtmf';
 export * from './registration';
 export * from './calls';
 export * from './headers';
+export * from './directory';

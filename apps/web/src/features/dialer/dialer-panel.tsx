@@ -16,7 +16,15 @@ import { pushAlert } from '../../alerts/alerts';
 import { useShortcut } from '../../keys/shortcuts';
 import { Button, focusRing } from '../../ui/button';
 import { Icon, Spinner, type IconName } from '../../ui/icon';
-import { callActions, currentCall, dialerOpenAtom, focusEntryAtom, usePhoneState } from './dialer-state';
+import {
+  callActions,
+  currentCall,
+  dialerOpenAtom,
+  dialerTabAtom,
+  focusEntryAtom,
+  usePhoneState,
+} from './dialer-state';
+import { ContactsTab, DialerTabStrip, DoorsTab, RecentsTab, useDialerTabs } from './dialer-directory';
 
 const COLOURS = {
   default: 'text-slate-600 hover:bg-slate-100',
@@ -470,7 +478,11 @@ export function DialerPanel() {
   const { t } = useTranslation();
   const { phone, calls, registration } = usePhoneState();
   const [open, setOpen] = useAtom(dialerOpenAtom);
+  const tab = useAtomValue(dialerTabAtom);
+  const tabs = useDialerTabs();
   if (!phone || !open) return null;
+  // a tab the user may no longer use shows the keypad
+  const shown = tabs.includes(tab) ? tab : 'keypad';
   const current = currentCall(calls);
   const look = dialerButton(registration.state);
   const badge = {
@@ -528,11 +540,14 @@ export function DialerPanel() {
             </ul>
           )}
         </section>
-        <section aria-label={t('dialer.keypad')}>
-          <h3 className="mb-1.5 text-[11px] font-semibold tracking-wide text-slate-500 uppercase">
-            {t('dialer.keypad')}
-          </h3>
-          <Keypad />
+        <section aria-label={t(`dialer.tabs.${shown}`)} className="space-y-2">
+          {tabs.length > 1 && <DialerTabStrip tabs={tabs} />}
+          <div role={tabs.length > 1 ? 'tabpanel' : undefined} aria-label={t(`dialer.tabs.${shown}`)}>
+            {shown === 'keypad' && <Keypad />}
+            {shown === 'contacts' && <ContactsTab />}
+            {shown === 'recents' && <RecentsTab />}
+            {shown === 'doors' && <DoorsTab />}
+          </div>
         </section>
       </div>
     </aside>

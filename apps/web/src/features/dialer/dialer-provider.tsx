@@ -10,13 +10,17 @@ import { useShortcut } from '../../keys/shortcuts';
 import { usePageAction, type PageAction } from '../../palette/page-actions';
 import { profileAtom } from '../../session/session';
 import { SipPhone } from './sip-phone';
+import { useDialerTabs } from './dialer-directory';
 import { askNotifications, startRing, stopRing, unlockAudioOnGesture } from './ringer';
 import {
   callActions,
   currentCall,
   dialerOpenAtom,
+  dialerTabAtom,
   focusEntryAtom,
+  focusTabAtom,
   nextCall,
+  type DialerTab,
   phoneAtom,
   usePhoneState,
 } from './dialer-state';
@@ -110,19 +114,24 @@ function DialerKeys() {
     if (calls.pending) setOpen(true);
   }, [calls.pending, setOpen]);
 
+  const [tab, setTab] = useAtom(dialerTabAtom);
+  const focusTab = useSetAtom(focusTabAtom);
   const toggle = useCallback(() => {
     askNotifications();
     if (open) setOpen(false);
     else {
       setOpen(true);
-      focusEntry((n) => n + 1);
+      // the focus goes where the tab on show takes it: the number, or its search
+      if (tab === 'keypad') focusEntry((n) => n + 1);
+      else focusTab((n) => n + 1);
     }
-  }, [open, setOpen, focusEntry]);
+  }, [open, setOpen, focusEntry, focusTab, tab]);
   const dial = useCallback(() => {
     askNotifications();
     setOpen(true);
+    setTab('keypad');
     focusEntry((n) => n + 1);
-  }, [setOpen, focusEntry]);
+  }, [setOpen, setTab, focusEntry]);
 
   const on = (id: string | undefined, fn: (id: string) => void) => () => {
     if (id) fn(id);
@@ -201,5 +210,20 @@ function DialerKeys() {
   );
   usePageAction(action('door', 'dialer.actions.door', 'door', door, !!can?.door));
   usePageAction(action('next', 'dialer.actions.next', 'swap', switchCall, !!next && next !== current));
+  // the tabs below the calls: each shows its tab in the open dialer and puts the focus in its search
+  const tabs = useDialerTabs();
+  const show = (tab: DialerTab) => () => {
+    setOpen(true);
+    setTab(tab);
+    if (tab === 'keypad') focusEntry((n) => n + 1);
+    else focusTab((n) => n + 1);
+  };
+  usePageAction(
+    action('tab_contacts', 'dialer.tabs.show_contacts', 'users', show('contacts'), tabs.includes('contacts')),
+  );
+  usePageAction(
+    action('tab_recents', 'dialer.tabs.show_recents', 'list', show('recents'), tabs.includes('recents')),
+  );
+  usePageAction(action('tab_doors', 'dialer.tabs.show_doors', 'door', show('doors'), tabs.includes('doors')));
   return null;
 }

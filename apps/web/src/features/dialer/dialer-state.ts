@@ -61,3 +61,12 @@ export function callActions(call: DialerCall) {
     door: ours && call.status === 'active',
   };
 }
+
+/** The dialer's tabs below the calls (spec part 1 §2.5): keypad, contacts, recents, doors. */
+export const DialerTabs = ['keypad', 'contacts', 'recents', 'doors'] as const;
+export type DialerTab = (typeof DialerTabs)[number];
+export const dialerTabAtom = atom<DialerTab>('keypad');
+/** Asks the tab on show to focus its search (a counter: each request focuses once). */
+export const focusTabAtom = atom(0);
+/** The door chosen in the doors tab, for the palette's "open" and "call" */
+export const chosenDoorAtom = atom<{ id: number; name: string; number: string | null } | null>(null);

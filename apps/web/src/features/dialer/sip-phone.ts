@@ -322,7 +322,9 @@ export class SipPhone {
     try {
       await inviter.invite();
     } catch {
-      this.hooks.refused('no_media_devices');
+      // a call the user ended while the browser was still getting the microphone is no media failure
+      const call = this.state.calls.calls.find((c) => c.speechId === speechId);
+      if (call && call.status !== 'destroyed') this.hooks.refused('no_media_devices');
       this.call({ type: 'session_ended', speechId });
     }
   }
