@@ -83,10 +83,13 @@ export const logGet = defineCommand({
   gates: { anyPermission: ['system_info.view'] },
 });
 
-/** Empties a log (its current file and its older ones); audited, and said in the server's own log. */
+/**
+ * Empties a log (its current file and its older ones); audited, and said in the server's own log. A DELETE of
+ * the log's lines: the surfaces ask first, as for every deletion.
+ */
 export const logClear = defineCommand({
   id: 'log.clear',
-  http: { method: 'POST', path: '/logs/:name/clear' },
+  http: { method: 'DELETE', path: '/logs/:name' },
   args: Name,
   result: z.object({ data: z.object({ name: z.enum(LogNames), cleared_bytes: z.number().int() }) }),
   gates: { anyPermission: ['project_settings.change'] },
