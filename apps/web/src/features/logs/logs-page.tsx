@@ -13,6 +13,7 @@ import { usePageTitle } from '../../layout/page-title';
 import { Button } from '../../ui/button';
 import { FormError, Loading } from '../../ui/field';
 import { Icon } from '../../ui/icon';
+import { useShortcut } from '../../keys/shortcuts';
 
 type Tr = (key: string, params?: Record<string, unknown>) => string;
 type Level = (typeof LogLevels)[number];
@@ -48,7 +49,7 @@ async function saveLog(name: LogName): Promise<void> {
  * download"; docs/decisions.md "Event and system logs"): the logs of the instance that answered as tabs
  * (arrow keys move between them), the newest lines last; a level and a text filter (Enter applies), Older
  * lines a page at a time, Download, and Clear behind a confirmation for whoever may change the settings.
- * Keys on the page: `r` reads the log again, `/` goes to the text filter.
+ * Keys on the page: `r` reads the log again, `o` its older lines, `/` goes to the text filter.
  */
 export function LogsPage() {
   const { t } = useTranslation();
@@ -155,22 +156,17 @@ export function LogsPage() {
     setName(next);
     document.getElementById(`log-tab-${next}`)?.focus();
   };
-  // page keys, when no field has the focus
-  const onPageKey = (e: KeyboardEvent) => {
-    const target = e.target as HTMLElement;
-    if (e.ctrlKey || e.metaKey || e.altKey || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
-    if (e.key === 'r') {
-      e.preventDefault();
-      setTick((n) => n + 1);
-    } else if (e.key === '/') {
-      e.preventDefault();
-      filterRef.current?.focus();
-    }
-  };
+  // the page's keys (keys/bindings.ts), not while typing in a field: r reads again, o the older lines, / the filter
+  useShortcut('r', () => setTick((n) => n + 1), { labelKey: 'logs.keys.refresh' });
+  useShortcut('o', () => void older(), { labelKey: 'logs.keys.older', enabled: Boolean(before) }, [
+    before,
+    args,
+  ]);
+  useShortcut('slash', () => filterRef.current?.focus(), { labelKey: 'table.keys.search' });
   const current = sources?.find((s) => s.name === name);
 
   return (
-    <div className="flex flex-col gap-3" data-testid="logs-page" onKeyDown={onPageKey}>
+    <div className="flex flex-col gap-3" data-testid="logs-page">
       <p className="text-sm text-slate-600">{tr('logs.intro', { instance })}</p>
       <FormError message={error} />
       {!sources && !error && <Loading />}
