@@ -94,10 +94,14 @@ export class LogFiles {
     return path.join(this.dir, n === 0 ? `${name}.log` : `${name}.${n}.log`);
   }
 
-  /** Appends one line (scrubbed, cut to MAX_LINE), rotating first when it would not fit. */
+  /**
+   * Appends one line (scrubbed, cut to MAX_LINE), rotating first when it would not fit. A pino line with
+   * `file_msg` has that as its message here, in place of one meant for the operator's console only (a kept
+   * mail's text).
+   */
   write(name: LogName, line: string): void {
     if (this.closed) return;
-    let text = scrubLine(line.replace(/\n+$/, ''));
+    let text = scrubLine(consoleOnly(line.replace(/\n+$/, '')));
     if (text.length > MAX_LINE) text = `${text.slice(0, MAX_LINE)}…`;
     const buf = Buffer.from(`${text}\n`);
     try {
@@ -281,6 +285,16 @@ export class LogFiles {
     for (const o of this.open.values()) fs.closeSync(o.fd);
     this.open.clear();
     if (this.temporary) fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function consoleOnly(line: string): string {
+  if (!line.startsWith('{') || !line.includes('"file_msg"')) return line;
+  try {
+    const { file_msg: msg, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    return typeof msg === 'string' ? JSON.stringify({ ...rest, msg }) : line;
+  } catch {
+    return line;
   }
 }
 
