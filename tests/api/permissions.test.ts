@@ -668,6 +668,11 @@ const listCases: Record<string, Case> = {
   'worker.stop': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
   'worker.start': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
   'worker.restart': { perms: ['project_settings.change'], ok: () => ({ name: 'job:events.prune' }) },
+  // logs: the instance's files (installation-wide; no row of a project to hold in scope)
+  'log.available': { perms: ['system_info.view'], ok: () => ({}) },
+  'log.get': { perms: ['system_info.view'], ok: () => ({ name: 'events' }) },
+  'log.download': { perms: ['system_info.view'], ok: () => ({ name: 'events' }) },
+  'log.clear': { perms: ['project_settings.change'], ok: () => ({ name: 'events' }) },
   // project settings: of the caller's project (another project's are out of reach by construction)
   'settings.general_get': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.general_update': { perms: ['project_settings.change'], ok: () => ({ description: 'Matrix' }) },

@@ -13,6 +13,7 @@ import { isClosedPipe } from './pipe';
 import { addApi } from './raw/api';
 import { addLicenceTools } from './licences';
 import { addBackupTools } from './backups';
+import { addLogTools } from './logs';
 import { addLogin } from './session/login';
 import { addLogout } from './session/logout';
 import { addEvents } from './events/watch';
@@ -70,6 +71,8 @@ export function createProgram(
   addLicenceTools(program, ctx, families);
   // `lintel backups make|apply|download|last`, handwritten in place of the generated make and apply
   addBackupTools(program, ctx, families);
+  // `lintel logs list|show|download`, handwritten in place of the generated available and get
+  addLogTools(program, ctx, families);
   // `lintel devices search|add-found`, handwritten in place of their generated forms
   addDeviceSearch(program, ctx, families);
   addApi(program, ctx, families.session);

@@ -5,6 +5,7 @@ import { DeviceSearchLimits, WsLimits } from '@lintel/core';
 import type { Clock } from './clock';
 import { defaultImageSettings, type ImageSettings } from './storage/image-worker';
 import { loadSipConfig, type SipConfig } from './sip/config';
+import { defaultLogSettings, type LogSettings } from './logs/log-files';
 
 export interface Config {
   port: number;
@@ -47,6 +48,11 @@ export interface Config {
   http: HttpLimits;
   /** where the log goes (tests capture it); default stdout */
   logStream?: Writable;
+  /**
+   * the log files the server reads back (logs/log-files.ts): LINTEL_LOG_DIR (default the data folder's
+   * `logs`), LINTEL_LOG_MAX_BYTES (one file's bound, default 10 MiB), LINTEL_LOG_FILES (files kept per log, 5)
+   */
+  logs: LogSettings;
   accessTtlS: number;
   refreshTtlS: number;
   /**
@@ -239,6 +245,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpUrl: env.LINTEL_SMTP_URL || undefined,
     mailFrom: env.LINTEL_MAIL_FROM || 'Lintel <lintel@localhost>',
     logLevel: env.LOG_LEVEL || 'info',
+    logs: {
+      dir: env.LINTEL_LOG_DIR ? path.resolve(env.LINTEL_LOG_DIR) : undefined,
+      maxBytes: Math.max(4096, int(env.LINTEL_LOG_MAX_BYTES, defaultLogSettings.maxBytes)),
+      files: Math.min(100, Math.max(1, int(env.LINTEL_LOG_FILES, defaultLogSettings.files))),
+    },
     trustProxy: bool(env.LINTEL_TRUST_PROXY, false),
     images: {
       deadlineMs: int(env.LINTEL_IMAGE_DEADLINE_MS, defaultImageSettings.deadlineMs),

@@ -16,6 +16,7 @@ import type { SipService } from './sip/service';
 import type { WebhookService } from './webhooks/service';
 import type { Metrics } from './metrics/metrics';
 import type { Workers } from './modules/workers';
+import type { LogFiles } from './logs/log-files';
 import type { AccessSync } from './access-sync/planner';
 
 /** What every handler and service of the server shares. */
@@ -52,6 +53,8 @@ export interface ServerContext {
   metrics: Metrics;
   /** the workers: this instance's modules and the job kinds, started and stopped by people (modules/workers.ts) */
   workers: Workers;
+  /** the instance's log files, read back by `log.*` (logs/log-files.ts) */
+  logFiles: LogFiles;
 }
 
 /** Who is calling, once the bearer token is checked. */

@@ -37,6 +37,8 @@ import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
 import { createHttp } from './http/app';
 import { Metrics } from './metrics/metrics';
 import { Workers } from './modules/workers';
+import { LogFiles } from './logs/log-files';
+import { scrubText, scrubValue } from './logs/scrub';
 import { z } from 'zod';
 
 export interface LintelServer {
@@ -76,9 +78,25 @@ const EventsPruneJob = defineJob({
 });
 
 export async function createServer(config: Config): Promise<LintelServer> {
+  // the log goes to stdout (or the tests' stream) and into the server's log file, which `log.get` reads back;
+  // every object logged is walked for secrets at any depth (logs/scrub.ts), beyond redact's fixed paths
+  const logFiles = new LogFiles(config.dataDir, config.logs, config.sip.mode === 'local');
   const log: FastifyBaseLogger = pino(
-    { level: config.logLevel, redact: { paths: REDACT, censor: '[redacted]' } },
-    config.logStream ?? process.stdout,
+    {
+      level: config.logLevel,
+      redact: { paths: REDACT, censor: '[redacted]' },
+      formatters: { log: (o) => scrubValue(o) as Record<string, unknown> },
+      // the message too (`formatters.log` sees the fields only)
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? scrubText(a) : a)) as typeof args);
+        },
+      },
+    },
+    pino.multistream([
+      { level: config.logLevel as pino.Level, stream: config.logStream ?? process.stdout },
+      { level: config.logLevel as pino.Level, stream: logFiles.destination('server') },
+    ]),
   );
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
@@ -111,6 +129,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     bus: events,
     clock,
     log,
+    eventLog: logFiles.logger('events', config.logLevel),
   });
   // The parts below serve the context they belong to (a job, a device's push and a socket's message all go
   // through `dispatch`, which reads the context): each is made with the way to it, and reads it when it runs.
@@ -123,6 +142,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     log,
     settings: config.jobs,
     dispatch: (kind, job) => dispatchJob(contextOf(), kind, job),
+    runLog: logFiles.logger('jobs', config.logLevel),
   });
   const mailer = createMailer({
     db: database.db,
@@ -152,6 +172,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     metrics: new Metrics(contextOf),
     workers: new Workers(contextOf),
     accessSync: new AccessSync(contextOf),
+    logFiles,
   };
   defineDeviceTaskJob(context);
   defineBrokerAccountJobs(context);
@@ -248,6 +269,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
       );
       await http.app.close();
       await database.close();
+      logFiles.close();
     },
   };
 }

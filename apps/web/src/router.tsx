@@ -38,6 +38,7 @@ import { AuditEventsPage } from './features/audit-events/audit-events-page';
 import { LicencesPage } from './features/licences/licences-page';
 import { BackupsPage } from './features/backups/backups-page';
 import { SystemInfoPage } from './features/system-info/system-info-page';
+import { LogsPage } from './features/logs/logs-page';
 import { GeneralSettingsPage } from './features/general-settings/general-settings-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
 import { AccessMatrixPage } from './features/access-matrix/access-matrix-page';
@@ -80,6 +81,7 @@ const screens: Record<string, ReactNode> = {
   licenses: <LicencesPage />,
   backups: <BackupsPage />,
   'system-info': <SystemInfoPage />,
+  logs: <LogsPage />,
   'general-settings': <GeneralSettingsPage />,
   'devices.events': <DeviceEventsPage />,
   'access-control.events': <AcsEventsPage />,

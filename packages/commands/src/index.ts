@@ -20,6 +20,7 @@ import * as backup from './backup/backup.commands';
 import * as webhook from './webhook/webhook.resource';
 import * as system from './system/system.commands';
 import * as worker from './system/worker.commands';
+import * as log from './system/log.commands';
 import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
@@ -82,6 +83,7 @@ export * from './backup/backup.commands';
 export * from './webhook/webhook.resource';
 export * from './system/system.commands';
 export * from './system/worker.commands';
+export * from './system/log.commands';
 export * from './ip-blocking/ip-blocking.commands';
 export * from './settings/settings.commands';
 export * from './mail-template/mail-template.commands';
@@ -151,6 +153,7 @@ const modules = [
   webhook,
   system,
   worker,
+  log,
   ipBlocking,
   settings,
   mailTemplate,

@@ -27,6 +27,7 @@ export const AuditActions = [
   'ip_whitelisted',
   'login',
   'login_failed',
+  'log_cleared',
   'logout',
   'mail_settings_changed',
   'marker_applied',

@@ -92,6 +92,8 @@ export class EventOutbox {
       bus: EventBus;
       clock: Clock;
       log: FastifyBaseLogger;
+      /** the `events` event log (logs/log-files.ts): one line per event delivered here, never its contents */
+      eventLog?: Pick<FastifyBaseLogger, 'info'>;
     },
   ) {}
 
@@ -282,6 +284,7 @@ export class EventOutbox {
     this.delivered.add(id);
     this.deliveredOrder.push(id);
     if (this.deliveredOrder.length > 10_000) this.delivered.delete(this.deliveredOrder.shift()!);
+    this.opts.eventLog?.info({ id, topic: row.topic, type: row.type }, 'event');
     this.opts.bus.publish(
       row.topic,
       { type: row.type, ...row.payload },

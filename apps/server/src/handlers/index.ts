@@ -29,6 +29,7 @@ import { sipHandlers } from './sip/sip.handler';
 import { backupHandlers } from './backup/backup.handler';
 import { webhookHandlers } from './webhook/webhook.handler';
 import { systemHandlers, workerHandlers } from './system/system.handler';
+import { logHandlers } from './system/log.handler';
 import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
 import { settingsHandlers } from './settings/settings.handler';
 import { mailTemplateHandlers } from './mail-template/mail-template.handler';
@@ -64,6 +65,7 @@ export const handlers = {
   ...webhookHandlers,
   ...systemHandlers,
   ...workerHandlers,
+  ...logHandlers,
   ...ipBlockingHandlers,
   ...settingsHandlers,
   ...mailTemplateHandlers,

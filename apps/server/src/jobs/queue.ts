@@ -74,6 +74,8 @@ export class JobQueue {
        * throwing means "try again later" until the attempts are used up, `JobRefused` means "never"
        */
       dispatch: (kind: JobKind, job: JobRow) => Promise<void>;
+      /** the `jobs` event log (logs/log-files.ts): one line per run and its outcome */
+      runLog?: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
     },
   ) {}
 
@@ -194,6 +196,7 @@ export class JobQueue {
         );
     }, leaseMs / 3);
     renew.unref();
+    const began = performance.now();
     try {
       if (!def) throw new Error(`unknown job kind ${job.kind}`);
       await this.opts.dispatch(def, job);
@@ -205,6 +208,16 @@ export class JobQueue {
     }
     const now = this.opts.clock.now();
     const mine = sql<boolean>`id = ${job.id} and locked_by = ${this.workerId} and state = 'running'`;
+    const line = {
+      job: job.id,
+      kind: job.kind,
+      attempt: job.attempts,
+      ms: Math.round(performance.now() - began),
+    };
+    if (error === null) this.opts.runLog?.info(line, 'done');
+    else if (refused) this.opts.runLog?.error({ ...line, err: error }, 'refused');
+    else if (job.attempts >= job.max_attempts) this.opts.runLog?.error({ ...line, err: error }, 'failed');
+    else this.opts.runLog?.warn({ ...line, err: error }, 'failed; retried later');
     if (error === null) {
       await sql`update jobs set state = 'done', locked_by = null, locked_until = null, last_error = null, updated_at = ${now} where ${mine}`.execute(
         this.opts.db,

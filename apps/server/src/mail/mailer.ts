@@ -142,8 +142,14 @@ export function createMailer(opts: {
         .returning('id')
         .executeTakeFirstOrThrow();
       if (!settings) {
+        // the text goes to the operator's console (stdout), never into the log file people read through the
+        // API (`log.get`): it may hold another account's code or reset link (logs/log-files.ts, `file_msg`)
         log.info(
-          { outbox: row.id, to: message.to },
+          {
+            outbox: row.id,
+            to: message.to,
+            file_msg: 'no mail server configured; mail kept in the outbox (its text is not in this log)',
+          },
           `no mail server configured; mail kept in the outbox:\n--- ${message.subject} ---\n${message.text}\n---`,
         );
         return { id: row.id, status: 'kept' };

@@ -334,6 +334,8 @@ export class SipService {
     const keep = (chunk: Buffer) => {
       for (const line of chunk.toString().split('\n')) {
         if (!line.trim()) continue;
+        // the `sip` system log (logs/log-files.ts), scrubbed there
+        this.ctx.logFiles.write('sip', line);
         this.stderr.push(line);
         if (this.stderr.length > 200) this.stderr.shift();
       }

@@ -75,6 +75,9 @@ const STATIC: KeyBinding[] = [
   { keys: 'r', labelKey: 'remote.keys.reboot', scope: 'remote' },
   { keys: 'f', labelKey: 'remote.keys.refresh', scope: 'remote' },
   { keys: 'escape', labelKey: 'table.keys.clear', scope: 'table' },
+  // /logs: read the log again, and its older lines
+  { keys: 'r', labelKey: 'logs.keys.refresh', scope: 'page' },
+  { keys: 'o', labelKey: 'logs.keys.older', scope: 'page' },
   // the web dialer (issue 23): Alt and a letter, so they work on every screen and while typing a number
   { keys: 'alt+p', labelKey: 'dialer.keys.toggle', scope: 'dialer' },
   { keys: 'alt+a', labelKey: 'dialer.keys.answer', scope: 'dialer' },

@@ -177,6 +177,15 @@ export const Pages: readonly PageDef[] = [
     menu: true,
   },
   {
+    id: 'logs',
+    path: '/logs',
+    titleKey: 'logs.title',
+    icon: 'list',
+    section: 'settings',
+    gates: gatesOf('log.available'),
+    menu: true,
+  },
+  {
     id: 'licenses',
     path: '/licenses',
     titleKey: 'licences.title',
