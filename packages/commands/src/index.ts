@@ -26,6 +26,7 @@ import * as mailTemplate from './mail-template/mail-template.commands';
 import * as call from './call/call.commands';
 import * as identifierExtras from './identifier/identifier.extras';
 import * as accessMatrix from './access-matrix/access-matrix.commands';
+import * as guestAccess from './guest-access/guest-access.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -92,6 +93,7 @@ export * from './access-rule/access-rule.resource';
 export * from './identifier/identifier.resource';
 export * from './identifier/identifier.extras';
 export * from './access-matrix/access-matrix.commands';
+export * from './guest-access/guest-access.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -155,6 +157,7 @@ const modules = [
   call,
   identifierExtras,
   accessMatrix,
+  guestAccess,
   ...resources.map((r) => r.commands),
 ] as const;
 
