@@ -24,19 +24,23 @@ import {
   uid,
   userWith,
 } from '../support/fixtures';
+import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
 import { until } from './mqtt-clients';
 
 const clock = new ManualClock(Date.parse('2026-11-27T08:00:00Z'));
 let ts: TestServer;
 let api: ApiClient;
 let root: number;
+let smtp: SmtpReceiver;
 const sims: SimulatedDevice[] = [];
 const cmd = getCommand;
 
 beforeAll(async () => {
+  smtp = await startSmtpReceiver();
   ts = await startTestServer({
     config: {
       clock,
+      smtpUrl: smtp.url,
       modules: ['events', 'devices', 'http'],
       mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 2000, sweepMs: 0 },
       rateLimits: { guest_open: { limit: 6, windowS: 60 } },
@@ -52,6 +56,7 @@ beforeEach(async () => {
 afterAll(async () => {
   await Promise.all(sims.map((s) => s.stop().catch(() => undefined)));
   await ts?.close();
+  await smtp?.close();
 });
 
 /** A panel on mqtt in `domain`, and its simulator, online. */
@@ -174,6 +179,17 @@ describe('guest access', () => {
     expect((await info(made.key_id)).body.message).toBe('pass_limit_reached');
     const listed = (await cmd('guest_access.list').run({ api }, {})).data.find((p) => p.id === made.data.id);
     expect(listed).toMatchObject({ state: 'exhausted', passes_count: 2 });
+  });
+
+  it('e-mails the pass to the guest: the page that shows its QR, its validity and its passes', async () => {
+    const to = `guest-${uid()}@example.test`;
+    const made = await cmd('guest_access.create').run({ api }, key([shared], { email: to }) as never);
+    expect(made.data.email).toBe(to);
+    await ts.server.context.jobs.drain();
+    const mail = await smtp.next(to);
+    expect(mail.subject).toBe('Your guest pass: Guest identifier');
+    expect(mail.text).toContain(made.url);
+    expect(mail.text).toContain('Valid from 2026-11-27 09:00 to 2026-11-27 18:00. Passes: 2.');
   });
 
   it('refuses an unknown, revoked or expired key and an unknown door with the catalogue codes, saying nothing more', async () => {

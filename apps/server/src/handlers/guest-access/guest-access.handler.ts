@@ -20,6 +20,9 @@ import type { SomeHandlers } from '../../pipeline/handler';
 import { callerHabits, identifierStore } from '../identifier/identifier.store';
 import { lockOpenUri } from '../device/device.remote';
 import { enqueueExpiry } from './guest-access.job';
+import { composeMail, groupOfUser } from '../../mail/templates';
+import { enforceMailTarget } from '../../security/rate-limit';
+import type { ServerContext } from '../../context';
 
 /**
  * Guest access (issue 21 item 7; docs/decisions.md "Guest access"): passes made from the guest key of the
@@ -192,6 +195,39 @@ async function ownPass(c: FamilyCtx, q: Kysely<DB>, id: number): Promise<PassRow
   return row;
 }
 
+/**
+ * The pass e-mailed to the guest (beyond the spec: what ButterflyMX and Akuvox visitors get): the page's
+ * address, which shows the QR code and opens the doors, the validity as entered and the pass limit, in the
+ * maker's language, written by his group's `guest_pass` template when it has one.
+ */
+async function mailPass(
+  app: ServerContext,
+  opts: { projectId: number; to: string; makerId: number; pass: GuestPass; url: string },
+): Promise<void> {
+  const r = await sql<{ name: string; locale: string | null }>`
+    select u.name, a.locale from users u join accounts a on a.id = u.account_id where u.id = ${opts.makerId}`.execute(
+    app.db,
+  );
+  const maker = r.rows[0];
+  const shown = (v: string | null) => (v ? v.replace('T', ' ').slice(0, 16) : '—');
+  const mail = await composeMail(app, {
+    projectId: opts.projectId,
+    type: 'guest_pass',
+    locale: maker?.locale ?? null,
+    groupId: await groupOfUser(app, opts.makerId),
+    params: {
+      name: opts.pass.name,
+      link: opts.url,
+      from: shown(opts.pass.valid_from),
+      to: shown(opts.pass.valid_to),
+      passes: opts.pass.passes_restrict_active ? opts.pass.pass_limit : '—',
+      qr: opts.pass.value,
+      sender: maker?.name ?? '',
+    },
+  });
+  await app.mailer.send({ projectId: opts.projectId, to: opts.to, subject: mail.subject, text: mail.text });
+}
+
 // ----- the public page ------------------------------------------------------------------------------------------
 
 /** A device's token for one pass: names the door to the pass's holder only (no device id is shown). */
@@ -262,6 +298,8 @@ export const guestAccessHandlers = {
     const { offset } = await callerHabits(ctx.app.db, c, now.getTime());
     const ident = guestKeyToIdentifier(key as GuestKey, offset);
     const secret = newToken();
+    // a guest's mailbox gets its share of mail like any other (counted before anything is made)
+    if (email) await enforceMailTarget(ctx.app, email, c.ip);
     const id = await ctx.app.db.transaction().execute(async (trx) => {
       await assertGrantable(c, trx, key.selectedAccessRules);
       checkPass(ident, await limitsOf(c, trx));
@@ -285,11 +323,16 @@ export const guestAccessHandlers = {
     });
     const [row] = await passRows(ctx.app.db, sql<boolean>`g.identifier_id = ${id}`);
     const [pass] = await toPasses(ctx.app.db, [row!], now);
-    return {
-      data: pass!,
-      key_id: secret,
-      url: `${ctx.app.config.publicUrl}/guest-access/${secret}`,
-    };
+    const url = `${ctx.app.config.publicUrl}/guest-access/${secret}`;
+    if (email)
+      await mailPass(ctx.app, {
+        projectId: c.caller.projectId,
+        to: email,
+        makerId: c.caller.userId,
+        pass: pass!,
+        url,
+      });
+    return { data: pass!, key_id: secret, url };
   },
 
   'guest_access.update': async (ctx, args) => {
