@@ -180,11 +180,14 @@ export function GuestAccessPage() {
       <table className="w-full text-sm" data-testid="guest-passes">
         <thead>
           <tr className="text-left text-slate-600">
-            {['name', 'valid_from', 'valid_to', 'passes', 'state', 'email', ''].map((k) => (
+            {['name', 'valid_from', 'valid_to', 'passes', 'state', 'email'].map((k) => (
               <th key={k} className="px-2 py-1 font-medium">
-                {k ? p(k) : ''}
+                {p(k)}
               </th>
             ))}
+            <th className="px-2 py-1 font-medium">
+              <span className="sr-only">{p('actions')}</span>
+            </th>
           </tr>
         </thead>
         <tbody>
