@@ -155,6 +155,32 @@ async function callRows(): Promise<void> {
     values (${project}, '1', '2', 'answered', ${callId})`.execute(db);
 }
 
+/** A shareable rule at the world's answering device, for guest passes. */
+const guestRule = async () =>
+  (
+    await getCommand('access_rule.create').run({ api }, {
+      name: `Guests ${uid()}`,
+      devices: [w.deviceA1],
+      is_shareable: true,
+    } as never)
+  ).data.id;
+/** A guest key valid from now for a day. */
+const guestKey = (rule: number) => {
+  const at = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+  const now = Date.now();
+  return {
+    selectedAccessRules: [rule],
+    restrictPeriod: true,
+    validatePeriod: { from: at(now), to: at(now + 86_400_000) },
+    restrictPassCount: true,
+    passLimit: 2,
+  };
+};
+/** A guest pass `client` made. */
+const guestPassOf = async (client: ApiClient) =>
+  (await getCommand('guest_access.create').run({ api: client }, guestKey(await guestRule()) as never)).data
+    .id;
+
 /** A ready backup of the project's settings (made once per project; `fresh`: a new one, to delete). */
 const backups = new Map<ApiClient, number>();
 async function settingsBackup(client: ApiClient = api, fresh = false): Promise<number> {
@@ -637,6 +663,21 @@ const listCases: Record<string, Case> = {
     },
   },
   'access_matrix.export': { perms: ['access_rules.view_all'], ok: () => ({ format: 'csv' }) },
+  // guest access (issue 21 item 7): shareable rules; a pass is changed and deleted by its maker
+  'guest_access.access_rules': { perms: ['identifiers.create_guest'], ok: () => ({}) },
+  'guest_access.list': { perms: ['identifiers.view_all'], ok: async () => (await guestPassOf(api), {}) },
+  'guest_access.create': {
+    perms: ['identifiers.create_guest'],
+    ok: async () => guestKey(await guestRule()),
+  },
+  'guest_access.update': {
+    perms: ['identifiers.create_guest'],
+    ok: async () => ({ id: await guestPassOf(currentTester!), name: `Guest ${uid()}` }),
+  },
+  'guest_access.delete': {
+    perms: ['identifiers.create_guest'],
+    ok: async () => ({ id: await guestPassOf(currentTester!) }),
+  },
   // backups: of the caller's project only (another project's backup is not found)
   'backup.list': { perms: ['backups.view'], ok: async () => (await settingsBackup(), {}) },
   'backup.get': {
@@ -953,6 +994,10 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'password.recovery': 'public: no session, so no gate to hold',
   'password.reset': 'public: no session, so no gate to hold',
   'server.info': 'public: no session, so no gate to hold',
+  'guest_access.info':
+    "public: the pass's key is the credential; tests/devices/guest-access.test.ts refuses unknown, revoked, expired and used-up keys",
+  'guest_access.open':
+    "public: the pass's key is the credential; tests/devices/guest-access.test.ts refuses other passes' door tokens and rate-limits it",
   'system.openapi': 'public: no session, so no gate to hold',
   'session.logout': "self-service: acts on the caller's own session (no permission gate)",
   'profile.get': "self-service: acts on the caller's own profile (no permission gate)",

@@ -30,6 +30,7 @@ import { defineBrokerAccountJobs } from './devices/dynsec';
 import { DeviceGateway } from './devices/gateway';
 import { SipService } from './sip/service';
 import { WebhookDeliverJob, WebhookService } from './webhooks/service';
+import { GuestExpireJob } from './handlers/guest-access/guest-access.job';
 import { AccessSync } from './access-sync/planner';
 import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
@@ -179,6 +180,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
   defineBackupJobs(context);
   jobs.define(EventsPruneJob);
   jobs.define(WebhookDeliverJob);
+  jobs.define(GuestExpireJob);
   const retention = defineRetentionJobs({
     db: database.db,
     jobs,

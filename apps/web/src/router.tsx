@@ -42,6 +42,8 @@ import { LogsPage } from './features/logs/logs-page';
 import { GeneralSettingsPage } from './features/general-settings/general-settings-page';
 import { LicenceReportsPage } from './features/reports/licence-reports-page';
 import { AccessMatrixPage } from './features/access-matrix/access-matrix-page';
+import { GuestAccessPage } from './features/guest-access/guest-access-page';
+import { GuestPassPage } from './features/guest-access/guest-pass-page';
 import { NotificationsPage } from './features/notifications/notifications-page';
 import { NotificationSettingsPage } from './features/notifications/notification-settings-page';
 import { RemoteControlPage } from './features/remote-control/remote-control-page';
@@ -90,6 +92,7 @@ const screens: Record<string, ReactNode> = {
   'devices.search': <DeviceSearchPage />,
   'reports-licenses': <LicenceReportsPage />,
   'access-matrix': <AccessMatrixPage />,
+  'guest-access': <GuestAccessPage />,
   profile: <ProfilePage />,
   notifications: <NotificationsPage />,
   'virtual-numbers': <VirtualNumbersPage />,
@@ -130,7 +133,11 @@ export const router = createBrowserRouter([
       },
       {
         element: <AuthLayout />,
-        children: [{ path: 'choose-project', element: <ChooseProjectPage /> }],
+        children: [
+          { path: 'choose-project', element: <ChooseProjectPage /> },
+          // public: the guest's pass by its key, signed in or not (spec part 1 §2.1)
+          { path: 'guest-access/:keyId', element: <GuestPassPage /> },
+        ],
       },
       {
         element: <RequireSession />,

@@ -28,6 +28,7 @@ import * as call from './call/call.commands';
 import * as door from './door/door.commands';
 import * as identifierExtras from './identifier/identifier.extras';
 import * as accessMatrix from './access-matrix/access-matrix.commands';
+import * as guestAccess from './guest-access/guest-access.commands';
 import { groupResource } from './group/group.resource';
 import { userResource } from './user/user.resource';
 import { roleResource } from './role/role.resource';
@@ -96,6 +97,7 @@ export * from './access-rule/access-rule.resource';
 export * from './identifier/identifier.resource';
 export * from './identifier/identifier.extras';
 export * from './access-matrix/access-matrix.commands';
+export * from './guest-access/guest-access.commands';
 
 /** Every generic family, in menu order. */
 export const resources = [
@@ -161,6 +163,7 @@ const modules = [
   door,
   identifierExtras,
   accessMatrix,
+  guestAccess,
   ...resources.map((r) => r.commands),
 ] as const;
 

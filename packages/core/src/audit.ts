@@ -18,6 +18,7 @@ export const AuditActions = [
   'delete',
   'edit',
   'generate',
+  'guest_door_opened',
   'import',
   'invitation_accepted',
   'ip_banned',

@@ -28,7 +28,7 @@ const HANDWRITTEN_NOUNS = new Set(['session']);
 export const kebab = (s: string) => s.replace(/[_.]/g, '-');
 
 /** Nouns with a list that name one thing (the access matrix: its list is its cells): `lintel access-matrix list`. */
-const ONE_THING = new Set(['access-matrix']);
+const ONE_THING = new Set(['access-matrix', 'guest-access']);
 
 /** English plural of a kebab noun: `domain-type` → `domain-types`, `entry` → `entries`, `box` → `boxes`. */
 export function plural(word: string): string {

@@ -4,6 +4,7 @@ import { auditEventHandlers } from './audit-event/audit-event.handler';
 import { domainTypeHandlers } from './domain-type/domain-type.handler';
 import { identifierHandlers } from './identifier/identifier.handler';
 import { accessMatrixHandlers } from './access-matrix/access-matrix.handler';
+import { guestAccessHandlers } from './guest-access/guest-access.handler';
 import { groupHandlers } from './group/group.handler';
 import { markerHandlers } from './marker/marker.handler';
 import { profileHandlers } from './profile/profile.handler';
@@ -50,6 +51,7 @@ export const handlers = {
   ...domainTypeHandlers,
   ...identifierHandlers,
   ...accessMatrixHandlers,
+  ...guestAccessHandlers,
   ...auditEventHandlers,
   ...seedHandlers,
   ...licenceHandlers,

@@ -31,6 +31,8 @@ export function policies(app: ServerContext) {
     mail_address: { key: 'address', limit: 10, windowS: 600, error: 'too_many_requests' },
     /** messages to one e-mail address, whatever the route (invitation, code, recovery) */
     mail_target: { key: 'email', limit: 3, windowS: 600, error: 'too_many_requests' },
+    /** a guest pass opening a door, per route and address (the public page's button) */
+    guest_open: { key: 'address', limit: 10, windowS: 60, error: 'too_many_requests' },
     /** public routes that hash a password or check a secret code, per route and address */
     password_address: { key: 'address', limit: 20, windowS: 600, error: 'too_many_attempts' },
     /** a signed-in account checking or changing its own password */
@@ -76,6 +78,7 @@ export const ROUTE_POLICIES: Partial<Record<CommandId, readonly PolicyName[]>> =
   'password.reset': ['password_address'],
   'registration.invite_attempt': ['password_address'],
   'registration.register': ['password_address'],
+  'guest_access.open': ['guest_open'],
 };
 
 export const clock = (app: ServerContext): Date => app.clock.now();

@@ -85,6 +85,15 @@ export const Pages: readonly PageDef[] = [
     menu: true,
   },
   {
+    id: 'guest-access',
+    path: '/guest-access',
+    titleKey: 'commands:pages.guest_access.title',
+    icon: 'key',
+    section: 'access',
+    gates: gatesOf('guest_access.create'),
+    menu: true,
+  },
+  {
     id: 'access-matrix',
     path: '/access-matrix',
     titleKey: 'commands:pages.access_matrix.title',

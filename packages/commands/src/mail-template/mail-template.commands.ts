@@ -19,6 +19,7 @@ export const MailTypes = [
   'licence_already_expired',
   'group_licence_will_expire',
   'test_email',
+  'guest_pass',
 ] as const;
 export const MailType = z.enum(MailTypes);
 export type MailType = z.infer<typeof MailType>;
@@ -33,6 +34,7 @@ export const MailTypePlaceholders: Record<MailType, { offered: string[]; require
   licence_already_expired: { offered: ['name', 'link'], required: [] },
   group_licence_will_expire: { offered: ['name', 'group', 'days', 'to', 'link'], required: ['group'] },
   test_email: { offered: ['host', 'port'], required: [] },
+  guest_pass: { offered: ['name', 'link', 'from', 'to', 'passes', 'qr', 'sender'], required: ['link'] },
 };
 
 /** The placeholders a text holds: `{{ name }}` → `name`. */

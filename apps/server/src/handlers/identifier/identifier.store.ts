@@ -34,7 +34,7 @@ const base = tableStore(identifierResource, {
 type Values = Record<string, unknown>;
 
 /** The caller's `identifier_format` and the offset of his time zone (else the project's) at `at`. */
-async function callerHabits(
+export async function callerHabits(
   q: Kysely<DB>,
   ctx: FamilyCtx,
   at: number,
