@@ -4,10 +4,17 @@
  * example makers (./family-examples.ts), so a family added to the registry is covered with no line here.
  */
 import { describe, expect, it } from 'vitest';
-import { AllPermissions, type ApiClient } from '@lintel/core';
-import { getCommand, type AnyResource, type AuditEvent, type Command } from '@lintel/commands';
+import { AllPermissions, ErrorCatalogue, type ApiClient } from '@lintel/core';
+import {
+  getCommand,
+  MAX_RELATION_IDS,
+  resources,
+  type AnyResource,
+  type AuditEvent,
+  type Command,
+} from '@lintel/commands';
 import type { TestServer } from './server';
-import { failure, userWith } from './fixtures';
+import { failure, uid, userWith } from './fixtures';
 import { exampleMaker } from './family-examples';
 import { familyMatrix } from './family-matrix';
 
@@ -114,4 +121,107 @@ export function familyMatrixSuite(families: readonly AnyResource[], w: () => Reg
         });
     });
   }
+}
+
+/** The ids a record shows for a relation: its objects' ids, or the ids themselves. */
+export const idsIn = (value: unknown): number[] =>
+  (Array.isArray(value) ? value : [])
+    .map((v) => (typeof v === 'object' && v !== null ? Number((v as { id: unknown }).id) : Number(v)))
+    .sort((a, b) => a - b);
+
+/**
+ * A new row of the family a relation names, in `group` (a group: a new group below it), made by the
+ * administrator from the family's example: what an add or a remove of the relation can name.
+ */
+export async function freshRelated(
+  family: string,
+  group: number,
+  w: () => RegistryWorld,
+  families: readonly AnyResource[],
+): Promise<number> {
+  if (family === 'group')
+    return (
+      await getCommand('group.create').run({ api: w().api }, { name: `Rel ${uid()}`, parent_id: group })
+    ).data.id;
+  const other = [...families, ...resources].find((f) => f.noun === family)!;
+  const args = await exampleMaker(other, { api: () => w().api }, families).createArgs(group);
+  return ((await run(other.commands.create as unknown as Command, w().api, args)).data as Row).id;
+}
+
+/**
+ * The add and remove verbs of every many-to-many relation of the families (`Resource.relationVerbs`), on a
+ * row made by the administrator: an add puts the ids in and keeps the others, a remove takes them out and
+ * keeps the others, each audited once as an update; adding what is there or removing what is not answers
+ * the record unchanged and writes nothing; an id of no row of the project is `invalid_related_entity`
+ * naming it, more than MAX_RELATION_IDS ids `check_fields_data` on the field, and neither changes the row;
+ * the list's `equals` filter finds the row by exactly its set.
+ */
+export function relationVerbsSuite(families: readonly AnyResource[], w: () => RegistryWorld): void {
+  for (const resource of families)
+    for (const verbs of resource.relationVerbs) {
+      const recordKey = verbs.ref.record ?? verbs.key;
+      const cmd = (c: Command, args: Record<string, unknown>) => run(c, w().api, args);
+      const get = async (id: number) =>
+        (await cmd(resource.commands.get as unknown as Command, { id })) as Record<string, unknown>;
+      const updates = async (id: number) =>
+        (await eventsOf(w().api, resource.noun, id)).filter((e) => e.action === 'update').length;
+
+      it(`${verbs.add.id} and ${verbs.remove.id}: change only what they name, once, audited`, async () => {
+        const maker = exampleMaker(resource, { api: () => w().api }, families);
+        const row = (await cmd(resource.commands.create as unknown as Command, await maker.createArgs(w().A)))
+          .data as Row;
+        const first = idsIn((await get(row.id))[recordKey]);
+        const x = await freshRelated(verbs.ref.family, w().A, w, families);
+        const y = await freshRelated(verbs.ref.family, w().A, w, families);
+        const both = [...first, x, y].sort((a, b) => a - b);
+
+        const added = (await cmd(verbs.add, { id: row.id, [verbs.key]: [x, y, x] })).data as Row &
+          Record<string, unknown>;
+        expect(idsIn(added[recordKey])).toEqual(both);
+        expect(await get(row.id)).toEqual(added);
+        expect(await updates(row.id)).toBe(1);
+        // what is there already: the same record, no write, no audit entry
+        expect((await cmd(verbs.add, { id: row.id, [verbs.key]: [y] })).data).toEqual(added);
+        expect(await updates(row.id)).toBe(1);
+
+        const list = resource.commands.list as unknown as Command;
+        const exactly = async (ids: number[]) =>
+          (
+            (await cmd(list, { filters: [{ field: recordKey, rule: 'equals', value: ids.join(',') }] }))
+              .data as Row[]
+          ).map((r) => r.id);
+        if (resource.filterable[recordKey]) {
+          expect(await exactly(both)).toContain(row.id);
+          if (first.length) expect(await exactly([x, y])).not.toContain(row.id);
+          else expect(await exactly([x, y])).toContain(row.id);
+          expect(await exactly([x])).not.toContain(row.id);
+        }
+
+        const removed = (await cmd(verbs.remove, { id: row.id, [verbs.key]: [x] })).data as Record<
+          string,
+          unknown
+        >;
+        expect(idsIn(removed[recordKey])).toEqual([...first, y].sort((a, b) => a - b));
+        expect(await updates(row.id)).toBe(2);
+        // what is not there: nothing changes
+        expect((await cmd(verbs.remove, { id: row.id, [verbs.key]: [x] })).data).toEqual(removed);
+        expect(await updates(row.id)).toBe(2);
+
+        const nowhere = await failure(cmd(verbs.add, { id: row.id, [verbs.key]: [y, 2_000_000_000] }));
+        expect([nowhere.status, nowhere.message, nowhere.data]).toEqual([
+          ErrorCatalogue.invalid_related_entity,
+          'invalid_related_entity',
+          expect.objectContaining({ ids: [2_000_000_000] }),
+        ]);
+        const many = Array.from({ length: MAX_RELATION_IDS + 1 }, (_, i) => i + 1);
+        const tooMany = await failure(
+          w().api.request('POST', verbs.add.http.path.replace(':id', String(row.id)), {
+            body: { [verbs.key]: many },
+          }),
+        );
+        expect([tooMany.status, tooMany.message]).toEqual([422, 'check_fields_data']);
+        expect(await get(row.id)).toEqual(removed);
+        expect(await updates(row.id)).toBe(2);
+      });
+    }
 }
