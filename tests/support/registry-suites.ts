@@ -71,35 +71,57 @@ export async function namesEveryFamily(
 
 /**
  * The permission matrix of families from their declarations (./family-matrix.ts): each of the seven
- * commands (a) runs with the permission that reaches everything, (b) is refused without the gate's
- * permissions, (c) does not reach a row of another subtree with the subtree permission, where there is one.
+ * commands and each relation's add and remove (a) runs with the permission that reaches everything, (b) is
+ * refused without the gate's permissions, (c) does not reach a row of another subtree with the subtree
+ * permission, where there is one. `only: 'relations'` runs the relations' cases alone (for families whose
+ * other commands have hand-written cases).
  */
-export function familyMatrixSuite(families: readonly AnyResource[], w: () => RegistryWorld): void {
+export function familyMatrixSuite(
+  families: readonly AnyResource[],
+  w: () => RegistryWorld,
+  opts: { only?: 'relations' } = {},
+): void {
   for (const resource of families) {
     const maker = exampleMaker(resource, { api: () => w().api }, families);
     const viewAll = familyMatrix(resource, {})[0]!.all;
     const viewNarrow = familyMatrix(resource, {})[0]!.descendants;
+    const owner = resource.scopes?.owner;
     /** a row in `group`, made by the administrator */
     const rowIn = async (group: number) =>
       (
         (await run(resource.commands.create as unknown as Command, w().api, await maker.createArgs(group)))
           .data as Row
       ).id;
-    describe.each(familyMatrix(resource, {}).map((c) => [c.id, c] as const))('%s', (id, c) => {
-      const command = resource.commands[id.slice(id.indexOf('.') + 1) as 'list'] as unknown as Command;
+    const cases = familyMatrix(resource, {}).filter((c) => opts.only !== 'relations' || c.relation);
+    if (!cases.length) continue;
+    describe.each(cases.map((c) => [c.id, c] as const))('%s', (id, c) => {
+      const verb = id.slice(id.indexOf('.') + 1);
+      const command = (c.relation
+        ? resource.relationCommands[verb]
+        : resource.commands[verb as 'list']) as unknown as Command;
+      // a relation of the groups that place the row: a change of it is a placement, as on create
+      const placing = c.relation && (c.relation.key === owner?.groups || c.relation.key === owner?.group);
+      const createAll = familyMatrix(resource, {}).find((m) => m.id.endsWith('.create'))!.all;
       const tester = async (perms: string[]) =>
         (await userWith(w().ts, w().api, { permissions: [...new Set(perms)], domains: [w().A] })).client();
       const args = async (target: number, group: number) =>
-        id.endsWith('.update')
-          ? { id: target, ...maker.change() }
-          : c.args(target, await maker.createArgs(group));
+        c.relation
+          ? {
+              id: target,
+              [c.relation.key]: [await freshRelated(c.relation.family, group, w, families)],
+            }
+          : id.endsWith('.update')
+            ? { id: target, ...maker.change() }
+            : c.args(target, await maker.createArgs(group));
 
       it('(a) runs with the permission that reaches the whole project', async () => {
         const target = await rowIn(w().B);
-        const r = await run(command, await tester([c.all, viewAll]), await args(target, w().B));
+        const perms = [c.all, viewAll, ...(placing ? [createAll] : [])];
+        const r = await run(command, await tester(perms), await args(target, w().B));
         if (id.endsWith('.list')) expect((r.data as unknown[]).length).toBe(1);
         if (id.endsWith('.export')) expect(r as unknown as unknown[]).toHaveLength(1);
         if (id.endsWith('.delete_all')) expect(r.deleted).toEqual([target]);
+        if (c.relation) expect((r.data as Row).id).toBe(target);
       });
 
       it('(b) is refused without it', async () => {
