@@ -15,7 +15,7 @@ import {
 } from '@lintel/commands';
 import type { TestServer } from './server';
 import { failure, uid, userWith } from './fixtures';
-import { exampleMaker } from './family-examples';
+import { authorityOver, exampleMaker } from './family-examples';
 import { familyMatrix } from './family-matrix';
 
 export interface RegistryWorld {
@@ -101,7 +101,8 @@ export function familyMatrixSuite(
         : resource.commands[verb as 'list']) as unknown as Command;
       // a relation of the groups that place the row: a change of it is a placement, as on create
       const placing = c.relation && (c.relation.key === owner?.groups || c.relation.key === owner?.group);
-      const createAll = familyMatrix(resource, {}).find((m) => m.id.endsWith('.create'))!.all;
+      const creating = familyMatrix(resource, {}).find((m) => m.id.endsWith('.create'))!;
+      const createAll = creating.all ?? creating.descendants!;
       const tester = async (perms: string[]) =>
         (await userWith(w().ts, w().api, { permissions: [...new Set(perms)], domains: [w().A] })).client();
       const args = async (target: number, group: number) =>
@@ -115,9 +116,22 @@ export function familyMatrixSuite(
             : c.args(target, await maker.createArgs(group));
 
       it('(a) runs with the permission that reaches the whole project', async () => {
-        const target = await rowIn(w().B);
-        const perms = [c.all, viewAll, ...(placing ? [createAll] : [])];
-        const r = await run(command, await tester(perms), await args(target, w().B));
+        // a family whose edit reaches no further than a subtree (virtual numbers): that, on a row within it;
+        // a relation's case sees the row with every view permission (a store's own view scopes: users')
+        const reach = c.all ? w().B : w().A;
+        const target = await rowIn(reach);
+        const perms = c.relation
+          ? [c.all ?? c.descendants!, ...resource.gates.view, ...(placing ? [createAll] : [])]
+          : [c.all, viewAll];
+        const row = (await run(resource.commands.get as unknown as Command, w().api, { id: target })) as Row;
+        const client = await (
+          await userWith(w().ts, w().api, {
+            permissions: [...new Set(perms)],
+            domains: [w().A],
+            ...(c.relation ? authorityOver(resource, row) : {}),
+          })
+        ).client();
+        const r = await run(command, client, await args(target, reach));
         if (id.endsWith('.list')) expect((r.data as unknown[]).length).toBe(1);
         if (id.endsWith('.export')) expect(r as unknown as unknown[]).toHaveLength(1);
         if (id.endsWith('.delete_all')) expect(r.deleted).toEqual([target]);
