@@ -4,7 +4,8 @@
  * registry (never the shipped one) and every registry-wide suite runs over it with nothing written for it:
  * its store is the declaration's (the groups loaded into the record, filtered with `has`, written on create
  * and update, checked and placed for the scopes), and the permission matrix, the authority cases, the
- * audit log's names and the fuzzing of its writes come from the registry suites and its derived example.
+ * audit log's names and the fuzzing of its writes come from the registry suites and its derived example, and
+ * so do its groups' add and remove verbs and their `equals` filter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
@@ -14,7 +15,12 @@ import { registerFixtureFamily } from '@lintel/server';
 import { amenityResource, amenityTables } from '../support/fixture-amenity';
 import { familySuite } from '../support/family-authority';
 import { exampleMaker } from '../support/family-examples';
-import { familyMatrixSuite, namesEveryFamily, type RegistryWorld } from '../support/registry-suites';
+import {
+  familyMatrixSuite,
+  namesEveryFamily,
+  relationVerbsSuite,
+  type RegistryWorld,
+} from '../support/registry-suites';
 import { fuzzFamilies, poolOf } from '../support/fuzz-families';
 import { startTestServer } from '../support/server';
 import { admin, everyFeatureOn, failure, group, licence, uid, userWith } from '../support/fixtures';
@@ -27,12 +33,13 @@ const w = {} as RegistryWorld & { A1: number };
 let api: ApiClient;
 const call = (
   client: ApiClient,
-  verb: keyof typeof amenityResource.commands,
+  verb: keyof typeof amenityResource.commands | keyof typeof amenityResource.relationCommands,
   args: Record<string, unknown>,
 ) =>
-  (amenityResource.commands[verb] as unknown as Command).run({ api: client }, args as never) as Promise<
-    Record<string, unknown>
-  >;
+  (({ ...amenityResource.commands, ...amenityResource.relationCommands })[verb] as unknown as Command).run(
+    { api: client },
+    args as never,
+  ) as Promise<Record<string, unknown>>;
 type Amenity = { id: number; name: string; groups: Array<{ id: number; name: string }> };
 const make = async (groups: number[], client = api) =>
   (await call(client, 'create', { name: `Pool ${uid()}`, groups })).data as Amenity;
@@ -98,6 +105,32 @@ describe('the store, from the declaration', () => {
     expect((await call(api, 'list', { limit: 1 })).meta).toEqual(before);
   });
 
+  it('adds and removes groups as the update places them: a group outside the caller’s create scope is refused', async () => {
+    const inA = await userWith(w.ts, api, {
+      permissions: [
+        'amenities.create_descendants',
+        'amenities.edit_descendants',
+        'amenities.view_descendants',
+      ],
+      domains: [w.A],
+    });
+    const client = await inA.client();
+    const row = await make([w.A], client);
+    const added = (await call(client, 'add_groups', { id: row.id, groups: [w.A1] })).data as Amenity;
+    expect(added.groups.map((g) => g.id).sort()).toEqual([w.A, w.A1].sort());
+    const outside = await failure(call(client, 'add_groups', { id: row.id, groups: [w.B] }));
+    expect([outside.status, outside.message, outside.data]).toEqual([
+      403,
+      'method_prohibited',
+      expect.objectContaining({ reason: 'placement', field: 'groups' }),
+    ]);
+    // its last group stays: the declaration's `min(1)`, as the update says
+    await call(client, 'remove_groups', { id: row.id, groups: [w.A] });
+    const last = await failure(call(client, 'remove_groups', { id: row.id, groups: [w.A1] }));
+    expect([last.status, last.message]).toEqual([422, 'check_fields_data']);
+    expect(((await call(api, 'get', { id: row.id })) as Amenity).groups.map((g) => g.id)).toEqual([w.A1]);
+  });
+
   it('shows a caller the rows one of whose groups is in his subtree, and no other', async () => {
     const both = await make([w.A1, w.B]);
     const onlyB = await make([w.B]);
@@ -111,7 +144,9 @@ describe('the store, from the declaration', () => {
 });
 
 describe('the registry-wide suites, over the fixture registry', () => {
+  // its groups' add and remove verbs too: in the matrix, and changing only what they name
   familyMatrixSuite([amenityResource], () => w);
+  relationVerbsSuite([amenityResource], () => w);
   familySuite(amenityResource, exampleMaker(amenityResource, { api: () => api }, registry), () => w);
   fuzzFamilies([amenityResource], () => ({ ts: w.ts, api }));
   it('the audit log names its rows', async () => {

@@ -8,7 +8,14 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Jimp } from 'jimp';
 import { SimulatedDevice } from '@lintel/device-sim';
-import { getCommand, registry, resources, type AnyResource, type CommandId } from '@lintel/commands';
+import {
+  getCommand,
+  registry,
+  relationCommands,
+  resources,
+  type AnyResource,
+  type CommandId,
+} from '@lintel/commands';
 import { AllPermissions, LicenceFlags, licenceFlagOn, type ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
 import { familyMatrixSuite } from '../support/registry-suites';
@@ -1075,9 +1082,12 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
 const derivedFamilies = (resources as readonly AnyResource[]).filter((r) =>
   Object.values(r.commands).every((c) => !cases[c.id]),
 );
-const derived = new Set<string>(
-  derivedFamilies.flatMap((r) => Object.values(r.commands).map((c) => c.id as string)),
-);
+/** Every family's relation verbs get theirs from the declaration too, hand cases or not (`relationMatrix`). */
+const handFamilies = (resources as readonly AnyResource[]).filter((r) => !derivedFamilies.includes(r));
+const derived = new Set<string>([
+  ...derivedFamilies.flatMap((r) => Object.values(r.commands).map((c) => c.id as string)),
+  ...(resources as readonly AnyResource[]).flatMap((r) => relationCommands(r).map((c) => c.id as string)),
+]);
 const familyCommands = [...registry.values()].filter(
   (c) => !OPT_OUT[c.id as CommandId] && !derived.has(c.id),
 );
@@ -1105,6 +1115,7 @@ describe('the registry', () => {
 });
 
 familyMatrixSuite(derivedFamilies, () => ({ ts, api, root: w.root, A: w.A, B: w.B }));
+familyMatrixSuite(handFamilies, () => ({ ts, api, root: w.root, A: w.A, B: w.B }), { only: 'relations' });
 
 describe.each(familyCommands.filter((c) => cases[c.id]).map((c) => [c.id]))('%s', (id) => {
   const cmd = registry.get(id)!;

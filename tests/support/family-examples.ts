@@ -97,6 +97,17 @@ const OVERRIDES: Record<string, (ref: (family: string) => Promise<number>, group
     identifier: async () => ({ type: 'card', value: next().slice(-9) }),
   };
 
+/**
+ * What a tester needs beyond his permissions to act on a row, for what a declaration does not say: a user
+ * is changed only by someone whose role may grant the user's role (engine/grants.ts).
+ */
+const AUTHORITY: Record<string, (row: Args) => { available?: number[] }> = {
+  user: (row) => ({ available: [Number((row.role as { id: number }).id)] }),
+};
+
+/** The tester's extra options to act on `row` of this family (see AUTHORITY). */
+export const authorityOver = (resource: AnyResource, row: Args) => AUTHORITY[resource.noun]?.(row) ?? {};
+
 const cmd = (r: AnyResource, verb: 'create') => r.commands[verb] as unknown as Command;
 
 /** The example maker of one family (see above); `families` resolves the nouns its references name. */

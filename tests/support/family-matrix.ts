@@ -1,5 +1,6 @@
 /**
  * The permission matrix of a plain family, derived from its declaration alone: for each of its seven commands
+ * and its relations' add and remove
  * the permission that reaches the whole project, one that reaches only the caller's subtree (when the
  * family declares one), and the arguments that aim at a row. The tests make the rows; this says what to try.
  */
@@ -13,6 +14,8 @@ export interface MatrixCase {
   descendants?: string;
   /** the arguments, aimed at `target` (a row the test made) */
   args(target: number, fresh: Record<string, unknown>): Record<string, unknown>;
+  /** a relation's add or remove (`Resource.relationVerbs`): the relation it names, and its family */
+  relation?: { key: string; family: string };
 }
 
 const scopeOf = (
@@ -46,5 +49,22 @@ export function familyMatrix(resource: AnyResource, update: Record<string, unkno
     c('update', 'edit', (id) => ({ id, ...update })),
     c('delete', 'delete', (id) => ({ id })),
     c('delete_all', 'delete', (id) => ({ items: [id] })),
+    ...relationMatrix(resource),
   ];
+}
+
+/**
+ * The cases of a family's relation verbs (`<noun>.add_<key>`, `<noun>.remove_<key>`): gated and scoped as
+ * the update. Their arguments name a row of the related family the suite makes (`relation`).
+ */
+export function relationMatrix(resource: AnyResource): MatrixCase[] {
+  return resource.relationVerbs.flatMap((v) =>
+    [v.add, v.remove].map((command) => ({
+      id: command.id,
+      all: scopeOf(resource, 'edit', 'all')!,
+      descendants: scopeOf(resource, 'edit', 'descendants'),
+      args: (id: number) => ({ id }),
+      relation: { key: v.key, family: v.ref.family },
+    })),
+  );
 }

@@ -165,6 +165,7 @@ const modules = [
   accessMatrix,
   guestAccess,
   ...resources.map((r) => r.commands),
+  ...resources.map((r) => r.relationCommands),
 ] as const;
 
 // distributes over the union of modules (a plain `M[keyof M]` would keep only the keys they share)
@@ -187,6 +188,11 @@ export const registry: ReadonlyMap<string, Command> = new Map(
     .map((c) => [c.id, c]),
 );
 
+/** The add and remove verbs of a family's many-to-many relations (`Resource.relationVerbs`). */
+export function relationCommands(resource: AnyResource): Command[] {
+  return resource.relationVerbs.flatMap((v) => [v.add, v.remove]);
+}
+
 /** Families a test declared in a fixture (never in the shipped registry): see `registerFixtureResource`. */
 const fixtureResources: AnyResource[] = [];
 
@@ -194,7 +200,8 @@ const fixtureResources: AnyResource[] = [];
 export function registerFixtureResource(resource: AnyResource): void {
   fixtureResources.push(resource);
   assertRefFamilies(allResources());
-  for (const c of Object.values(resource.commands)) (registry as Map<string, Command>).set(c.id, c);
+  for (const c of [...Object.values(resource.commands), ...relationCommands(resource)])
+    (registry as Map<string, Command>).set(c.id, c);
 }
 
 /** Every family: the registry's and those a test declared in a fixture. */
@@ -224,9 +231,11 @@ export function familyCommandId<V extends FamilyVerb>(noun: string, verb: V): Fa
   return (family.commands as Record<FamilyVerb, { id: FamilyCommandId<V> }>)[verb].id;
 }
 
-/** The family a command belongs to, if it is one of a generic family's six. */
+/** The family a command belongs to, if it is one of a generic family's seven or a relation's verbs. */
 export function resourceOf(commandId: string) {
-  return allResources().find((r) => Object.values(r.commands).some((c) => c.id === commandId));
+  return allResources().find((r) =>
+    [...Object.values(r.commands), ...relationCommands(r)].some((c) => c.id === commandId),
+  );
 }
 
 const isPickerFamily = (noun: string): noun is PickerFamily =>

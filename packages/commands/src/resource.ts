@@ -9,7 +9,7 @@ import {
   registerLimitKey,
 } from '@lintel/core';
 import { defineCommand, type Command, type Gates } from './command';
-import { declarePicker, type PickerHints } from './refs';
+import { declarePicker, Id, type PickerHints } from './refs';
 import type { IconName, MenuSection } from './ui-vocabulary';
 import { defineExport, ListExportQuery } from './export';
 
@@ -256,6 +256,7 @@ export interface Resource<
   Rec extends ZodObject,
   Cre extends ZodObject,
   Upd extends ZodObject,
+  Keys extends string = string,
 > {
   noun: N;
   segment: string;
@@ -279,6 +280,85 @@ export interface Resource<
   refs: Readonly<Record<string, ResourceRef>>;
   live: readonly LiveRule[];
   commands: ReturnType<typeof familyCommands<N, Rec, Cre, Upd>>;
+  /**
+   * the add and remove verbs of each many-to-many relation (`refs` with a join table), derived from the
+   * declaration: see `relationVerbs`. Kept beside `commands`, whose keys the command ids' type is built from.
+   */
+  relationVerbs: readonly RelationVerbs[];
+  /** the same verbs keyed `add_<key>` / `remove_<key>`, typed: the registry's command ids include them */
+  relationCommands: RelationCommands<N, Rec, Keys>;
+}
+
+/** The most ids one add or remove of a relation takes (more is the schema's `too_big` on the field). */
+export const MAX_RELATION_IDS = 1000;
+
+/**
+ * The two verbs a many-to-many relation `key` of a family gets from its declaration:
+ * `<noun>.add_<key>` (`POST /<segment>/:id/<key>/add {<key>: ids}`) puts the ids in the row's list, and
+ * `<noun>.remove_<key>` (`…/remove`) takes them out; both answer the record as update does, are gated as
+ * the family's update and change nothing when the list already is so (docs/decisions.md, "Relation verbs").
+ */
+export interface RelationVerbs {
+  key: string;
+  ref: ResourceRef & { many: JoinTable };
+  add: Command;
+  remove: Command;
+}
+
+/** The arguments of a relation's add or remove: the row's id and the ids to add or remove. */
+const relationArgs = <K extends string>(key: K) =>
+  IdParam.extend({ [key]: z.array(Id).min(1).max(MAX_RELATION_IDS) } as {
+    [P in K]: z.ZodArray<typeof Id>;
+  }).strict();
+
+/** The keys of `refs` declared with a join table. */
+export type JoinKeys<Refs> = {
+  [K in keyof Refs]-?: NonNullable<Refs[K]> extends { many: JoinTable } ? K : never;
+}[keyof Refs] &
+  string;
+
+/**
+ * The relation verbs of a family's join relations `Keys`, typed with their ids (any family's: commands
+ * keyed by verb).
+ */
+export type RelationCommands<
+  N extends string,
+  Rec extends ZodObject,
+  Keys extends string,
+> = string extends Keys ? Readonly<Record<string, Command>> : TypedRelationCommands<N, Rec, Keys>;
+type TypedRelationCommands<N extends string, Rec extends ZodObject, Keys extends string> = {
+  [K in Keys as `add_${K}`]: Command<
+    ReturnType<typeof relationArgs<K>>,
+    ReturnType<typeof savedReply<Rec>>,
+    `${N}.add_${K}`
+  >;
+} & {
+  [K in Keys as `remove_${K}`]: Command<
+    ReturnType<typeof relationArgs<K>>,
+    ReturnType<typeof savedReply<Rec>>,
+    `${N}.remove_${K}`
+  >;
+};
+
+/** `time_rules` → `time-rules`: a relation's word in a path. */
+const kebab = (s: string) => s.replace(/_/g, '-');
+
+function relationVerbs<N extends string, Rec extends ZodObject, Cre extends ZodObject, Upd extends ZodObject>(
+  spec: ResourceSpec<N, Rec, Cre, Upd>,
+): RelationVerbs[] {
+  const refs = (spec.refs ?? {}) as Readonly<Record<string, ResourceRef>>;
+  return Object.entries(refs).flatMap(([key, ref]) => {
+    if (typeof ref.many !== 'object') return [];
+    const verb = (v: 'add' | 'remove') =>
+      defineCommand({
+        id: `${spec.noun}.${v}_${key}`,
+        http: { method: 'POST', path: `/${spec.segment}/:id/${kebab(key)}/${v}` },
+        args: relationArgs(key),
+        result: savedReply(spec.record),
+        gates: gate(spec.gates.edit, spec.licence),
+      }) as unknown as Command;
+    return [{ key, ref: ref as ResourceRef & { many: JoinTable }, add: verb('add'), remove: verb('remove') }];
+  });
 }
 
 function gate(perms: readonly PermissionCode[], licence: readonly LicenceFlag[] | undefined): Gates {
@@ -354,7 +434,8 @@ export type PlainResource<
   Rec extends ZodObject = ZodObject,
   Cre extends ZodObject = ZodObject,
   Upd extends ZodObject = ZodObject,
-> = Resource<N, Rec, Cre, Upd> & { table: string };
+  Keys extends string = string,
+> = Resource<N, Rec, Cre, Upd, Keys> & { table: string };
 
 /** Declares a whole generic family (spec part 2 §7): a schema, its fields and its gates. */
 export function defineResource<
@@ -363,14 +444,18 @@ export function defineResource<
   Cre extends ZodObject,
   Upd extends ZodObject,
   const G extends ResourceGates,
->(spec: ResourceSpec<N, Rec, Cre, Upd, G> & { table: string }): PlainResource<N, Rec, Cre, Upd>;
+  const Refs extends Readonly<Partial<Record<RecordKey<Cre>, ResourceRef>>>,
+>(
+  spec: ResourceSpec<N, Rec, Cre, Upd, G> & { table: string; refs?: Refs },
+): PlainResource<N, Rec, Cre, Upd, JoinKeys<Refs>>;
 export function defineResource<
   N extends string,
   Rec extends ZodObject,
   Cre extends ZodObject,
   Upd extends ZodObject,
   const G extends ResourceGates,
->(spec: ResourceSpec<N, Rec, Cre, Upd, G>): Resource<N, Rec, Cre, Upd>;
+  const Refs extends Readonly<Partial<Record<RecordKey<Cre>, ResourceRef>>>,
+>(spec: ResourceSpec<N, Rec, Cre, Upd, G> & { refs?: Refs }): Resource<N, Rec, Cre, Upd, JoinKeys<Refs>>;
 export function defineResource<
   N extends string,
   Rec extends ZodObject,
@@ -391,6 +476,7 @@ export function defineResource<
   );
   const refs = (spec.refs ?? {}) as Readonly<Record<string, ResourceRef>>;
   declarePicker(spec.noun, spec.picker, refs);
+  const verbs = relationVerbs(spec);
   for (const limit of spec.limits ?? []) registerLimitKey(limit.feature);
   return {
     noun: spec.noun,
@@ -416,6 +502,13 @@ export function defineResource<
     refs,
     live: (spec.live ?? []) as readonly LiveRule[],
     commands: familyCommands(spec),
+    relationVerbs: verbs,
+    relationCommands: Object.fromEntries(
+      verbs.flatMap((v) => [
+        [`add_${v.key}`, v.add],
+        [`remove_${v.key}`, v.remove],
+      ]),
+    ) as RelationCommands<N, Rec, string>,
   };
 }
 

@@ -4,6 +4,7 @@ import {
   formatWhere,
   ListQuery,
   parseWhere,
+  relationSetOf,
   WhereSyntaxError,
   type Filter,
 } from './list-query';
@@ -133,5 +134,37 @@ describe('ListQuery and checkFilters', () => {
       params: { values: ['a', 'b'] },
     });
     expect(checkFilters([{ field: 'domains', rule: 'has', value: 4 }], fields)).toEqual([]);
+  });
+});
+
+describe('the equals filter of a relation (refs)', () => {
+  const fields = { devices: { kind: 'refs' as const } };
+  it('takes one id, ids joined by commas, or "" / null for the empty set', () => {
+    expect(relationSetOf(3)).toEqual([3]);
+    expect(relationSetOf('3')).toEqual([3]);
+    expect(relationSetOf(' 3, 5 ,3,8')).toEqual([3, 5, 8]);
+    expect(relationSetOf('')).toEqual([]);
+    expect(relationSetOf(null)).toEqual([]);
+    for (const v of [
+      '3,x',
+      '3,,5',
+      '-1',
+      '0',
+      1.5,
+      true,
+      '99999999999',
+      Array(60)
+        .fill(1)
+        .map((_, i) => i + 1)
+        .join(),
+    ])
+      expect(relationSetOf(v), String(v)).toBeUndefined();
+    expect(checkFilters([{ field: 'devices', rule: 'equals', value: '3,5' }], fields)).toEqual([]);
+    expect(checkFilters([{ field: 'devices', rule: 'equals', value: 'a' }], fields)).toEqual([
+      { field: 'filters.0.value', rule: 'invalid_type', params: { expected: 'refs' } },
+    ]);
+    expect(parseWhere('devices equals 3,5,8').filters).toEqual([
+      { field: 'devices', rule: 'equals', value: '3,5,8' },
+    ]);
   });
 });

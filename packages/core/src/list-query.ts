@@ -26,8 +26,30 @@ export const RulesByKind: Record<FieldKind, readonly FilterRule[]> = {
   date: ['equals', 'not_equals', 'above', 'below'],
   boolean: ['equals', 'not_equals'],
   ref: ['equals', 'not_equals'],
-  refs: ['has'],
+  // `has`: the row's set holds the id; `equals`: the row's set is exactly the ids given (see relationSetOf)
+  refs: ['has', 'equals'],
 };
+
+/** The most ids one `equals` filter of a relation names (its value is at most 255 characters anyway). */
+export const MAX_RELATION_FILTER_IDS = 50;
+
+/**
+ * The ids of an `equals` filter on a many-valued field (`refs`): one id (a number or its digits), or several
+ * joined by commas (`"3,5,8"`, the text form `devices equals 3,5,8`); `""` or null is the empty set (the rows
+ * related to nothing). Each id once; undefined when the value is none of these.
+ */
+export function relationSetOf(value: unknown): number[] | undefined {
+  if (value === null || value === '') return [];
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value > 0 ? [value] : undefined;
+  if (typeof value !== 'string' || !/^\s*\d+(\s*,\s*\d+)*\s*$/.test(value)) return undefined;
+  const ids = [...new Set(value.split(',').map((v) => Number(v.trim())))];
+  if (
+    ids.length > MAX_RELATION_FILTER_IDS ||
+    ids.some((n) => !Number.isSafeInteger(n) || n < 1 || n > 2_147_483_647)
+  )
+    return undefined;
+  return ids;
+}
 
 export const FilterValue = z.union([z.string().max(255), z.number(), z.boolean(), z.null()]);
 export const Filter = z
@@ -103,6 +125,11 @@ export function checkFilters(
       return;
     }
     const v = f.value;
+    if (def.kind === 'refs' && f.rule === 'equals') {
+      if (!relationSetOf(v))
+        problems.push({ field: `filters.${i}.value`, rule: 'invalid_type', params: { expected: def.kind } });
+      return;
+    }
     const bad =
       def.kind === 'number' || def.kind === 'ref' || def.kind === 'refs'
         ? !(

@@ -1,18 +1,18 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
-import type { z, ZodObject } from 'zod';
+import { z, type ZodObject, type ZodType } from 'zod';
 import type { AnyResource, ParsedListExportQuery } from '@lintel/commands';
 import type { ParsedListQuery } from '@lintel/core';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { audit } from '../audit/audit';
-import { AppError } from '../errors';
+import { AppError, parseInput } from '../errors';
 import { signedIn, type AllHandlers, type HandlerContext } from '../pipeline/handler';
 import { Caller } from './caller';
 import { planList, runList, type ListSource } from './list';
 import { exportReply } from './export';
 import { scopePredicate, scopesFor, type ScopeRules, type ScopeSql } from './scope';
 import { checkPlacement } from './table-store';
-import { ownerGroups, placedIn } from './relations';
+import { assertRelated, ownerGroups, placedIn, relatedIds, relationsOf } from './relations';
 import { declareEntityNames, tableNames } from './entity-names';
 
 export interface FamilyCtx {
@@ -160,12 +160,16 @@ export async function loadOne<Rec>(q: Kysely<DB>, store: ListSource<Rec>, id: nu
   return rec;
 }
 
-export type FamilyIds<R extends AnyResource> = Extract<
-  `${R['noun']}.${'list' | 'export' | 'get' | 'create' | 'update' | 'delete' | 'delete_all'}`,
-  keyof AllHandlers
->;
+// distributes over a union of families (the plain ones), so each family's relation verbs count
+export type FamilyIds<R extends AnyResource> = R extends AnyResource
+  ? Extract<
+      | `${R['noun']}.${'list' | 'export' | 'get' | 'create' | 'update' | 'delete' | 'delete_all'}`
+      | `${R['noun']}.${keyof R['relationCommands'] & string}`,
+      keyof AllHandlers
+    >
+  : never;
 
-/** The seven handlers of a generic family, keyed by command id. */
+/** The seven handlers of a generic family and its relations' verbs, keyed by command id. */
 export function familyHandlers<R extends AnyResource>(
   store: FamilyStore<R>,
 ): Pick<AllHandlers, FamilyIds<R>> {
@@ -226,28 +230,7 @@ export function familyHandlers<R extends AnyResource>(
     [`${noun}.update`]: (async (ctx: HandlerContext, args: { id: number } & Record<string, unknown>) => {
       const c = await familyCtx(ctx);
       const { id, ...changes } = args;
-      const data = await ctx.app.db.transaction().execute(async (trx) => {
-        await assertMay(trx, s, c.caller, id, 'edit', c);
-        const before = await loadOne(trx, store, id);
-        // authority over what the row becomes: a move to another group is a placement, as on create
-        if (movesGroups(store.resource, changes, before as Record<string, unknown>))
-          await (s.placement
-            ? s.placement(trx, changes, c.caller)
-            : checkPlacement(store.resource, trx, changes, c.caller));
-        // an empty PATCH changes nothing (and an empty SET is no SQL)
-        if (Object.keys(changes).length) await s.update(trx, id, changes as never, c, before);
-        const after = await loadOne(trx, store, id);
-        await audit(trx, {
-          projectId: c.caller.projectId,
-          userId: c.caller.userId,
-          action: 'update',
-          entity: store.entity,
-          entityId: id,
-          ip: c.ip,
-          data: { before: before as object, after: after as object },
-        });
-        return { before, after };
-      });
+      const data = await ctx.app.db.transaction().execute((trx) => updateRow(s, trx, c, id, changes));
       await s.afterUpdate?.(c, id, data.before, data.after);
       return { data: data.after };
     }) as H,
@@ -326,7 +309,79 @@ export function familyHandlers<R extends AnyResource>(
       return { deleted, not_deleted };
     }) as H,
   };
+  Object.assign(handlers, relationVerbHandlers(s));
   return handlers as unknown as Pick<AllHandlers, FamilyIds<R>>;
+}
+
+/**
+ * An update of one row inside `trx`, as `<noun>.update` and the relation verbs make it: the caller's scope
+ * and authority over the row, the placement of a move, the store's write, the audit entry.
+ */
+async function updateRow(
+  s: FamilyStore<AnyResource>,
+  trx: Transaction<DB>,
+  c: FamilyCtx,
+  id: number,
+  changes: Record<string, unknown>,
+): Promise<{ before: Record<string, unknown>; after: Record<string, unknown> }> {
+  await assertMay(trx, s, c.caller, id, 'edit', c);
+  const before: Record<string, unknown> = await loadOne(trx, s, id);
+  // authority over what the row becomes: a move to another group is a placement, as on create
+  if (movesGroups(s.resource, changes, before as Record<string, unknown>))
+    await (s.placement
+      ? s.placement(trx, changes, c.caller)
+      : checkPlacement(s.resource, trx, changes, c.caller));
+  // an empty PATCH changes nothing (and an empty SET is no SQL)
+  if (Object.keys(changes).length) await s.update(trx, id, changes as never, c, before);
+  const after: Record<string, unknown> = await loadOne(trx, s, id);
+  await audit(trx, {
+    projectId: c.caller.projectId,
+    userId: c.caller.userId,
+    action: 'update',
+    entity: s.entity,
+    entityId: id,
+    ip: c.ip,
+    data: { before: before as object, after: after as object },
+  });
+  return { before, after };
+}
+
+/**
+ * The add and remove verbs of each many-to-many relation of the family (`Resource.relationVerbs`): the row
+ * locked, the ids checked (each a row of the caller's project, else `invalid_related_entity`), the new list
+ * computed from the stored one and, when it differs, written as an update of that list alone — so the scope,
+ * the authority, the placement of a groups relation, the store's own checks and the audit are the update's.
+ * A list that is already so changes nothing and writes no audit entry.
+ */
+function relationVerbHandlers(s: FamilyStore<AnyResource>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const verbs of s.resource.relationVerbs) {
+    const rel = relationsOf(s.resource).find((r) => r.key === verbs.key)!;
+    const field = (s.resource.updateArgs.shape as Record<string, ZodType | undefined>)[verbs.key];
+    for (const verb of ['add', 'remove'] as const)
+      out[verbs[verb].id] = async (ctx: HandlerContext, args: { id: number } & Record<string, unknown>) => {
+        const c = await familyCtx(ctx);
+        const ids = [...new Set(args[verbs.key] as number[])];
+        const data = await ctx.app.db.transaction().execute(async (trx) => {
+          await assertMay(trx, s, c.caller, args.id, 'edit', c);
+          // one change of a row's list at a time: two adds at once both land
+          await sql`select t.id from ${s.from} where t.id = ${args.id} for update of t`.execute(trx);
+          await assertRelated(trx, s.resource, c.caller.projectId, { [verbs.key]: ids });
+          const stored = await relatedIds(trx, rel, args.id);
+          const next =
+            verb === 'add'
+              ? [...stored, ...ids.filter((i) => !stored.includes(i))]
+              : stored.filter((i) => !ids.includes(i));
+          if (next.length === stored.length) return { after: await loadOne(trx, s, args.id) };
+          // the list it becomes is one the update would take (a rule's at least one device, a maximum)
+          if (field) parseInput(z.object({ [verbs.key]: field }), { [verbs.key]: next });
+          return updateRow(s, trx, c, args.id, { [verbs.key]: next });
+        });
+        if ('before' in data) await s.afterUpdate?.(c, args.id, data.before, data.after);
+        return { data: data.after };
+      };
+  }
+  return out;
 }
 
 export type { ZodObject };

@@ -1,13 +1,23 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { checkFilters, type Filter, type FilterableField, type ParsedListQuery } from '@lintel/core';
+import {
+  checkFilters,
+  relationSetOf,
+  type Filter,
+  type FilterableField,
+  type ParsedListQuery,
+} from '@lintel/core';
 import type { DB } from '../db/schema';
 import { AppError } from '../errors';
 import type { RequestCache } from './request-cache';
 
-/** How a list reads one field in SQL. `has` is for many-valued fields (a user's groups, markers). */
+/**
+ * How a list reads one field in SQL. `has` and `equals` are for many-valued fields (a user's groups,
+ * markers): the set holds the id; the set is exactly the ids.
+ */
 export interface ColumnSql {
   expr?: RawBuilder<unknown>;
   has?: (value: number) => RawBuilder<boolean>;
+  equals?: (ids: readonly number[]) => RawBuilder<boolean>;
   /** the joins (aliases of `ListSource.joins`) this field reads */
   joins?: readonly string[];
 }
@@ -41,7 +51,7 @@ export const escapeLike = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export function filterSql(f: Filter, def: FilterableField, col: ColumnSql): RawBuilder<boolean> {
   const v = f.value;
-  if (def.kind === 'refs') return col.has!(Number(v));
+  if (def.kind === 'refs') return f.rule === 'equals' ? col.equals!(relationSetOf(v)!) : col.has!(Number(v));
   const e = col.expr!;
   switch (def.kind) {
     case 'text': {

@@ -134,13 +134,22 @@ export function relationSelect(rel: Relation, rowId: RawBuilder<unknown>): RawBu
   return sql`(select ${objectOf(shape)} from ${sql.table(rel.table)} r where r.id = ${id})`;
 }
 
-/** How lists read a relation: `has` over the join table, or the id column. */
+/**
+ * How lists read a relation: over the join table, `has` (the set holds the id) and `equals` (the set is
+ * exactly the ids: none of its rows outside them, and as many distinct rows as ids); or the id column.
+ */
 export function relationColumn(rel: Relation): ColumnSql {
   const join = rel.join;
   if (!join) return { expr: sql.ref(`t.${rel.key}`) };
+  const j = sql.table(join.table);
+  const owner = sql.ref(`f.${join.owner}`);
+  const column = sql.ref(`f.${join.column}`);
   return {
-    has: (v) =>
-      sql<boolean>`exists (select 1 from ${sql.table(join.table)} f where ${sql.ref(`f.${join.owner}`)} = t.id and ${sql.ref(`f.${join.column}`)} = ${v})`,
+    has: (v) => sql<boolean>`exists (select 1 from ${j} f where ${owner} = t.id and ${column} = ${v})`,
+    equals: (ids) =>
+      ids.length
+        ? sql<boolean>`(not exists (select 1 from ${j} f where ${owner} = t.id and not (${inIds(column, ids)})) and (select count(distinct ${column}) from ${j} f where ${owner} = t.id) = ${ids.length})`
+        : sql<boolean>`not exists (select 1 from ${j} f where ${owner} = t.id)`,
   };
 }
 
@@ -209,6 +218,17 @@ export async function writeRelations(
         ids.map((id) => sql`(${rowId}, ${id})`),
       )}`.execute(q);
   }
+}
+
+/** The ids a row holds in a many-to-many relation, in id order. */
+export async function relatedIds(q: Kysely<DB>, rel: Relation, rowId: number): Promise<number[]> {
+  const { table, owner, column } = rel.join!;
+  const r = await sql<{
+    id: number;
+  }>`select ${sql.ref(column)} as id from ${sql.table(table)} where ${sql.ref(owner)} = ${rowId} order by ${sql.ref(column)}`.execute(
+    q,
+  );
+  return r.rows.map((row) => Number(row.id));
 }
 
 /** The values of a write without its join-table relations: what goes in the row's own columns. */
