@@ -9,6 +9,20 @@ export const inputClass =
   'read-only:bg-slate-50 read-only:text-slate-600 disabled:bg-slate-100 disabled:text-slate-500 ' +
   'outline-none focus:border-blue-600 focus:ring-2 focus:ring-blue-600/25 ';
 
+/** A small control of a filter bar or a report's parameters (beside others on one line). */
+export const compactInputClass =
+  'rounded border border-slate-300 px-2 py-1 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500';
+
+/** A small control with its label above it (a filter bar's, a report's parameters). */
+export function CompactField({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <label className="flex flex-col gap-1 text-xs text-slate-600">
+      {label}
+      {children}
+    </label>
+  );
+}
+
 export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'onChange' | 'value'> {
   name: string;
   label: string;

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { IdentifierTypes } from '@lintel/core';
 import type { AccessMatrixRow } from '@lintel/commands';
@@ -7,6 +7,7 @@ import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
 import { usePageTitle } from '../../layout/page-title';
 import { Button } from '../../ui/button';
+import { CompactField, compactInputClass } from '../../ui/field';
 
 /** The filters as the form holds them (empty: not filtered). */
 interface Filters {
@@ -30,17 +31,6 @@ function argsOf(f: Filters): Record<string, string | number> {
 }
 
 const PAGE = 200;
-const input =
-  'rounded border border-slate-300 px-2 py-1 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500';
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <label className="flex flex-col gap-1 text-xs text-slate-600">
-      {label}
-      {children}
-    </label>
-  );
-}
 
 async function download(args: Record<string, string | number>, format: 'csv' | 'xlsx') {
   const token = api.store.get()?.token;
@@ -107,12 +97,18 @@ export function AccessMatrixPage() {
         }}
       >
         {(['user', 'group', 'device'] as const).map((k) => (
-          <Field key={k} label={f(k)}>
-            <input className={input} inputMode="numeric" value={filters[k]} onChange={set(k)} name={k} />
-          </Field>
+          <CompactField key={k} label={f(k)}>
+            <input
+              className={compactInputClass}
+              inputMode="numeric"
+              value={filters[k]}
+              onChange={set(k)}
+              name={k}
+            />
+          </CompactField>
         ))}
-        <Field label={f('type')}>
-          <select className={input} value={filters.type} onChange={set('type')} name="type">
+        <CompactField label={f('type')}>
+          <select className={compactInputClass} value={filters.type} onChange={set('type')} name="type">
             <option value="">{t('commands:pages.access_matrix.any')}</option>
             {IdentifierTypes.map((v) => (
               <option key={v} value={v}>
@@ -120,17 +116,28 @@ export function AccessMatrixPage() {
               </option>
             ))}
           </select>
-        </Field>
-        <Field label={f('allowed')}>
-          <select className={input} value={filters.allowed} onChange={set('allowed')} name="allowed">
+        </CompactField>
+        <CompactField label={f('allowed')}>
+          <select
+            className={compactInputClass}
+            value={filters.allowed}
+            onChange={set('allowed')}
+            name="allowed"
+          >
             <option value="">{t('commands:pages.access_matrix.any')}</option>
             <option value="true">{t('commands:pages.access_matrix.allowed')}</option>
             <option value="false">{t('commands:pages.access_matrix.refused')}</option>
           </select>
-        </Field>
-        <Field label={f('at')}>
-          <input className={input} type="datetime-local" value={filters.at} onChange={set('at')} name="at" />
-        </Field>
+        </CompactField>
+        <CompactField label={f('at')}>
+          <input
+            className={compactInputClass}
+            type="datetime-local"
+            value={filters.at}
+            onChange={set('at')}
+            name="at"
+          />
+        </CompactField>
         <Button type="submit">{t('commands:access_matrix.list.label')}</Button>
         {(['csv', 'xlsx'] as const).map((format) => (
           <Button

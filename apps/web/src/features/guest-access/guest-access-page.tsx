@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { GuestPass } from '@lintel/commands';
 import { runCommand } from '../../api/client';
@@ -6,18 +6,7 @@ import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
 import { usePageTitle } from '../../layout/page-title';
 import { Button } from '../../ui/button';
-
-const input =
-  'rounded border border-slate-300 px-2 py-1 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500';
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <label className="flex flex-col gap-1 text-xs text-slate-600">
-      {label}
-      {children}
-    </label>
-  );
-}
+import { CompactField, compactInputClass } from '../../ui/field';
 
 /** `2026-11-27T09:00` as the input gives it → the local time and the instant (the browser's zone). */
 const periodOf = (from: string, to: string) => {
@@ -122,47 +111,52 @@ export function GuestAccessPage() {
           ))}
         </fieldset>
         <div className="flex flex-wrap items-end gap-3">
-          <Field label={p('valid_from')}>
+          <CompactField label={p('valid_from')}>
             <input
-              className={input}
+              className={compactInputClass}
               type="datetime-local"
               required
               value={from}
               onChange={(e) => setFrom(e.target.value)}
               name="from"
             />
-          </Field>
-          <Field label={p('valid_to')}>
+          </CompactField>
+          <CompactField label={p('valid_to')}>
             <input
-              className={input}
+              className={compactInputClass}
               type="datetime-local"
               required
               value={to}
               onChange={(e) => setTo(e.target.value)}
               name="to"
             />
-          </Field>
-          <Field label={f('passLimit')}>
+          </CompactField>
+          <CompactField label={f('passLimit')}>
             <input
-              className={input}
+              className={compactInputClass}
               inputMode="numeric"
               value={limit}
               onChange={(e) => setLimit(e.target.value)}
               name="passLimit"
             />
-          </Field>
-          <Field label={f('name')}>
-            <input className={input} value={name} onChange={(e) => setName(e.target.value)} name="name" />
-          </Field>
-          <Field label={f('email')}>
+          </CompactField>
+          <CompactField label={f('name')}>
             <input
-              className={input}
+              className={compactInputClass}
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              name="name"
+            />
+          </CompactField>
+          <CompactField label={f('email')}>
+            <input
+              className={compactInputClass}
               type="email"
               value={email}
               onChange={(e) => setEmail(e.target.value)}
               name="email"
             />
-          </Field>
+          </CompactField>
           <Button type="submit" variant="primary" busy={busy} disabled={!chosen.length}>
             {t('commands:guest_access.create.label')}
           </Button>

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   LicencePeriodStatuses,
@@ -13,6 +13,7 @@ import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
 import { usePageTitle } from '../../layout/page-title';
 import { Button } from '../../ui/button';
+import { CompactField, compactInputClass } from '../../ui/field';
 
 /** The filters of both reports, as the form holds them (lists as the comma-separated text the server reads). */
 interface Filters {
@@ -58,17 +59,6 @@ function argsOf(f: Filters, report: 'used' | 'period'): Record<string, string> {
 }
 
 const PAGE = 200;
-const input =
-  'rounded border border-slate-300 px-2 py-1 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500';
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <label className="flex flex-col gap-1 text-xs text-slate-600">
-      {label}
-      {children}
-    </label>
-  );
-}
 
 /** Downloads a report's file: the server streams it, the browser saves it under the name it gives. */
 async function download(path: 'used' | 'period', args: Record<string, string>, format: 'csv' | 'xlsx') {
@@ -283,9 +273,9 @@ export function LicenceReportsPage() {
           setApplied(form);
         }}
       >
-        <Field label={t('reports.period')}>
+        <CompactField label={t('reports.period')}>
           <select
-            className={input}
+            className={compactInputClass}
             value={form.period}
             onChange={(e) => set('period', e.currentTarget.value as Filters['period'])}
           >
@@ -295,61 +285,65 @@ export function LicenceReportsPage() {
               </option>
             ))}
           </select>
-        </Field>
+        </CompactField>
         {form.period === 'manual' && (
           <>
-            <Field label={t('reports.date_from')}>
+            <CompactField label={t('reports.date_from')}>
               <input
                 type="date"
-                className={input}
+                className={compactInputClass}
                 value={form.date_from}
                 onChange={(e) => set('date_from', e.currentTarget.value)}
               />
-            </Field>
-            <Field label={t('reports.date_to')}>
+            </CompactField>
+            <CompactField label={t('reports.date_to')}>
               <input
                 type="date"
-                className={input}
+                className={compactInputClass}
                 value={form.date_to}
                 onChange={(e) => set('date_to', e.currentTarget.value)}
               />
-            </Field>
+            </CompactField>
           </>
         )}
-        <Field label={t('reports.groups')}>
+        <CompactField label={t('reports.groups')}>
           <input
-            className={input}
+            className={compactInputClass}
             value={form.domains}
             onChange={(e) => set('domains', e.currentTarget.value)}
             placeholder="1,2"
           />
-        </Field>
-        <Field label={t('reports.group_types')}>
+        </CompactField>
+        <CompactField label={t('reports.group_types')}>
           <input
-            className={input}
+            className={compactInputClass}
             value={form.domain_types}
             onChange={(e) => set('domain_types', e.currentTarget.value)}
           />
-        </Field>
-        <Field label={t('reports.group_admins')}>
+        </CompactField>
+        <CompactField label={t('reports.group_admins')}>
           <input
-            className={input}
+            className={compactInputClass}
             value={form.domain_admins}
             onChange={(e) => set('domain_admins', e.currentTarget.value)}
           />
-        </Field>
-        <Field label={t('reports.data')}>
-          <select className={input} value={form.data} onChange={(e) => set('data', e.currentTarget.value)}>
+        </CompactField>
+        <CompactField label={t('reports.data')}>
+          <select
+            className={compactInputClass}
+            value={form.data}
+            onChange={(e) => set('data', e.currentTarget.value)}
+          >
             {ReportData.map((d) => (
               <option key={d} value={d}>
                 {t(`reports.data_items.${d}`)}
               </option>
             ))}
           </select>
-        </Field>
-        <Field label={t('reports.status')}>
+        </CompactField>
+        <CompactField label={t('reports.status')}>
           <select
-            className={input}
+            className={compactInputClass}
             value={form.status}
             onChange={(e) => set('status', e.currentTarget.value)}
           >
@@ -360,10 +354,10 @@ export function LicenceReportsPage() {
               </option>
             ))}
           </select>
-        </Field>
-        <Field label={t('reports.date_condition')}>
+        </CompactField>
+        <CompactField label={t('reports.date_condition')}>
           <select
-            className={input}
+            className={compactInputClass}
             value={form.date_condition}
             onChange={(e) => set('date_condition', e.currentTarget.value as Filters['date_condition'])}
           >
@@ -373,17 +367,17 @@ export function LicenceReportsPage() {
               </option>
             ))}
           </select>
-        </Field>
-        <Field label={t('reports.matching')}>
+        </CompactField>
+        <CompactField label={t('reports.matching')}>
           <select
-            className={input}
+            className={compactInputClass}
             value={form.matching}
             onChange={(e) => set('matching', e.currentTarget.value as Filters['matching'])}
           >
             <option value="all">{t('reports.match_all')}</option>
             <option value="any">{t('reports.match_any')}</option>
           </select>
-        </Field>
+        </CompactField>
         <Button type="submit" data-testid="reports-apply">
           {t('reports.apply')}
         </Button>
