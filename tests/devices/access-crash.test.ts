@@ -178,7 +178,10 @@ it(
     await until(
       async () => sims.every((s) => s.identifiers.size === IDENTIFIERS) && total() >= IDENTIFIERS * PANELS,
       240_000,
-    );
+    ).catch((e: Error) => {
+      console.log('HELD', sims.map((s) => s.identifiers.size).join(' '), 'LOGS', logs.join('').slice(-6000));
+      throw e;
+    });
     for (const s of sims) {
       expect([...s.identifiers.keys()].sort()).toEqual(want);
       // each item applied once, however often its request came (a counting device counted IDENTIFIERS)

@@ -251,6 +251,10 @@ export class DeviceGateway {
     });
     await this.subscribe(client);
     this.started = true;
+    // tasks a job found waiting for the broker while this instance started (its first connect came before
+    // `started`, so the handler above did not resume them) go on now: a restarted server left panels' syncs
+    // waiting for a reconnection that had already happened
+    await resumeWaiting(this.app);
     // accounts made while this instance was away (or the broker was) are compared at every start
     await queueBrokerReconcile(this.app);
     // the demo's simulated devices learn where the broker is and their passwords (`npm start` runs them)
