@@ -4,6 +4,12 @@ import { defineCommand } from '../command';
 import { IdParam, savedReply } from '../resource';
 import { Ref, Timestamp } from '../refs';
 
+/** Who makes and manages guest passes (spec part 2 §6): either permission, with the guest licence flag. */
+const GuestGates = {
+  anyPermission: ['identifiers.create_guest', 'domains.own_guest_access'],
+  licence: ['identifier.is_guest_enabled'],
+} as const;
+
 /**
  * Guest access (spec part 1 §2.4 guest dialog, §3 Guest key; part 2 §5 group guest limits, §7 guest access,
  * §8 guest errors): a guest pass is a QR identifier owned by a guest (`owner_type` guest, "Guest identifier"),
@@ -50,10 +56,7 @@ export const guestAccessRules = defineCommand({
   http: { method: 'GET', path: '/guest-access/access-rules' },
   args: z.object({}),
   result: z.object({ data: z.array(GuestAccessRule) }),
-  gates: {
-    anyPermission: ['identifiers.create_guest', 'domains.own_guest_access'],
-    licence: ['identifier.is_guest_enabled'],
-  },
+  gates: GuestGates,
 });
 
 /** The guest passes the caller may see: every one with `identifiers.view_all`, else those he made. */
@@ -80,10 +83,7 @@ export const guestAccessCreate = defineCommand({
   http: { method: 'POST', path: '/guest-access' },
   args: GuestAccessCreate,
   result: GuestAccessCreated,
-  gates: {
-    anyPermission: ['identifiers.create_guest', 'domains.own_guest_access'],
-    licence: ['identifier.is_guest_enabled'],
-  },
+  gates: GuestGates,
 });
 
 /** A change of a pass: its rules, validity, pass limit, name (the key stays). */
@@ -109,10 +109,7 @@ export const guestAccessUpdate = defineCommand({
   http: { method: 'PATCH', path: '/guest-access/:id' },
   args: IdParam.extend(GuestAccessUpdate.shape).strict(),
   result: savedReply(GuestPass),
-  gates: {
-    anyPermission: ['identifiers.create_guest', 'domains.own_guest_access'],
-    licence: ['identifier.is_guest_enabled'],
-  },
+  gates: GuestGates,
 });
 
 /** Deletes a guest pass now (its identifier goes with it, and leaves the devices). */
@@ -121,10 +118,7 @@ export const guestAccessDelete = defineCommand({
   http: { method: 'DELETE', path: '/guest-access/:id' },
   args: IdParam,
   result: z.object({ deleted: z.literal(true) }),
-  gates: {
-    anyPermission: ['identifiers.create_guest', 'domains.own_guest_access'],
-    licence: ['identifier.is_guest_enabled'],
-  },
+  gates: GuestGates,
 });
 
 /** The key of a pass as its public address carries it. */
