@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, raw } from '../support/fixtures';
 import { loginFrom } from '../support/ip-login';
 import { guardOf, recordFailure } from '../../apps/server/src/security/ip-blocking';
+import { hit } from '../../apps/server/src/security/rate-limit';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -57,6 +58,19 @@ describe('IP blocking', () => {
     expect(await banned('console')).toEqual([]);
     expect((await fail('127.0.0.2')).status).toBe(401);
     expect((await good('127.0.0.2')).status).toBe(200);
+  });
+
+  it('keeps counting while banned: an attempt past the ban check as the ban is written is not evaluated', async () => {
+    for (let i = 0; i < 3; i++) expect((await fail('127.0.0.8')).status).toBe(401);
+    expect((await fail('127.0.0.8')).status).toBe(429);
+    // a parallel attempt that had read "not banned" just before the ban was written counts next: it must find
+    // the address's count over the limit, not a counter the ban had reset to 1 (the PostgreSQL pass let 12 of
+    // 50 parallel guesses through a limit of 10 that way)
+    const straggler = await hit(ts.server.context, 'login_address', '127.0.0.8');
+    expect(straggler.count).toBe(5);
+    // the counter's window ends with the ban: afterwards the address starts afresh
+    clock.advance(601_000);
+    expect((await hit(ts.server.context, 'login_address', '127.0.0.8')).count).toBe(1);
   });
 
   it('unbans per service and addresses, and all at once', async () => {

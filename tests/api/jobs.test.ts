@@ -170,6 +170,49 @@ describe('jobs', () => {
     await running;
     expect(await jobRow(id)).toMatchObject({ state: 'done', attempts: 1 });
   });
+
+  it("drains a job this instance's own worker claimed first: drain() returns once its outcome is recorded", async () => {
+    const { jobs, db } = ts.server.context;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let claimed!: () => void;
+    const inWorker = new Promise<void>((r) => (claimed = r));
+    let finished = false;
+    jobs.define(
+      defineJob({
+        kind: 'test.held',
+        payload: z.object({}),
+        async run() {
+          claimed();
+          await gate;
+          // the job's own writes take a round trip after the gate opens
+          await sql`select 1`.execute(db);
+          finished = true;
+        },
+      }),
+    );
+    // the gate opens when a claim while draining finds nothing: the job is then the worker's, not drain's
+    let draining = false;
+    const claim = jobs.claim.bind(jobs);
+    jobs.claim = async (n: number) => {
+      const rows = await claim(n);
+      if (draining && rows.length === 0) release();
+      return rows;
+    };
+    await jobs.start();
+    try {
+      const id = await jobs.enqueue(db, 'test.held', {});
+      await inWorker;
+      draining = true;
+      await jobs.drain();
+      expect(finished).toBe(true);
+      expect(await jobRow(id)).toMatchObject({ state: 'done' });
+    } finally {
+      release();
+      await jobs.stop();
+      jobs.claim = claim;
+    }
+  });
 });
 
 describe('the dispatch pipeline', () => {

@@ -242,14 +242,22 @@ export class JobQueue {
     }
   }
 
-  /** Runs every job due now, one after another, until none is left (tests, and the CLI's maintenance). */
+  /**
+   * Runs every job due now, one after another, until none is left (tests, and the CLI's maintenance). A job
+   * this instance's own workers claimed first is waited for too: "drained" means its outcome is recorded, not
+   * that it was merely claimed by someone else here (the caller reads what the job wrote next).
+   */
   async drain(): Promise<number> {
     let count = 0;
     for (;;) {
       const [job] = await this.claim(1);
-      if (!job) return count;
-      await this.run(job);
-      count++;
+      if (job) {
+        await this.run(job);
+        count++;
+        continue;
+      }
+      if (!this.pumpDone && this.running.size === 0) return count;
+      await this.idle();
     }
   }
 

@@ -93,8 +93,11 @@ export async function banAddress(
     on conflict (service, ip) do update set cause = excluded.cause, failures = excluded.failures,
       banned_at = case when ip_bans.banned_until <= ${now} then excluded.banned_at else ip_bans.banned_at end,
       banned_until = excluded.banned_until`.execute(app.db);
-  // the ban takes over from the failures' counter: once it ends, the address starts afresh
-  await sql`delete from rate_limits where key = any(${counterKeys(service, ip)}::text[])`.execute(app.db);
+  // the ban takes over from the failures' counter: its window now ends with the ban, so once the ban ends the
+  // address starts afresh. It is not deleted: an attempt that passed the ban check just before the ban was
+  // written would count from 1 again and be evaluated (parallel guesses beyond the limit)
+  await sql`update rate_limits set window_end = ${until}
+    where key = any(${counterKeys(service, ip)}::text[])`.execute(app.db);
   await audit(app.db, {
     projectId: null,
     userId: null,
