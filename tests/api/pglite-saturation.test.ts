@@ -2,7 +2,8 @@
  * Issue 12, point 13: the embedded PGlite is one connection. When more requests want it than it can serve,
  * a request that cannot have it within the configured wait (LINTEL_DB_WAIT_MS) is answered at once with a
  * 503 `service_unavailable` and Retry-After, instead of waiting behind every other request; an error of the
- * engine itself (not SQL) is a 503 too, never a 500. Always on PGlite, also in the PostgreSQL pass.
+ * engine itself (not SQL) is a 503 too, never a 500. Always on PGlite, so the PostgreSQL pass leaves it out
+ * (vitest.config.ts, `pgliteOnlyTests`).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';

@@ -4,7 +4,8 @@
  * the server had no request or idle timeout: eight such connections to `POST /login` made every database
  * request answer 503 for as long as they stayed open. Now a body is read whole before anything touches the
  * database, a connection that goes quiet is closed after the idle timeout, and each address has a bounded
- * number of open connections. Always on PGlite (the embedded database is where places are few).
+ * number of open connections. Always on PGlite (the embedded database is where places are few), so the
+ * PostgreSQL pass leaves it out (vitest.config.ts, `pgliteOnlyTests`).
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
