@@ -6,7 +6,7 @@ import type { CliContext } from './context';
 import { addContext } from './contexts/context';
 import { ExitCode } from './exit-codes';
 import { RunSession } from './families/session';
-import { addFamilies, familyWords, type FamilyOptions } from './families/tree';
+import { addFamilies, familyWords, focusOf, type FamilyOptions } from './families/tree';
 import { t } from './i18n';
 import { printFailure } from './output';
 import { isClosedPipe } from './pipe';
@@ -113,7 +113,7 @@ export async function run(
     if (canOpenPalette(ctx)) return interactive(ctx);
   }
   const profile = wantsFamilyHelp(argv) ? await session.profileForHelp() : null;
-  const program = createProgram(ctx, { session, profile });
+  const program = createProgram(ctx, { session, profile, focus: focusOf(argv) });
   const ownArgs = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
   let json = ownArgs.includes('--json');
   // `lintel api` is a raw call: an error reply is printed as the server sent it

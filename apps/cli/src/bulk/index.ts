@@ -2,7 +2,7 @@ import { Argument, Option, type Command as Commander } from 'commander';
 import { getCommand, isStreamCommand, MAX_IMPORT_BATCH, registry, type CommandId } from '@lintel/commands';
 import type { CliContext } from '../context';
 import { evaluateGates, type GateResult } from '../families/gates';
-import type { FamilyOptions } from '../families/tree';
+import { inFocus, type FamilyOptions } from '../families/tree';
 import { t } from '../i18n';
 import { offer, setHint } from '../meta';
 import { commandTitle } from '../families/labels';
@@ -98,6 +98,7 @@ export function addExports(program: Commander, ctx: CliContext, opts: FamilyOpti
     if (!cmd || !isStreamCommand(cmd) || !top) continue;
     // a family nested under another (`lintel devices events`, families/tree.ts) exports there too
     const parent = all.find((f) => family.noun.startsWith(`${f.noun}_`));
+    if (!inFocus(opts, family.word, family.alias, parent?.word, parent?.alias)) continue;
     const nested = parent
       ? program.commands
           .find((c) => c.name() === parent.word)

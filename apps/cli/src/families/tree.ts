@@ -17,7 +17,33 @@ export interface FamilyOptions {
   session: RunSession;
   /** the signed-in user's profile when help is shown, to mark what they may not run; null: mark nothing */
   profile: Profile | null;
+  /**
+   * The one command word the command line runs (`users` in `lintel users list`): only that family's verbs are
+   * built, the others' groups stay (their names, aliases and descriptions) without them. Building every
+   * family's verbs, their flags and translated texts cost most of a start's CPU. Absent: every verb (the
+   * palette, completion, a line whose first word is an option).
+   */
+  focus?: string;
 }
+
+/**
+ * The command word a command line runs, for `FamilyOptions.focus`: its first word, or help's subject; none
+ * (`''`) for the program's own help or version; undefined when an option comes first (everything is built).
+ */
+export function focusOf(argv: readonly string[]): string | undefined {
+  const first = argv[0];
+  if (first === undefined) return undefined;
+  if (['-h', '--help', '-V', '--version'].includes(first)) return '';
+  if (first.startsWith('-')) return undefined;
+  if (first !== 'help') return first;
+  const next = argv[1];
+  if (next === undefined) return '';
+  return next.startsWith('-') ? undefined : next;
+}
+
+/** Whether a family's verbs are built for this command line: one of its words is the focus, or none is set. */
+export const inFocus = (opts: FamilyOptions, ...words: (string | undefined)[]): boolean =>
+  opts.focus === undefined || words.includes(opts.focus);
 
 function placeholder(f: FlagSpec): string {
   switch (f.kind) {
@@ -241,7 +267,8 @@ export function addFamilies(program: Commander, ctx: CliContext, opts: FamilyOpt
       ),
     );
     if (family.alias) group.alias(family.alias);
-    for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts);
+    if (inFocus(opts, family.word, family.alias))
+      for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts);
   }
   // a family whose noun is another's followed by a word (`device_event` after `device`) is also found under
   // it: `lintel devices events list` is `lintel device-events list`
@@ -252,6 +279,7 @@ export function addFamilies(program: Commander, ctx: CliContext, opts: FamilyOpt
     const host = program.commands.find((c) => c.name() === parent.word);
     const word = family.word.slice(kebab(parent.noun).length + 1);
     if (!host || !word || host.commands.some((c) => c.name() === word)) continue;
+    if (!inFocus(opts, parent.word, parent.alias)) continue;
     const group = host.command(word).description(
       familyDescription(
         family.word,
