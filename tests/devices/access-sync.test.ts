@@ -14,7 +14,7 @@ import { sql } from 'kysely';
 import mqtt from 'mqtt';
 import { getCommand } from '@lintel/commands';
 import { deviceTopics, type ApiClient } from '@lintel/core';
-import { ManualClock } from '@lintel/server';
+import { ManualClock, backoffS } from '@lintel/server';
 import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid, userWith } from '../support/fixtures';
@@ -257,6 +257,35 @@ describe('the difference, batched, idempotent', () => {
     expect(d.sim.requests.filter((q) => q.method === 'PUT')).toHaveLength(4);
     expect(d.sim.writes).toBe(2);
     expect(heldUids(d.sim)).toEqual(expected(ids));
+  });
+});
+
+describe('a batch that failed for good', () => {
+  it('is planned again after a back-off: the device gets what it carried without another change', async () => {
+    const { jobs, accessSync } = ts.server.context;
+    const d = await simulated();
+    const ids = [(await card()).id, (await card()).id];
+    await rule({ devices: [d.id], identifiers: ids });
+    await accessSync.poll();
+    // the device answers nothing: each attempt times out, and after the last (3 here) the batch is an error
+    d.sim.fault = 'silent';
+    const batch = async () => (await cmd('device.tasks').run({ api }, { device_id: d.id })).data[0]!;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      if (attempt > 1) clock.advance(backoffS(jobs.settings, attempt - 1) * 1000);
+      expect(await jobs.drain()).toBe(1);
+    }
+    expect(await batch()).toMatchObject({ kind: 'entities', state: 'error', attempts: 3 });
+    d.sim.fault = 'none';
+    expect(heldUids(d.sim)).toEqual([]);
+    // nothing changed since: before the back-off nothing is planned
+    clock.advance(299_000);
+    await sync();
+    expect(heldUids(d.sim)).toEqual([]);
+    // the back-off's end asks for a new plan, which sends the batch's cards again
+    clock.advance(1_000);
+    await sync();
+    expect(heldUids(d.sim)).toEqual(expected(ids));
+    expect(await batch()).toMatchObject({ kind: 'entities', state: 'completed' });
   });
 });
 

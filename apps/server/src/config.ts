@@ -118,9 +118,19 @@ export interface AccessSyncConfig {
   batchSize: number;
   /** requests of one task in flight to its device at once (LINTEL_ACCESS_SYNC_WINDOW, default 16) */
   window: number;
+  /**
+   * seconds before a device whose batch failed for good is planned again, doubling with each failed batch in
+   * a row, at most a day (LINTEL_ACCESS_SYNC_REPLAN_S, default 300)
+   */
+  replanAfterS: number;
 }
 
-export const defaultAccessSync: AccessSyncConfig = { pollMs: 500, batchSize: 500, window: 16 };
+export const defaultAccessSync: AccessSyncConfig = {
+  pollMs: 500,
+  batchSize: 500,
+  window: 16,
+  replanAfterS: 300,
+};
 
 export interface DeviceLimits {
   /**
@@ -347,6 +357,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       pollMs: int(env.LINTEL_ACCESS_SYNC_MS, defaultAccessSync.pollMs),
       batchSize: int(env.LINTEL_ACCESS_SYNC_BATCH, defaultAccessSync.batchSize),
       window: int(env.LINTEL_ACCESS_SYNC_WINDOW, defaultAccessSync.window),
+      replanAfterS: int(env.LINTEL_ACCESS_SYNC_REPLAN_S, defaultAccessSync.replanAfterS),
     },
     ...overrides,
   };

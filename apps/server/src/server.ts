@@ -31,6 +31,7 @@ import { DeviceGateway } from './devices/gateway';
 import { SipService } from './sip/service';
 import { WebhookDeliverJob, WebhookService } from './webhooks/service';
 import { GuestExpireJob } from './handlers/guest-access/guest-access.job';
+import { AccessReplanJob } from './access-sync/replan';
 import { AccessSync } from './access-sync/planner';
 import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
@@ -181,6 +182,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
   jobs.define(EventsPruneJob);
   jobs.define(WebhookDeliverJob);
   jobs.define(GuestExpireJob);
+  jobs.define(AccessReplanJob);
   const retention = defineRetentionJobs({
     db: database.db,
     jobs,

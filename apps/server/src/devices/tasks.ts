@@ -19,6 +19,7 @@ import {
   type EntitiesRequest,
 } from '../access-sync/ledger';
 import { sendBatch, readInventory } from '../access-sync/send';
+import { scheduleReplan } from '../access-sync/replan';
 
 /** The job kind that sends one device task through the gateway. */
 export const DEVICE_TASK_JOB = 'device.task';
@@ -417,6 +418,8 @@ async function finish(app: ServerContext, task: TaskRow, code: string): Promise<
       error: code,
     });
     if (!r.length) return;
+    // a batch of the identifier API: what it carried is sent again by a plan after a back-off
+    if (task.kind === 'entities') await scheduleReplan(app, trx, task);
     // the users the device's groups name for failed tasks hear of it, with the task's kind and code
     await notifyAboutDevice(app, trx, task.device_id, 'device_task_failed', {
       status: `${task.kind}: ${code}`,
