@@ -5,6 +5,10 @@
  * subtree, another project), (d) without the licence where it has one.
  */
 import { sql } from 'kysely';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Jimp } from 'jimp';
 import { SimulatedDevice } from '@lintel/device-sim';
@@ -187,6 +191,46 @@ const guestKey = (rule: number) => {
 const guestPassOf = async (client: ApiClient) =>
   (await getCommand('guest_access.create').run({ api: client }, guestKey(await guestRule()) as never)).data
     .id;
+
+/** A QR identifier of the project the client signs in to. */
+const qrOf = async (client: ApiClient) =>
+  (await getCommand('identifier.create').run({ api: client }, { type: 'qr' } as never)).data.id;
+
+/** The project's wallet settings with a self-signed certificate (made once), so a pass can be signed. */
+let walletSet = false;
+async function walletReady(): Promise<void> {
+  if (walletSet) return;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-matrix-wallet-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        `${dir}/k.pem`,
+        '-out',
+        `${dir}/c.pem`,
+      ].concat(['-days', '2', '-subj', '/CN=Matrix pass']),
+      { stdio: 'ignore' },
+    );
+    await getCommand('settings.wallet_update').run(
+      { api },
+      {
+        pass_type_id: 'pass.test.matrix',
+        team_id: 'MATRIX1234',
+        certificate: fs.readFileSync(`${dir}/c.pem`, 'utf8'),
+        key: fs.readFileSync(`${dir}/k.pem`, 'utf8'),
+      },
+    );
+    walletSet = true;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** A ready backup of the project's settings (made once per project; `fresh`: a new one, to delete). */
 const backups = new Map<ApiClient, number>();
@@ -656,6 +700,17 @@ const listCases: Record<string, Case> = {
       id: (await getCommand('identifier.create').run({ api }, { type: 'qr' } as never)).data.id,
     }),
   },
+  // a QR identifier's files: read like the identifier (another project's is not found)
+  'identifier.qr': {
+    perms: ['identifiers.view_all'],
+    ok: async () => ({ id: await qrOf(api) }),
+    out: async () => ({ id: await qrOf(w.P2.api) }),
+  },
+  'identifier.wallet_pass': {
+    perms: ['identifiers.view_all'],
+    ok: async () => (await walletReady(), { id: await qrOf(api) }),
+    out: async () => ({ id: await qrOf(w.P2.api) }),
+  },
   // a cell to show: an identifier and a rule naming it at a device
   'access_matrix.list': {
     perms: ['access_rules.view_all'],
@@ -727,6 +782,8 @@ const listCases: Record<string, Case> = {
   'settings.mail_get': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.mail_update': { perms: ['project_settings.change'], ok: () => ({ from: 'matrix@example.test' }) },
   'settings.retention_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.wallet_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.wallet_update': { perms: ['project_settings.change'], ok: () => ({ team_id: 'MATRIX1234' }) },
   'settings.retention_update': { perms: ['project_settings.change'], ok: () => ({ audit_event: 365 }) },
   // mail templates: the project's need project settings; a group's, its edit rights (tests/api/mail-templates
   // holds the groups' cases); here the project's, so the gate is project_settings.change
@@ -1003,6 +1060,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'server.info': 'public: no session, so no gate to hold',
   'guest_access.info':
     "public: the pass's key is the credential; tests/devices/guest-access.test.ts refuses unknown, revoked, expired and used-up keys",
+  'guest_access.wallet_pass':
+    "public: the pass's key is the credential (as for guest_access.info); tests/devices/guest-access.test.ts asks it by the key",
   'guest_access.open':
     "public: the pass's key is the credential; tests/devices/guest-access.test.ts refuses other passes' door tokens and rate-limits it",
   'system.openapi': 'public: no session, so no gate to hold',

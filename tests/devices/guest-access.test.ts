@@ -26,6 +26,7 @@ import {
 } from '../support/fixtures';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
 import { until } from './mqtt-clients';
+import { dataUrlSvg, readQr, readSvgQr } from '../support/qr';
 
 const clock = new ManualClock(Date.parse('2026-11-27T08:00:00Z'));
 let ts: TestServer;
@@ -158,9 +159,27 @@ describe('guest access', () => {
       passes_count: 0,
       devices: [{ name: door.name }],
     });
+    // its QR code drawn, as the page shows it (an SVG a camera reads back to the pass's value)
+    const svg = dataUrlSvg(before.body.qr_image as string);
+    expect(readSvgQr(svg)).toBe(made.data.value);
+    // no wallet settings: the page offers no Apple Wallet pass, and asking for one says why
+    expect(before.body.wallet_enabled).toBe(false);
+    const wallet = await raw(ts, null, 'GET', `/guest-access/key/${made.key_id}/wallet-pass`);
+    expect([wallet.status, wallet.body.message]).toEqual([409, 'wallet_certificate_missing']);
     // nothing of the maker, the rules or the devices' ids
     expect(Object.keys(before.body).sort()).toEqual(
-      ['devices', 'name', 'passes_count', 'pass_limit', 'qr', 'state', 'valid_from_u', 'valid_to_u'].sort(),
+      [
+        'devices',
+        'name',
+        'passes_count',
+        'pass_limit',
+        'qr',
+        'qr_image',
+        'state',
+        'valid_from_u',
+        'valid_to_u',
+        'wallet_enabled',
+      ].sort(),
     );
     expect(Object.keys(before.body.devices[0]).sort()).toEqual(['name', 'token']);
     const token = before.body.devices[0].token as string;
@@ -190,6 +209,14 @@ describe('guest access', () => {
     expect(mail.subject).toBe('Your guest pass: Guest identifier');
     expect(mail.text).toContain(made.url);
     expect(mail.text).toContain('Valid from 2026-11-27 09:00 to 2026-11-27 18:00. Passes: 2.');
+    // the QR code inline: an HTML part showing the image by its content id, the image a PNG that reads back
+    // to the pass's value
+    const image = mail.attachments.find((a) => a.cid === 'guest-pass-qr@lintel');
+    expect(image).toMatchObject({ contentType: 'image/png', disposition: 'inline' });
+    expect(mail.html).toContain('src="cid:guest-pass-qr@lintel"');
+    expect(mail.html).toContain('alt="QR code of your guest pass"');
+    expect(mail.html).toContain(made.url);
+    expect(await readQr(image!.content)).toBe(made.data.value);
   });
 
   it('refuses an unknown, revoked or expired key and an unknown door with the catalogue codes, saying nothing more', async () => {

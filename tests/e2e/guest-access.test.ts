@@ -1,8 +1,10 @@
 /**
  * Guest access in Chromium (issue 21 item 7): an administrator grants a guest a pass on /guest-access (the
  * shareable rule of a simulated panel online on mqtt, a validity, a pass limit of 2) and gets the page's
- * address; the guest, signed out, opens it: the pass and its door; pressing "Open" opens the simulated
- * panel's lock twice, and then the page says "Pass limit reached" (the catalogue's words) with no door left.
+ * address; the guest, signed out, opens it: the pass, its QR code drawn, and its door; pressing "Open" opens
+ * the simulated panel's lock twice, and then the page says "Pass limit reached" (the catalogue's words) with
+ * no door left. The console's QR preview of a QR identifier (item 1) shows its code and saves it as a PNG that
+ * reads back to the identifier's value.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -14,6 +16,8 @@ import { admin, everyFeatureOn, licence, rootGroup, uid } from '../support/fixtu
 import { keyboardSignIn } from '../support/console';
 import { ensureBuilt, expectText, launchChromium, onPage, webDist } from '../support/web';
 import { until } from '../devices/mqtt-clients';
+import { readQr } from '../support/qr';
+import fs from 'node:fs';
 
 let server: TestServer;
 let browser: Browser;
@@ -90,6 +94,13 @@ describe('guest access', () => {
       async (page) => {
         await page.goto(`${server.url}${new URL(url).pathname}`);
         await expectText(page.getByTestId('guest-pass').locator('p.font-medium'), 'Guest identifier');
+        // the pass's QR code drawn for the reader: an image the browser decoded, named for a screen reader
+        const qr = page.getByRole('img', { name: 'QR code of the pass' });
+        await expect
+          .poll(() => qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+          .toBeGreaterThan(0);
+        // no wallet settings in this project: no Apple Wallet button
+        expect(await page.getByTestId('guest-wallet').count()).toBe(0);
         const open = page.getByRole('button', { name: `Open: ${doorName}` });
         for (const n of [1, 2]) {
           await open.click();
@@ -103,5 +114,28 @@ describe('guest access', () => {
       },
       { timezoneId: 'UTC' },
     );
+  }, 120_000);
+
+  it("shows a QR identifier's code in the console's QR preview and saves it as PNG", async () => {
+    const ident = (
+      await getCommand('identifier.create').run({ api }, { type: 'qr', name: 'Preview QR' } as never)
+    ).data;
+    await onPage(browser, 'identifier-qr-preview', async (page) => {
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+      await page.goto(`${server.url}/identifiers/${ident.id}/edit`);
+      await page.getByTestId('qr-preview-open').click();
+      const dialog = page.getByTestId('qr-preview');
+      const img = dialog.getByRole('img', { name: "QR code of the identifier's value" });
+      await expect
+        .poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth))
+        .toBeGreaterThan(0);
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        dialog.getByRole('button', { name: 'Save PNG' }).click(),
+      ]);
+      expect(file.suggestedFilename()).toBe(`identifier-${ident.id}.png`);
+      const saved = await file.path();
+      expect(await readQr(fs.readFileSync(saved))).toBe(ident.value);
+    });
   }, 120_000);
 });

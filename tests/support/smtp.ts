@@ -6,6 +6,10 @@ export interface ReceivedMail {
   to: string[];
   subject: string;
   text: string;
+  /** the HTML part, when the mail has one */
+  html: string | null;
+  /** its attachments, inline images among them (by their content id) */
+  attachments: { contentType: string; cid: string | null; disposition: string | null; content: Buffer }[];
 }
 
 /** A real SMTP receiver on loopback that keeps what it receives. */
@@ -27,12 +31,23 @@ export async function startSmtpReceiver(port = 0): Promise<SmtpReceiver> {
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, _session, callback) {
-      simpleParser(stream)
+      simpleParser(stream, { keepCidLinks: true })
         .then((parsed) => {
           const to = (Array.isArray(parsed.to) ? parsed.to : parsed.to ? [parsed.to] : []).flatMap((a) =>
             a.value.map((v) => (v.address ?? '').toLowerCase()),
           );
-          const mail = { to, subject: parsed.subject ?? '', text: parsed.text ?? '' };
+          const mail: ReceivedMail = {
+            to,
+            subject: parsed.subject ?? '',
+            text: parsed.text ?? '',
+            html: typeof parsed.html === 'string' ? parsed.html : null,
+            attachments: parsed.attachments.map((a) => ({
+              contentType: a.contentType,
+              cid: a.cid ?? null,
+              disposition: a.contentDisposition ?? null,
+              content: a.content,
+            })),
+          };
           mails.push(mail);
           for (const w of [...waiters]) {
             if (to.includes(w.to)) {

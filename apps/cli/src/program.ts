@@ -13,6 +13,7 @@ import { isClosedPipe } from './pipe';
 import { addApi } from './raw/api';
 import { addLicenceTools } from './licences';
 import { addBackupTools } from './backups';
+import { addIdentifierFiles } from './identifiers';
 import { addLogTools } from './logs';
 import { addLogin } from './session/login';
 import { addLogout } from './session/logout';
@@ -65,6 +66,8 @@ export function createProgram(
   // `lintel users import`, handwritten, beside the generated verbs of `users`
   addUserBulk(program, ctx, families);
   addIdentifierBulk(program, ctx, families);
+  // `lintel identifiers qr|wallet-pass ID`: a QR identifier's image and wallet pass written to a file
+  addIdentifierFiles(program, ctx, families);
   // `lintel <nouns> export` for every family and journal with an export
   addExports(program, ctx, families);
   // `lintel licences keygen|issue|add`, handwritten, beside the generated verbs of `licences`

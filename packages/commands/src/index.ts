@@ -259,3 +259,4 @@ export function refFamilyOf(
   const ref = REF_FIELDS[key];
   return ref?.many === many ? ref.family : undefined;
 }
+export * from './download';

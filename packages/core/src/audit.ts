@@ -52,6 +52,7 @@ export const AuditActions = [
   'test_email_sent',
   'update',
   'view',
+  'wallet_settings_changed',
   'whitelabel_logo_deleted',
   'worker_restart',
   'worker_start',

@@ -6,6 +6,7 @@ import type { Clock } from '../clock';
 import { z } from 'zod';
 import type { JobQueue } from '../jobs/queue';
 import { defineJob } from '../jobs/define';
+import { qrPng } from '../access/qr-image';
 
 export interface MailSettings {
   host: string;
@@ -21,6 +22,60 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** QR codes shown in the mail (an HTML part beside the text, each image inline by its content id) */
+  inline?: InlineQr[];
+}
+
+/** A QR code drawn into a mail when it is sent (the guest pass), by the payload it encodes. */
+export const InlineQr = z.object({
+  cid: z.string().max(100),
+  qr: z.string().max(2000),
+  alt: z.string().max(200),
+});
+export type InlineQr = z.infer<typeof InlineQr>;
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/**
+ * What nodemailer sends for a message: the text alone, or with inline QR codes the text as HTML too (the
+ * same words, kept as written) followed by the images, each a PNG attachment named by its content id.
+ */
+export async function mailBody(
+  text: string,
+  inline: InlineQr[] | undefined,
+): Promise<{
+  text: string;
+  html?: string;
+  attachments?: {
+    filename: string;
+    content: Buffer;
+    contentType: string;
+    cid: string;
+    contentDisposition: 'inline';
+  }[];
+}> {
+  if (!inline?.length) return { text };
+  const images = await Promise.all(inline.map(async (i) => ({ ...i, png: await qrPng(i.qr, 320) })));
+  const html =
+    `<div style="white-space:pre-wrap;font-family:sans-serif">${escapeHtml(text)}</div>` +
+    images
+      .map(
+        (i) =>
+          `<p><img src="cid:${escapeHtml(i.cid)}" alt="${escapeHtml(i.alt)}" width="320" height="320"></p>`,
+      )
+      .join('');
+  return {
+    text,
+    html,
+    attachments: images.map((i, n) => ({
+      filename: `qr-${n + 1}.png`,
+      content: i.png,
+      contentType: 'image/png',
+      cid: i.cid,
+      contentDisposition: 'inline' as const,
+    })),
+  };
 }
 
 export interface Mailer {
@@ -87,9 +142,10 @@ export function createMailer(opts: {
   opts.jobs.define(
     defineJob({
       kind: MAIL_JOB,
-      payload: z.object({ outboxId: z.number().int() }),
+      // the inline QR codes travel with the job (the outbox keeps the text) and are drawn when it is sent
+      payload: z.object({ outboxId: z.number().int(), inline: z.array(InlineQr).max(4).optional() }),
       maxAttempts: 8,
-      async run(_ctx, { outboxId: id }, job) {
+      async run(_ctx, { outboxId: id, inline }, job) {
         const message = await db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirst();
         if (!message || message.status === 'sent') return;
         const settings = await settingsFor(message.project_id);
@@ -103,7 +159,7 @@ export function createMailer(opts: {
             from: settings.from || opts.from,
             to: message.to_address,
             subject: message.subject,
-            text: message.body,
+            ...(await mailBody(message.body, inline)),
           });
           await db
             .updateTable('outbox')
@@ -154,7 +210,12 @@ export function createMailer(opts: {
         );
         return { id: row.id, status: 'kept' };
       }
-      await opts.jobs.enqueue(db, MAIL_JOB, { outboxId: row.id }, { idempotencyKey: `mail:${row.id}` });
+      await opts.jobs.enqueue(
+        db,
+        MAIL_JOB,
+        { outboxId: row.id, ...(message.inline?.length ? { inline: message.inline } : {}) },
+        { idempotencyKey: `mail:${row.id}` },
+      );
       return { id: row.id, status: 'queued' };
     },
   };

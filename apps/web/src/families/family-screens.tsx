@@ -18,6 +18,7 @@ import { ResourceTable, type BulkAction } from '../resources/resource-table';
 import { FormError, Loading } from '../ui/field';
 import type { PageDef } from '../nav/pages';
 import { pageKeyOf, screenChoice } from './family-pages';
+import { QrPreviewButton } from '../features/identifiers/qr-preview';
 
 const gates = (r: AnyResource, verb: string) => getCommand(`${r.noun}.${verb}` as CommandId).gates;
 
@@ -101,7 +102,10 @@ export function FamilyEditPage({ resource }: { resource: AnyResource }) {
   const tr = t as unknown as (k: string) => string;
   const key = pageKeyOf(resource);
   const id = Number(useParams().id);
-  const { record, error, formOptions } = useRecord<{ id: number; name: string }>(resource.noun as Family, id);
+  const { record, error, formOptions } = useRecord<{ id: number; name: string; type?: string }>(
+    resource.noun as Family,
+    id,
+  );
   const back = useGoBack(resource.ui!.path);
   const can = useCan();
   // a record without a name (an identifier may have none) is titled by its family: never an empty heading
@@ -120,14 +124,18 @@ export function FamilyEditPage({ resource }: { resource: AnyResource }) {
       onDone={back}
       onCancel={back}
       actions={
-        can(gates(resource, 'delete')).can && (
-          <DeleteRecordButton
-            family={resource.noun}
-            id={id}
-            onDeleted={back}
-            testId={`delete-${resource.noun}`}
-          />
-        )
+        <>
+          {/* a QR identifier's code, files and wallet pass (spec part 1 §2.4 "QR preview") */}
+          {resource.noun === 'identifier' && record.type === 'qr' && <QrPreviewButton id={id} />}
+          {can(gates(resource, 'delete')).can && (
+            <DeleteRecordButton
+              family={resource.noun}
+              id={id}
+              onDeleted={back}
+              testId={`delete-${resource.noun}`}
+            />
+          )}
+        </>
       }
     />
   );

@@ -82,3 +82,41 @@ export const identifierImportContinue = defineCommand({
   gates: { anyPermission: ['identifiers.import'] },
   timeoutMs: Timeouts.import,
 });
+
+/** The image formats of a QR code: PNG for printing and sharing, SVG to draw at any size. */
+export const QrImageFormats = ['png', 'svg'] as const;
+
+/**
+ * A QR identifier's value as a QR code image (spec part 1 §2.4 "QR preview", §3 "QR image"; part 2 §7 "QR
+ * download (binary)"): `GET /identifiers/{id}/qr`, gated and scoped like reading the identifier. An identifier
+ * of another type is `invalid_identifier`. A file, not JSON: read it with `downloadFile`.
+ */
+export const identifierQr = defineCommand({
+  id: 'identifier.qr',
+  http: { method: 'GET', path: '/identifiers/:id/qr' },
+  args: IdParam.extend({
+    format: z.enum(QrImageFormats).default('png'),
+    /** the PNG's side in pixels */
+    size: z.coerce.number().int().min(64).max(2048).default(512),
+  }).strict(),
+  /** the image */
+  result: z.unknown(),
+  gates: { anyPermission: ['identifiers.view_all'] },
+  hidden: true,
+});
+
+/**
+ * The identifier as an Apple Wallet pass (spec part 1 §3 "wallet pass file", §2.4 QR preview's
+ * `pkPassEnabled`; part 2 §7 "wallet pass ... download (binary)"): `GET /identifiers/{id}/wallet-pass`, a
+ * `.pkpass` signed with the project's wallet settings; `wallet_certificate_missing` while they hold no
+ * certificate and key. QR identifiers only (a guest pass too), gated like reading the identifier.
+ */
+export const identifierWalletPass = defineCommand({
+  id: 'identifier.wallet_pass',
+  http: { method: 'GET', path: '/identifiers/:id/wallet-pass' },
+  args: IdParam,
+  /** the .pkpass */
+  result: z.unknown(),
+  gates: { anyPermission: ['identifiers.view_all'] },
+  hidden: true,
+});

@@ -118,3 +118,49 @@ export const settingsRetentionUpdate = defineCommand({
   result: z.object({ data: RetentionSettings }),
   gates: CHANGE,
 });
+
+/**
+ * The Apple Wallet pass settings (spec part 2 §7 "wallet settings GET and PATCH"; part 1 §3 "wallet pass
+ * file"): the pass type and team Apple issued, the organisation the pass names, and the pass type
+ * certificate with its private key (PEM) and Apple's WWDR intermediate, which sign every `.pkpass`. The
+ * certificate, key and intermediate are secrets: never returned, shown as the placeholder when stored, the
+ * placeholder sent back keeps them, an empty string removes them. docs/decisions.md "QR images and wallet passes".
+ */
+export const WalletSettings = z.object({
+  /** the pass type identifier, `pass.com.example.lintel` */
+  pass_type_id: z.string().trim().max(255),
+  /** the team identifier of the Apple developer account */
+  team_id: z.string().trim().max(64),
+  /** the organisation the pass names (empty: the project's name) */
+  organization_name: z.string().trim().max(255),
+  /** the pass type certificate (PEM); the placeholder when one is stored */
+  certificate: z.string().max(20_000).meta({ secret: true }),
+  /** its private key (PEM, unencrypted); the placeholder when one is stored */
+  key: z.string().max(20_000).meta({ secret: true }),
+  /** Apple's WWDR intermediate certificate (PEM), carried in the signature; the placeholder when stored */
+  wwdr_certificate: z.string().max(20_000).meta({ secret: true }),
+});
+export type WalletSettings = z.infer<typeof WalletSettings>;
+
+const WalletReply = z.object({
+  data: WalletSettings,
+  /** a pass can be signed: pass type, team, certificate and key are all set (the QR preview's `pkPassEnabled`) */
+  enabled: z.boolean(),
+});
+
+export const settingsWalletGet = defineCommand({
+  id: 'settings.wallet_get',
+  http: { method: 'GET', path: '/settings/wallet' },
+  args: NoArgs,
+  result: WalletReply,
+  gates: VIEW,
+});
+
+/** Saves the wallet settings; a certificate or key that cannot be read, or a key not the certificate's, is refused. */
+export const settingsWalletUpdate = defineCommand({
+  id: 'settings.wallet_update',
+  http: { method: 'PATCH', path: '/settings/wallet' },
+  args: WalletSettings.partial().strict(),
+  result: WalletReply,
+  gates: CHANGE,
+});

@@ -21,8 +21,12 @@ import { callerHabits, identifierStore } from '../identifier/identifier.store';
 import { lockOpenUri } from '../device/device.remote';
 import { enqueueExpiry } from './guest-access.job';
 import { composeMail, groupOfUser } from '../../mail/templates';
+import { serverT } from '../../i18n';
 import { enforceMailTarget } from '../../security/rate-limit';
 import type { ServerContext } from '../../context';
+import { qrSvgDataUrl } from '../../access/qr-image';
+import { walletEnabled } from '../../access/wallet-pass';
+import { walletPassReply, walletSettingsOf } from '../identifier/identifier.files';
 
 /**
  * Guest access (issue 21 item 7; docs/decisions.md "Guest access"): passes made from the guest key of the
@@ -225,8 +229,20 @@ async function mailPass(
       sender: maker?.name ?? '',
     },
   });
-  await app.mailer.send({ projectId: opts.projectId, to: opts.to, subject: mail.subject, text: mail.text });
+  await app.mailer.send({
+    projectId: opts.projectId,
+    to: opts.to,
+    subject: mail.subject,
+    text: mail.text,
+    // the QR code inline, so the guest can show the mail itself at the reader
+    inline: [
+      { cid: GUEST_QR_CID, qr: opts.pass.value, alt: serverT(maker?.locale ?? null)('guest_pass.qr_alt') },
+    ],
+  });
 }
+
+/** The content id of the guest pass mail's QR image. */
+export const GUEST_QR_CID = 'guest-pass-qr@lintel';
 
 // ----- the public page ------------------------------------------------------------------------------------------
 
@@ -414,11 +430,13 @@ export const guestAccessHandlers = {
 
   'guest_access.info': async (ctx, args): Promise<PublicGuestPass> => {
     const now = ctx.app.clock.now();
-    const { ident } = await usablePass(ctx, args.key_id, now);
+    const { row, ident } = await usablePass(ctx, args.key_id, now);
     const doors = await doorsOf(ctx.app.db, ident.id);
     return {
       name: ident.name,
       qr: ident.value,
+      qr_image: await qrSvgDataUrl(ident.value),
+      wallet_enabled: walletEnabled(await walletSettingsOf(ctx.app.db, row.project_id)),
       valid_from_u: ident.period_restrict_from_u,
       valid_to_u: ident.period_restrict_to_u,
       pass_limit: ident.passes_restrict_active ? ident.passes_restrict_max_count : null,
@@ -426,6 +444,11 @@ export const guestAccessHandlers = {
       state: passState(ident, now) === 'not_yet_valid' ? 'not_yet_valid' : 'valid',
       devices: doors.map((d) => ({ token: deviceToken(args.key_id, d.id), name: d.name })),
     };
+  },
+
+  'guest_access.wallet_pass': async (ctx, args) => {
+    const { row, ident } = await usablePass(ctx, args.key_id, ctx.app.clock.now());
+    return walletPassReply(ctx.app.db, row.project_id, ident, ctx.caller.locale);
   },
 
   'guest_access.open': async (ctx, args) => {

@@ -1,11 +1,20 @@
+import type { Identifier } from '@lintel/commands';
 import type { AllHandlers, HandlerContext } from '../../pipeline/handler';
+import { signedIn } from '../../pipeline/handler';
 import { audit } from '../../audit/audit';
 import { assertMay, familyCtx, familyHandlers, loadOne } from '../../engine/family';
 import { identifierStore, revokeIdentifier } from './identifier.store';
 import { identifierImportHandlers } from './identifier.import';
+import { qrReply, walletPassReply } from './identifier.files';
+
+const family = familyHandlers(identifierStore);
+
+/** The identifier as `identifier.get` reads it: the same gate and view scope (404 outside it). */
+const readable = (ctx: HandlerContext, id: number) =>
+  family['identifier.get'](ctx, { id }) as Promise<Identifier>;
 
 export const identifierHandlers = {
-  ...familyHandlers(identifierStore),
+  ...family,
   ...identifierImportHandlers,
 
   /** active → revoked, audited as an update of the identifier */
@@ -30,4 +39,10 @@ export const identifierHandlers = {
     });
     return { data };
   },
+
+  'identifier.qr': async (ctx: HandlerContext, args: { id: number; format: 'png' | 'svg'; size: number }) =>
+    qrReply(await readable(ctx, args.id), args.format, args.size),
+
+  'identifier.wallet_pass': async (ctx: HandlerContext, args: { id: number }) =>
+    walletPassReply(ctx.app.db, signedIn(ctx).projectId, await readable(ctx, args.id), ctx.caller.locale),
 } satisfies Partial<AllHandlers>;

@@ -1,6 +1,10 @@
 import type { AuditAction } from '@lintel/core';
 import { sql } from 'kysely';
-import { PASSWORD_PLACEHOLDER, type MailServerSettings } from '@lintel/commands';
+import {
+  PASSWORD_PLACEHOLDER,
+  type MailServerSettings,
+  type WalletSettings as ShownWalletSettings,
+} from '@lintel/commands';
 import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline/handler';
 import { AppError } from '../../errors';
 import { audit } from '../../audit/audit';
@@ -8,6 +12,7 @@ import { parseSmtpUrl, transportFor, type MailSettings } from '../../mail/mailer
 import { composeMail } from '../../mail/templates';
 import { retentionDays } from '../../engine/journal';
 import { journals } from '../journals';
+import { walletEnabled, walletSettingsProblem, type WalletSettings } from '../../access/wallet-pass';
 
 /**
  * Project settings (issue 24 item 2): `projects.name`, `description` and the `settings` document — its
@@ -66,6 +71,20 @@ function merged(stored: MailSettings | undefined, given: Partial<MailServerSetti
     password: password || undefined,
     from: given.from ?? stored?.from ?? '',
   };
+}
+
+const walletSecrets = ['certificate', 'key', 'wwdr_certificate'] as const;
+
+function walletReply(w: WalletSettings | undefined) {
+  const data: ShownWalletSettings = {
+    pass_type_id: w?.pass_type_id ?? '',
+    team_id: w?.team_id ?? '',
+    organization_name: w?.organization_name ?? '',
+    certificate: w?.certificate ? PASSWORD_PLACEHOLDER : '',
+    key: w?.key ? PASSWORD_PLACEHOLDER : '',
+    wwdr_certificate: w?.wwdr_certificate ? PASSWORD_PLACEHOLDER : '',
+  };
+  return { data, enabled: walletEnabled(w) };
 }
 
 const auditStore = journals.find((j) => j.noun === 'audit_event')!;
@@ -153,6 +172,33 @@ export const settingsHandlers = {
     }
     await changed(ctx, 'test_email_sent', { to: args.email, host: settings.host });
     return { ok: true as const };
+  },
+
+  'settings.wallet_get': async (ctx) =>
+    walletReply((await project(ctx)).settings.wallet_settings as WalletSettings | undefined),
+
+  'settings.wallet_update': async (ctx, args) => {
+    const stored = ((await project(ctx)).settings.wallet_settings ?? {}) as WalletSettings;
+    const next: WalletSettings = { ...stored };
+    for (const k of ['pass_type_id', 'team_id', 'organization_name'] as const)
+      if (args[k] !== undefined) next[k] = args[k];
+    // a secret: the placeholder keeps the stored one, an empty string removes it
+    for (const k of walletSecrets) {
+      const given = args[k];
+      if (given === undefined || given === PASSWORD_PLACEHOLDER) continue;
+      if (given.trim()) next[k] = given.trim();
+      else delete next[k];
+    }
+    const problem = walletSettingsProblem(next);
+    if (problem) throw new AppError('check_fields_data', { fields: [problem] });
+    await setSetting(ctx, 'wallet_settings', next);
+    await changed(ctx, 'wallet_settings_changed', {
+      pass_type_id: next.pass_type_id ?? '',
+      team_id: next.team_id ?? '',
+      organization_name: next.organization_name ?? '',
+      ...Object.fromEntries(walletSecrets.map((k) => [`${k}_changed`, next[k] !== stored[k]])),
+    });
+    return walletReply(next);
   },
 
   'settings.retention_get': async (ctx) => retention(ctx, await project(ctx)),

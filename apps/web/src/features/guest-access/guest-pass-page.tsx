@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import type { PublicGuestPass } from '@lintel/commands';
-import { runCommand } from '../../api/client';
+import { downloadFile, getCommand, type PublicGuestPass } from '@lintel/commands';
+import { api, runCommand } from '../../api/client';
+import { downloadBlob } from '../users/export-file';
 import { describeError } from '../../api/errors';
 import { usePageTitle } from '../../layout/page-title';
 import { Button } from '../../ui/button';
@@ -47,6 +48,19 @@ export function GuestPassPage() {
     }
   }
 
+  /** the pass as an Apple Wallet file: Safari on a phone offers to add it */
+  async function addToWallet() {
+    try {
+      const file = await downloadFile({ api }, getCommand('guest_access.wallet_pass'), { key_id: keyId });
+      downloadBlob(
+        new Blob([file.bytes as BlobPart], { type: file.contentType }),
+        file.filename ?? 'pass.pkpass',
+      );
+    } catch (e) {
+      setNote(describeError(e, 'guest_access.wallet_pass').message);
+    }
+  }
+
   const shown = (v: string | null) => (v ? new Date(v).toLocaleString() : '—');
   return (
     <div className="flex flex-col gap-3" data-testid="guest-pass">
@@ -60,9 +74,22 @@ export function GuestPassPage() {
         <>
           <p className="font-medium">{pass.name}</p>
           <p className="text-xs text-slate-600">{p('qr_hint')}</p>
+          <img
+            src={pass.qr_image}
+            alt={p('qr_alt')}
+            width={256}
+            height={256}
+            className="self-start bg-white"
+            data-testid="guest-qr-image"
+          />
           <p className="font-mono text-sm break-all" data-testid="guest-qr">
             {pass.qr}
           </p>
+          {pass.wallet_enabled && (
+            <Button type="button" onClick={() => void addToWallet()} data-testid="guest-wallet">
+              {p('add_to_wallet')}
+            </Button>
+          )}
           <p className="text-sm">
             {p('validity', { from: shown(pass.valid_from_u), to: shown(pass.valid_to_u) })}
           </p>
