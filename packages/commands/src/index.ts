@@ -42,6 +42,7 @@ import { sipTrunkResource } from './sip-trunk/sip-trunk.resource';
 import { scheduleResource } from './schedule/schedule.resource';
 import { holidayResource } from './holiday/holiday.resource';
 import { accessRuleResource } from './access-rule/access-rule.resource';
+import { accessAreaResource } from './access-area/access-area.resource';
 import { identifierResource } from './identifier/identifier.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
@@ -94,6 +95,7 @@ export * from './door/door.commands';
 export * from './schedule/schedule.resource';
 export * from './holiday/holiday.resource';
 export * from './access-rule/access-rule.resource';
+export * from './access-area/access-area.resource';
 export * from './identifier/identifier.resource';
 export * from './identifier/identifier.extras';
 export * from './access-matrix/access-matrix.commands';
@@ -114,6 +116,7 @@ export const resources = [
   scheduleResource,
   holidayResource,
   accessRuleResource,
+  accessAreaResource,
   identifierResource,
 ] as const;
 

@@ -59,6 +59,7 @@ export const PickerFamilies = [
   'schedule',
   'holiday',
   'access_rule',
+  'access_area',
   'identifier',
 ] as const;
 export type PickerFamily = (typeof PickerFamilies)[number];

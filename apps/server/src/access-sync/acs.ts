@@ -10,11 +10,12 @@
  * identifier (`passes_count`, once per stored event: a push sent again stores nothing).
  */
 import { sql, type Transaction } from 'kysely';
-import { decide, holidayDays, reasonFromDevice, type DecisionReason } from '@lintel/core';
+import { decide, holidayDays, reasonFromDevice, type DecisionReason, type Passage } from '@lintel/core';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { AcsEventCreatedEvent } from '../events/define';
 import { loadProjectAccess, type ProjectAccess } from './load';
+import { areasAt, lastPassages, passed } from '../access/passback';
 
 export interface StoredDeviceEvent {
   event_id: string;
@@ -73,6 +74,19 @@ export async function recordAccessEvents(
   let access: ProjectAccess | null = null;
   const accessNow = async () => (access ??= await app.accessSync.access(trx, device.project_id));
   const passes = new Map<number, number>();
+  // the identifiers' last passages in the anti-passback areas of this device, before this push; each granted
+  // passage of the push is added as it is read (a second entry in the same push is seen)
+  const areaData = found.rows.length ? await accessNow() : null;
+  const areas = areaData ? areasAt(areaData.areas, device.id) : [];
+  const last = areas.length
+    ? await lastPassages(
+        trx,
+        device.project_id,
+        found.rows.map((r) => Number(r.id)),
+        areas,
+        new Date(Math.max(...decisions.map((e) => new Date(e.created_at).getTime()))),
+      )
+    : new Map<number, Map<number, Passage>>();
   const decided: Array<{
     e: StoredDeviceEvent;
     i: KnownIdentifier | undefined;
@@ -106,13 +120,22 @@ export async function recordAccessEvents(
           tz: data.tz,
           holidays: holidayDays(data.holidaysAt(device.id)),
           groups: identifier.groups,
+          lastPassages: last.get(Number(i.id)),
         });
         rule = d.rule;
         // a device that did not hold it knows no more than that: the platform names the reason
         if (!granted && e.reason === 'unknown' && !d.allowed && d.reason) reason = d.reason;
-        if (granted && !d.allowed) rule = null;
+        // a device lets pass by its own holding: anti-passback is the server's (the rule still allowed it)
+        if (granted && !d.allowed && d.reason !== 'anti_passback') rule = null;
       }
-      if (granted) passes.set(Number(i.id), (passes.get(Number(i.id)) ?? 0) + 1);
+      if (granted) {
+        passes.set(Number(i.id), (passes.get(Number(i.id)) ?? 0) + 1);
+        if (areas.length) {
+          const mine = last.get(Number(i.id)) ?? new Map<number, Passage>();
+          last.set(Number(i.id), mine);
+          passed(mine, areas, device.id, new Date(e.created_at).getTime());
+        }
+      }
     }
     reasons.set(e.event_id, reason);
     decided.push({ e, i, granted, reason, rule });
@@ -186,4 +209,55 @@ export class AccessCache {
   forget(projectId: number): void {
     this.entries.delete(projectId);
   }
+}
+
+/**
+ * A door the server opened for an identifier after its own decision (a guest pass's door): an ACS event as a
+ * device's would be, granted, naming the rule — so the ACS log shows it and anti-passback counts the passage.
+ */
+export async function recordOpening(
+  app: ServerContext,
+  q: Transaction<DB> | ServerContext['db'],
+  o: {
+    projectId: number;
+    deviceId: number;
+    identifier: {
+      id: number;
+      name: string;
+      type: string;
+      value: string;
+      owner: number | null;
+      guest: boolean;
+    };
+    rule: number | null;
+    lock: number;
+    at: Date;
+    eventId: string;
+  },
+): Promise<void> {
+  const i = o.identifier;
+  const inserted = await sql<{ id: number; created_at: Date }>`
+    insert into acs_events (project_id, created_at, received_at, device_id, serial_number, domain_id,
+      identifier_id, identifier_name, identifier_type, identifier_number, owner_id, owner_name, owner_type,
+      decision, reason, rule_id, rule_name, lock, event_id)
+    select ${o.projectId}::int, ${o.at}::timestamptz, ${o.at}::timestamptz, d.id, d.serial_number, d.domain_id,
+      ${i.id}::int, ${i.name}::text, ${i.type}::text, ${i.value}::text, ${i.owner}::int,
+      ${i.guest ? sql`${i.name || 'Guest identifier'}::text` : sql`(select name from users where id = ${i.owner}::int)`},
+      ${i.guest ? 'guest' : 'user'}::text, 'granted', null, ${o.rule}::int,
+      (select name from access_rules where id = ${o.rule}::int), ${o.lock}::smallint, ${o.eventId}::text
+    from devices d where d.id = ${o.deviceId}
+    returning id, created_at`.execute(q);
+  await app.outbox.emitMany(
+    q,
+    AcsEventCreatedEvent,
+    inserted.rows.map((r) => ({
+      eventId: Number(r.id),
+      deviceId: o.deviceId,
+      projectId: o.projectId,
+      identifierId: i.id,
+      decision: 'granted' as const,
+      reason: null,
+      at: new Date(r.created_at).toISOString(),
+    })),
+  );
 }

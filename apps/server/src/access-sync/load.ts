@@ -1,7 +1,8 @@
 /**
  * A project's access control as the one decision and the device sync read it (packages/core/src/access/):
  * its rules with their relations, schedules, holidays per group, identifiers with their owners' names and
- * groups, devices with their groups, and the project's time zone — read in a few statements, whole.
+ * groups, devices with their groups, the anti-passback areas and the project's time zone — read in a few
+ * statements, whole.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import {
@@ -9,11 +10,13 @@ import {
   DeviceIdentifierTypes,
   isTimeZone,
   type AccessRuleSpec,
+  type AntiPassbackArea,
   type IdentifierType,
   type ScheduleSpec,
   type SyncIdentifier,
 } from '@lintel/core';
 import type { DB } from '../db/schema';
+import { loadAreas } from '../access/passback';
 
 type Q = Kysely<DB> | Transaction<DB>;
 
@@ -25,6 +28,8 @@ export interface ProjectAccess {
   tz: string;
   index: AccessIndex;
   rules: AccessRuleSpec[];
+  /** the anti-passback areas (the index decides with them; devices are sent nothing of them) */
+  areas: AntiPassbackArea[];
   schedules: Map<number, ScheduleSpec & { name: string }>;
   /** every identifier of the project (revoked ones too: the ACS log names them), by id */
   identifiers: Map<number, SyncIdentifier & { name: string }>;
@@ -225,11 +230,13 @@ export async function loadProjectAccess(q: Q, projectId: number): Promise<Projec
   }
 
   const ruleList = [...rules.values()];
+  const areas = await loadAreas(q, projectId);
   return {
     projectId,
     tz,
-    index: new AccessIndex({ rules: ruleList, schedules }),
+    index: new AccessIndex({ rules: ruleList, schedules, areas }),
     rules: ruleList,
+    areas,
     schedules,
     identifiers,
     byValue,

@@ -2,26 +2,31 @@
  * The access data of a project as the one decision reads it (packages/core/src/access/decide.ts): the rules
  * with their relations as id lists (`AccessRuleSpec`), the schedules (`ScheduleSpec`), the project's zone,
  * the holiday calendar in force at each device (its group's and the groups above it, and the project's own),
- * and each user's groups with the groups above them. Read straight from the tables of migration 0054, with
- * no translation: the access matrix reads it, and so may the device sync and the ACS log.
+ * each user's groups with the groups above them, and the anti-passback areas. Read straight from the tables
+ * of migrations 0054 and 0075, with no translation: the access matrix reads it, and so may the device sync
+ * and the ACS log.
  */
 import { sql, type Kysely } from 'kysely';
 import {
   AccessIndex,
   holidayDays,
   type AccessRuleSpec,
+  type AntiPassbackArea,
   type DecisionContext,
   type DecisionIdentifier,
   type ScheduleSpec,
 } from '@lintel/core';
 import type { DB } from '../db/schema';
 import { projectTimeZone } from './time-zone';
+import { loadAreas } from './passback';
 
 export interface ProjectAccess {
   tz: string;
   rules: AccessRuleSpec[];
   schedules: Map<number, ScheduleSpec>;
   index: AccessIndex;
+  /** the anti-passback areas (the index decides with them; `lastPassages` of ./passback reads the passages) */
+  areas: AntiPassbackArea[];
   /** the devices some rule names */
   devices: number[];
   /** a device's holidays (day numbers) */
@@ -130,7 +135,8 @@ export async function loadProjectAccess(db: Kysely<DB>, projectId: number): Prom
   }
   const everywhereDays = everywhere.length ? holidayDays(everywhere) : EMPTY;
 
-  const index = new AccessIndex({ rules, schedules });
+  const areas = await loadAreas(db, projectId);
+  const index = new AccessIndex({ rules, schedules, areas });
   const ruled = [...new Set(rules.flatMap((r) => r.devices))].sort((a, b) => a - b);
   const groupsOf = (user: number | null) => (user === null ? [] : (userGroups.get(user) ?? []));
   const holidaysAt = (device: number) => calendars.get(device) ?? everywhereDays;
@@ -139,6 +145,7 @@ export async function loadProjectAccess(db: Kysely<DB>, projectId: number): Prom
     rules,
     schedules,
     index,
+    areas,
     devices: ruled,
     holidaysAt,
     groupsOf,

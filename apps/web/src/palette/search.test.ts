@@ -18,6 +18,7 @@ const words = {
     schedule: ['schedule', 'расписание'],
     holiday: ['holiday', 'праздник'],
     access_rule: ['access rule', 'правило доступа'],
+    access_area: ['anti-passback area', 'зона антипассбэка'],
     identifier: ['identifier', 'идентификатор'],
   },
 };

@@ -6,13 +6,16 @@ import { signedIn, type AllHandlers, type HandlerContext } from '../../pipeline/
 import { fileReply, type Cell } from '../../engine/file-writers';
 import { serverT } from '../../i18n';
 import { identifierDecisionColumns, loadProjectAccess, type IdentifierRow } from '../../access/data';
+import { lastPassages } from '../../access/passback';
 
 type Filters = z.output<typeof AccessMatrixFilters>;
 const BATCH = 500;
 
 /**
  * The matrix's cells in order (identifier id, then device id), from just after `after`: for each identifier
- * of the filters, each device some rule names both of, decided by the project's index at `at`.
+ * of the filters, each device some rule names both of, decided by the project's index at `at` — with each
+ * identifier's last passages in the anti-passback areas up to `at` (its ACS events), so a card inside an area
+ * shows refused at its entries.
  */
 async function* matrixRows(
   app: ServerContext,
@@ -55,13 +58,23 @@ async function* matrixRows(
         ${f.user !== undefined ? sql`and i.owner = ${f.user}` : sql``}
         order by i.id limit ${BATCH}`.execute(db)
     ).rows;
+    const passages = await lastPassages(
+      db,
+      projectId,
+      batch.map((i) => i.id),
+      access.areas,
+      new Date(at),
+    );
     for (const i of batch) {
       const groups = access.groupsOf(i.owner);
       if (f.group !== undefined && !groups.includes(f.group)) continue;
       for (const d of devices) {
         if (i.id === fromId && d <= fromDevice) continue;
         if (!deviceNames.has(d) || !access.index.matching(i, d, groups).length) continue;
-        const decision = access.index.decide(i, d, at, access.contextFor(i.owner, d));
+        const decision = access.index.decide(i, d, at, {
+          ...access.contextFor(i.owner, d),
+          lastPassages: passages.get(i.id),
+        });
         if (f.allowed !== undefined && decision.allowed !== f.allowed) continue;
         yield {
           key: [i.id, d],

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { GuestPass, GuestPassState, Identifier, PublicGuestPass } from '@lintel/commands';
 import {
@@ -16,6 +16,8 @@ import { newToken, safeEqual, sha256 } from '../../auth/crypto';
 import { AppError } from '../../errors';
 import { familyCtx, loadOne, type FamilyCtx } from '../../engine/family';
 import { loadProjectAccess, type IdentifierRow } from '../../access/data';
+import { lastPassages } from '../../access/passback';
+import { recordOpening } from '../../access-sync/acs';
 import type { SomeHandlers } from '../../pipeline/handler';
 import { callerHabits, identifierStore } from '../identifier/identifier.store';
 import { lockOpenUri } from '../device/device.remote';
@@ -459,14 +461,16 @@ export const guestAccessHandlers = {
       safeEqual(deviceToken(args.key_id, d.id), args.device),
     );
     if (!door) throw new AppError('device_not_found');
-    // the one decision, as at the door: the rules' schedules, holidays and prohibitions all count
+    // the one decision, as at the door: the rules' schedules, holidays and prohibitions all count, and the
+    // pass's last passages in the anti-passback areas of the door (its ACS events)
     const access = await loadProjectAccess(app.db, row.project_id);
+    const passages = await lastPassages(app.db, row.project_id, [ident.id], access.areas, now);
     const decision = decide(
       { ...(ident as unknown as IdentifierRow), access_rules: ident.access_rules.map((r) => r.id) },
       door.id,
       now,
       access.index,
-      access.contextFor(null, door.id),
+      { ...access.contextFor(null, door.id), lastPassages: passages.get(ident.id) },
     );
     if (!decision.allowed) throw new AppError(decision.reason ?? 'no_access_rule');
     // the pass is counted first, in one statement (two phones cannot both take the last pass), and given
@@ -485,6 +489,25 @@ export const guestAccessHandlers = {
       );
       throw new AppError('device_problem');
     }
+    // the passage, in the ACS log as a panel's would be (anti-passback counts it)
+    await app.db.transaction().execute((trx) =>
+      recordOpening(app, trx, {
+        projectId: row.project_id,
+        deviceId: door.id,
+        identifier: {
+          id: ident.id,
+          name: ident.name,
+          type: ident.type,
+          value: ident.value,
+          owner: null,
+          guest: true,
+        },
+        rule: decision.rule,
+        lock: 1,
+        at: now,
+        eventId: `guest-open-${randomUUID()}`,
+      }),
+    );
     await audit(app.db, {
       projectId: row.project_id,
       userId: null,
