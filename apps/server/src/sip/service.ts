@@ -183,7 +183,7 @@ export class SipService {
       return this.loadCredentials(true).then(
         () =>
           this.loadBans()
-            .then(() => this.loadTrunks())
+            .then(() => this.trunksLoaded())
             .then(() => true),
         () => false,
       );
@@ -286,7 +286,7 @@ export class SipService {
         this.version = await this.rpc<string>('core.version');
         await this.loadCredentials(true);
         await this.loadBans();
-        await this.loadTrunks();
+        await this.trunksLoaded();
         await this.pushRoute();
         this.state = 'up';
         this.reason = null;
@@ -313,7 +313,7 @@ export class SipService {
       await this.launch(modulesDir);
       await this.loadCredentials(true);
       await this.loadBans();
-      await this.loadTrunks();
+      await this.trunksLoaded();
       await this.pushRoute();
       this.state = 'up';
       this.backoffMs = BACKOFF_MIN_MS;
@@ -505,6 +505,16 @@ export class SipService {
    * there: an INVITE from one of them is a call in from a trunk (sip/trunks.ts). Called when Kamailio starts,
    * on reinit and whenever a trunk changes.
    */
+  /**
+   * The trunks loaded at a start: a failure (a remote Kamailio on an older template, without `trunkip`) costs
+   * the calls in from trunks, not telephony.
+   */
+  private async trunksLoaded(): Promise<void> {
+    await this.loadTrunks().catch((err: Error) =>
+      this.ctx.log.warn({ err: err.message }, 'the SIP trunks did not reach the SIP server'),
+    );
+  }
+
   private async loadTrunks(): Promise<void> {
     const { byAddress, unresolved } = await trunkAddresses(this.ctx.db);
     if (unresolved.length)
