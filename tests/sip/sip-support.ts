@@ -310,3 +310,74 @@ export async function sippProvider(): Promise<{
   });
   return { port, done };
 }
+
+/**
+ * One call of a sipp scenario of tests/sip/scenarios against the SIP server, from `from` (a loopback address:
+ * a provider's, or one that is no trunk's), with one line of injected fields. Resolves whether it ran as
+ * written. `provider-call`: fields DID;caller, answered then hung up; `provider-not-found`: refused 404;
+ * `invite-challenged`: challenged 407; `call-not-found`: number;[authentication];callee, refused 404.
+ */
+export async function sippCall(
+  sip: SipConfig,
+  scenario: 'provider-call' | 'provider-not-found' | 'invite-challenged' | 'call-not-found',
+  fields: string[],
+  opts: { from?: string; waitMs?: number } = {},
+): Promise<{ ok: boolean; output: string }> {
+  return runSipp(sip, scenario, fields, {
+    waitMs: opts.waitMs ?? 30_000,
+    localIp: opts.from,
+    extra: ['-mp', String(await freePort())],
+  });
+}
+
+/** `[authentication …]` of sipp's injection file for a number and its password. */
+export const sippCredentials = credentials;
+
+/**
+ * A phone that is not ours: sipp taking one call to `number` (answer.xml: rings, answers, waits for the BYE)
+ * on a free port, registered with that port as its contact by a second sipp (register-contact.xml). Resolves
+ * once registered; `done` once the call ran as written (a run that never gets its call ends by its timeout).
+ */
+export async function sippPhone(
+  sip: SipConfig,
+  number: string,
+  password: string,
+): Promise<{ port: number; done: Promise<{ ok: boolean; output: string }> }> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
+  const args = [
+    '-sf',
+    path.join(scenarios, 'answer.xml'),
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '90s',
+    '-mp',
+    String(await freePort()),
+  ];
+  const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
+    execFile('sipp', args, { cwd: dir, timeout: 120_000 }, (err, stdout, stderr) => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
+      resolve({ ok: code === 0, output: `${stdout}\n${stderr}`.slice(-3000) });
+    });
+  });
+  // a number made a moment ago reaches the SIP server once its change commits: tried again until then
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const registered = await runSipp(
+      sip,
+      'register-contact',
+      [number, credentials(number, password), String(port)],
+      { waitMs: 15_000 },
+    );
+    if (registered.ok) return { port, done };
+    if (Date.now() > end) throw new Error(`${number} did not register: ${registered.output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -44,7 +44,7 @@ async function history(ctx: CliContext, opts: HistoryOptions): Promise<void> {
         ? `${JSON.stringify(r)}\n`
         : `${r.created_at}  ${r.from.number} → ${r.to.number}  ${t(`calls.results.${r.status}`)}  ${t(
             `calls.directions.${r.direction}`,
-          )}  ${r.duration} s\n`,
+          )}${r.reason ? ` (${t(`calls.reasons.${r.reason}`)})` : ''}${r.trunk ? `  ${r.trunk.name}` : ''}  ${r.duration} s\n`,
     );
   if (page.meta.next) ctx.stderr.write(`${t('calls.next_page', { cursor: page.meta.next })}\n`);
 }

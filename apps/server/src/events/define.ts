@@ -235,6 +235,18 @@ export const SipNumberChangedEvent = defineEvent({
 });
 
 /**
+ * A SIP trunk was created, changed or deleted: every instance's SIP service (sip/service.ts) reads the trunks'
+ * addresses again into Kamailio's `trunkip` table (calls in from a provider are known by its address), after
+ * the commit. Names the project only, never a trunk's credentials.
+ */
+export const SipTrunkChangedEvent = defineEvent({
+  topic: 'private-sip-trunks',
+  type: 'SipTrunkChangedEvent',
+  payload: z.object({ projectId: z.number().int() }),
+  audience: { kind: 'permission', permission: 'sip_trunks.view_all' },
+});
+
+/**
  * A call changed (issue 22 item 6; spec part 2 §7 "Call updates: subscribe to a channel for the user's number
  * and listen for the CallUpdated event carrying a call"): sent on `private-calls.{number}` for each number of
  * the call (the caller, the number dialled, those rung and the one that answered).
@@ -262,5 +274,6 @@ export const eventDefs = {
   NotificationCreatedEvent,
   DeviceSearchEvent,
   SipNumberChangedEvent,
+  SipTrunkChangedEvent,
   CallUpdatedEvent,
 } as const;

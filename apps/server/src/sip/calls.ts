@@ -35,7 +35,12 @@ interface NumberRow {
   time_zone: string | null;
 }
 
-async function numbersByValue(db: Kysely<DB>, numbers: string[]): Promise<Map<string, NumberRow>> {
+async function numbersByValue(
+  db: Kysely<DB>,
+  numbers: string[],
+  /** only this project's (a call in from a trunk: the trunk's project) */
+  projectId: number | null = null,
+): Promise<Map<string, NumberRow>> {
   const rows = await sql<NumberRow>`
     select n.id, n.number, n.project_id, n.domain_id, n.is_active, coalesce(n.user_id, u.id) as user_id,
       n.device_id, d.domain_id as device_group, n.forward_mode, n.forward_group_id,
@@ -50,6 +55,7 @@ async function numbersByValue(db: Kysely<DB>, numbers: string[]): Promise<Map<st
       order by x.id limit 1
     ) u on n.user_id is null
     where n.number = any(${sql.val(numbers)}::text[])
+      and (${projectId}::int is null or n.project_id = ${projectId}::int)
     order by n.id`.execute(db);
   const out = new Map<string, NumberRow>();
   // numbers are one namespace per SIP server: the oldest row holds the credentials (sip/service.ts)
@@ -129,6 +135,7 @@ interface CallRow {
   ringing: string[];
   plan: string;
   via: string;
+  trunk_id: number | null;
   h_entry: string | number | null;
   h_id: string | number | null;
   cseq: string | null;
@@ -164,7 +171,7 @@ async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise
 }
 
 const CALL_COLUMNS = sql`id, project_id, call_id, speech_id, status, type, caller, callee, answered_by, ringing,
-  plan, via, h_entry, h_id, cseq, info, created_at, answered_at, ended_at`;
+  plan, via, trunk_id, h_entry, h_id, cseq, info, created_at, answered_at, ended_at`;
 
 /** The numbers of step `i` of a plan as the SIP server reads it (`timeout:noanswer:error:a+b`). */
 const stepNumbers = (plan: string, i: number): string[] =>
@@ -176,13 +183,11 @@ export interface RouteArgs {
   callee: string;
   speech_id?: string;
   cseq?: string;
+  /** a call in from a SIP trunk: the ids of the trunks at the address it came from, comma-separated */
+  trunks?: string;
 }
 
-/** `sip.route`: where a new call goes, and the call kept from now on. */
-export async function routeCall(
-  app: ServerContext,
-  args: RouteArgs,
-): Promise<{
+export type RouteAnswer = {
   action: 'route' | 'reject';
   plan?: string;
   code?: string;
@@ -192,7 +197,23 @@ export async function routeCall(
   trunk_from?: string;
   trunk_login?: string;
   trunk_password?: string;
-}> {
+};
+
+/** A call the routing refused, in its project's history: `failed`, with why (`wrong_number`, …). */
+async function refusedCall(
+  db: Kysely<DB>,
+  c: { projectId: number; args: RouteArgs; reason: string; trunkId: number | null; now: Date },
+): Promise<void> {
+  await sql`insert into call_history (project_id, created_at, ended_at, from_number, to_number, status,
+      direction, duration, call_id, reason, trunk_id)
+    values (${c.projectId}, ${c.now}, ${c.now}, ${c.args.caller}, ${c.args.callee}, 'failed', 'incoming', 0,
+      ${c.args.call_id}, ${c.reason}, ${c.trunkId})
+    on conflict (call_id) do nothing`.execute(db);
+}
+
+/** `sip.route`: where a new call goes, and the call kept from now on. */
+export async function routeCall(app: ServerContext, args: RouteArgs): Promise<RouteAnswer> {
+  if (args.trunks) return routeFromTrunk(app, args, args.trunks.split(',').map(Number));
   const db = app.db;
   const known = await numbersByValue(db, [args.caller, args.callee]);
   const callerRow = known.get(args.caller);
@@ -215,11 +236,13 @@ export async function routeCall(
   if (decision.action === 'reject') {
     // a call from a number of a project is in its history, with why it went nowhere
     if (callerRow)
-      await sql`insert into call_history (project_id, created_at, ended_at, from_number, to_number, status,
-          direction, duration, call_id)
-        values (${callerRow.project_id}, ${now}, ${now}, ${args.caller}, ${args.callee}, 'failed', 'incoming', 0,
-          ${args.call_id})
-        on conflict (call_id) do nothing`.execute(db);
+      await refusedCall(db, {
+        projectId: callerRow.project_id,
+        args,
+        reason: decision.reason,
+        trunkId: null,
+        now,
+      });
     return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
   }
   const projectId = callerRow!.project_id;
@@ -237,6 +260,7 @@ export async function routeCall(
       ringing: [args.callee],
       plan: '',
       via: 'trunk',
+      trunkId: decision.trunkId,
       now,
     });
     const uri = new URL(trunk.termination_uri.replace(/^sips?:(?:[^@]*@)?/, 'http://'));
@@ -265,15 +289,17 @@ async function keepCall(
     ringing: string[];
     plan: string;
     via: string;
+    trunkId?: number | null;
     now: Date;
   },
 ): Promise<void> {
   await app.db.transaction().execute(async (trx) => {
     const inserted = await sql<CallRow>`
       insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via, cseq,
-        created_at)
+        created_at, trunk_id)
       values (${c.projectId}, ${c.args.call_id}, ${c.speechId}, 'calling', 'normal', ${c.args.caller},
-        ${c.args.callee}, ${JSON.stringify(c.ringing)}::jsonb, ${c.plan}, ${c.via}, ${c.args.cseq ?? null}, ${c.now})
+        ${c.args.callee}, ${JSON.stringify(c.ringing)}::jsonb, ${c.plan}, ${c.via}, ${c.args.cseq ?? null}, ${c.now},
+        ${c.trunkId ?? null})
       on conflict (call_id) do nothing
       returning ${CALL_COLUMNS}`.execute(trx);
     if (inserted.rows[0]) await publish(app, trx, inserted.rows[0]);
@@ -305,9 +331,82 @@ async function trunksFor(
 const reasonText = {
   unknown_caller: 'Forbidden',
   own_number: 'Unable to call your number',
-  not_found: 'Not Found',
+  wrong_number: 'Not Found',
   inactive: 'Temporarily Unavailable',
 } as const;
+
+/**
+ * A call in from a SIP trunk (the SIP server knows the trunks by the addresses their providers send from, and
+ * names those of the request's): the number dialled reaches the virtual number of that number which the
+ * trunk carries — of its project, in one of its groups or below — and is rung as any call to it is (its
+ * forward rules). One the trunk does not carry is a wrong number (404), in the trunk's project's history.
+ */
+async function routeFromTrunk(app: ServerContext, args: RouteArgs, trunkIds: number[]): Promise<RouteAnswer> {
+  const db = app.db;
+  const now = app.clock.now();
+  // a provider may give the number in its international form (+7…); numbers are digits
+  const dialled = args.callee.replace(/^\+/, '');
+  const trunks = (
+    await sql<{ id: number; project_id: number }>`
+      select id, project_id from sip_trunks where id = any(${sql.val(trunkIds)}::int[]) order by id`.execute(
+      db,
+    )
+  ).rows;
+  if (!trunks.length) return { action: 'reject', code: '403', reason: 'Forbidden' };
+  // the first of the address's trunks that carries the number: its group chain meets the trunk's groups
+  const carried = await sql<{ trunk_id: number; number_id: number }>`
+    select t.id as trunk_id, n.id as number_id
+    from sip_trunks t
+    join sip_numbers n on n.project_id = t.project_id and n.number = ${dialled}
+    left join devices d on d.id = n.device_id
+    where t.id = any(${sql.val(trunks.map((t) => t.id))}::int[])
+      and exists (
+        with recursive up(id, parent_id, depth) as (
+          select id, parent_id, 0 from domains where id = coalesce(d.domain_id, n.domain_id)
+          union all
+          select x.id, x.parent_id, up.depth + 1 from domains x join up on x.id = up.parent_id where up.depth < 64
+        )
+        select 1 from up join sip_trunk_groups g on g.domain_id = up.id and g.sip_trunk_id = t.id)
+    order by t.id, n.id limit 1`.execute(db);
+  const hit = carried.rows[0];
+  const trunk = trunks.find((t) => t.id === hit?.trunk_id) ?? trunks[0]!;
+  const row = hit ? (await numbersByValue(db, [dialled], trunk.project_id)).get(dialled) : undefined;
+  const callee = await routeNumber(db, row);
+  const decision = decideRoute({
+    caller: null,
+    fromTrunk: { trunkId: trunk.id, projectId: trunk.project_id, caller: args.caller },
+    callee,
+    dialled,
+    interceptions: [],
+    now: now.getTime(),
+    timeZone: row?.time_zone ?? 'UTC',
+  });
+  const call = { ...args, callee: dialled };
+  if (decision.action === 'reject') {
+    await refusedCall(db, {
+      projectId: trunk.project_id,
+      args: call,
+      reason: decision.reason,
+      trunkId: trunk.id,
+      now,
+    });
+    return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
+  }
+  if (decision.action !== 'route') return { action: 'reject', code: '403', reason: 'Forbidden' };
+  const speechId = speechIdOf(args.call_id, args.speech_id);
+  const plan = encodePlan(decision.steps);
+  await keepCall(app, {
+    projectId: trunk.project_id,
+    args: call,
+    speechId,
+    ringing: decision.steps[0]!.numbers,
+    plan,
+    via: decision.via,
+    trunkId: trunk.id,
+    now,
+  });
+  return { action: 'route', plan, id: speechId };
+}
 
 /** A call's final failure, as the history names it (spec part 1 §4 call results). */
 export function resultOf(code: number): 'cancel' | 'busy' | 'noanswer' | 'failed' {
@@ -405,9 +504,9 @@ async function writeHistory(
     ? Math.max(0, Math.round((ended.getTime() - new Date(r.answered_at).getTime()) / 1000))
     : 0;
   await sql`insert into call_history (project_id, created_at, ended_at, from_number, to_number, answered_by, status,
-      direction, duration, call_id)
+      direction, duration, call_id, trunk_id)
     values (${r.project_id}, ${r.created_at}, ${ended}, ${r.caller}, ${r.callee}, ${r.answered_by}, ${status},
-      ${r.via === 'trunk' ? 'outgoing' : 'incoming'}, ${duration}, ${r.call_id})
+      ${r.via === 'trunk' ? 'outgoing' : 'incoming'}, ${duration}, ${r.call_id}, ${r.trunk_id})
     on conflict (call_id) do nothing`.execute(trx);
 }
 

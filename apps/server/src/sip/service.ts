@@ -8,6 +8,7 @@ import type { ServerContext } from '../context';
 import { notify } from '../notifications/notify';
 import { findModulesDir, renderConfig, runtimeDirFor, wsIsPlain, type SipConfig } from './config';
 import { activeSipBans } from './abuse';
+import { trunkAddresses } from './trunks';
 
 /** Why telephony is down (locale texts `sip.reasons.<reason>` in web.json). */
 export type SipDownReason =
@@ -101,6 +102,14 @@ export class SipService {
     if (this.config.mode === 'off') return this.down('disabled');
     process.on('exit', this.onProcessExit);
     this.unsubscribe = this.ctx.events.subscribe((m) => {
+      if (m.data.type === 'SipTrunkChangedEvent' && this.state === 'up') {
+        void this.serial(() =>
+          this.loadTrunks().catch((err: Error) =>
+            this.ctx.log.warn({ err: err.message }, 'the SIP trunks did not reach the SIP server'),
+          ),
+        );
+        return;
+      }
       if (m.data.type !== 'SipNumberChangedEvent' || this.state !== 'up') return;
       const numbers = (m.data as { numbers?: unknown }).numbers;
       if (Array.isArray(numbers)) void this.serial(() => this.syncNumbers(numbers.map(String)));
@@ -172,7 +181,10 @@ export class SipService {
     const ok = await this.serial(async () => {
       if (this.state !== 'up') return false;
       return this.loadCredentials(true).then(
-        () => this.loadBans().then(() => true),
+        () =>
+          this.loadBans()
+            .then(() => this.trunksLoaded())
+            .then(() => true),
         () => false,
       );
     });
@@ -274,6 +286,7 @@ export class SipService {
         this.version = await this.rpc<string>('core.version');
         await this.loadCredentials(true);
         await this.loadBans();
+        await this.trunksLoaded();
         await this.pushRoute();
         this.state = 'up';
         this.reason = null;
@@ -300,6 +313,7 @@ export class SipService {
       await this.launch(modulesDir);
       await this.loadCredentials(true);
       await this.loadBans();
+      await this.trunksLoaded();
       await this.pushRoute();
       this.state = 'up';
       this.backoffMs = BACKOFF_MIN_MS;
@@ -484,6 +498,30 @@ export class SipService {
     const bans = await activeSipBans(this.ctx);
     await this.rpc('htable.flush', ['ipban']);
     for (const b of bans) await this.rpc('htable.setxi', ['ipban', b.ip, 1, b.seconds]);
+  }
+
+  /**
+   * The trunks' addresses into Kamailio's `trunkip` table (address → the trunks' ids), replacing what was
+   * there: an INVITE from one of them is a call in from a trunk (sip/trunks.ts). Called when Kamailio starts,
+   * on reinit and whenever a trunk changes.
+   */
+  /**
+   * The trunks loaded at a start: a failure (a remote Kamailio on an older template, without `trunkip`) costs
+   * the calls in from trunks, not telephony.
+   */
+  private async trunksLoaded(): Promise<void> {
+    await this.loadTrunks().catch((err: Error) =>
+      this.ctx.log.warn({ err: err.message }, 'the SIP trunks did not reach the SIP server'),
+    );
+  }
+
+  private async loadTrunks(): Promise<void> {
+    const { byAddress, unresolved } = await trunkAddresses(this.ctx.db);
+    if (unresolved.length)
+      this.ctx.log.warn({ hosts: unresolved }, 'SIP trunks whose host does not resolve take no calls in');
+    await this.rpc('htable.flush', ['trunkip']);
+    for (const [address, ids] of byAddress)
+      await this.rpc('htable.sets', ['trunkip', address, ids.join(',')]);
   }
 
   /** Every active number's credentials into Kamailio's `sipauth` table (`flush`: what was there goes). */

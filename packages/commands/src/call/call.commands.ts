@@ -57,6 +57,16 @@ export const sipRoute = defineCommand({
     callee: SipText(64),
     speech_id: SipText(128).optional(),
     cseq: SipText(32).optional(),
+    /**
+     * a call in from a SIP trunk: the ids of the trunks whose provider sends from the request's address (the
+     * SIP server's `trunkip` table, which Lintel fills), comma-separated; `caller` is then the provider's
+     * From, a number of the outside world
+     */
+    trunks: z
+      .string()
+      .max(256)
+      .regex(/^[0-9]+(,[0-9]+)*$/)
+      .optional(),
   }),
   result: z.object({
     action: z.enum(['route', 'reject']),
@@ -145,6 +155,11 @@ export const callStop = defineCommand({
 
 export const CallResults = ['answered', 'cancel', 'busy', 'noanswer', 'failed'] as const;
 export const CallDirections = ['incoming', 'outgoing'] as const;
+/**
+ * Why the routing refused a call (its result is then `failed`): `wrong_number`, a number Lintel does not hold
+ * (the spec's SIP cause, part 2 §9); `own_number`, the caller's own; `inactive`, a deactivated number.
+ */
+export const CallFailReasons = ['wrong_number', 'own_number', 'inactive'] as const;
 
 const HistoryParty = z.object({
   number: z.string(),
@@ -162,6 +177,11 @@ export const CallHistoryItem = z.object({
   direction: z.enum(CallDirections),
   /** seconds of talk */
   duration: z.number().int(),
+  /** why the routing refused the call; null when it was routed */
+  reason: z.enum(CallFailReasons).nullable(),
+  /** the SIP trunk it came in from or went out through; null between numbers */
+  trunk_id: z.number().int().nullable(),
+  trunk: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   created_at: Timestamp,
 });
 export type CallHistoryItem = z.infer<typeof CallHistoryItem>;
@@ -173,6 +193,8 @@ export const callHistoryFields: Record<string, ResourceField> = {
   status: { kind: 'enum', values: CallResults, default: true, filterable: true },
   direction: { kind: 'enum', values: CallDirections, default: true, filterable: true },
   duration: { kind: 'number', default: true, filterable: true },
+  reason: { kind: 'enum', values: CallFailReasons, default: true, filterable: true },
+  trunk_id: { kind: 'number', filterable: true },
   answered_by: { kind: 'text', filterable: true },
   id: { kind: 'number', filterable: true },
 };

@@ -56,12 +56,64 @@ describe('who may call', () => {
     });
   });
   it('an unknown number, or one of another project, is not found; an inactive one is unavailable', () => {
-    expect(decideRoute(input({ callee: null, dialled: '999' }))).toMatchObject({ code: 404 });
+    expect(decideRoute(input({ callee: null, dialled: '999' }))).toEqual({
+      action: 'reject',
+      code: 404,
+      reason: 'wrong_number',
+    });
     expect(decideRoute(input({ callee: num('200', { projectId: 2 }) }))).toMatchObject({ code: 404 });
     expect(decideRoute(input({ callee: num('200', { isActive: false }) }))).toMatchObject({
       code: 480,
       reason: 'inactive',
     });
+  });
+});
+
+describe('calls in from a SIP trunk', () => {
+  const fromTrunk = { trunkId: 7, projectId: 1, caller: '79161234567' };
+  it('a number the trunk carries is rung as any call to it, its forward rules included', () => {
+    expect(decideRoute(input({ caller: null, fromTrunk }))).toEqual({
+      action: 'route',
+      via: 'direct',
+      steps: [{ numbers: ['200'], timeout: 60, next: END }],
+      rules: [],
+    });
+    const manual = num('200', {
+      forwardMode: 'manual',
+      forwardRules: [rule({ type: 'redirect_if_error', numbers: ['300'] })],
+    });
+    expect(decideRoute(input({ caller: null, fromTrunk, callee: manual }))).toMatchObject({
+      via: 'forward',
+      steps: [{ numbers: ['200'], next: { noanswer: -1, error: 1 } }, { numbers: ['300'] }],
+    });
+  });
+  it('a number it does not carry (none, or another project’s) is a wrong number; an inactive one is unavailable', () => {
+    expect(decideRoute(input({ caller: null, fromTrunk, callee: null, dialled: '999' }))).toEqual({
+      action: 'reject',
+      code: 404,
+      reason: 'wrong_number',
+    });
+    expect(
+      decideRoute(input({ caller: null, fromTrunk, callee: num('200', { projectId: 2 }) })),
+    ).toMatchObject({ code: 404, reason: 'wrong_number' });
+    expect(
+      decideRoute(input({ caller: null, fromTrunk, callee: num('200', { isActive: false }) })),
+    ).toMatchObject({ code: 480, reason: 'inactive' });
+  });
+  it('the outside caller is not rung back by a picked group, and a panel’s interception does not apply', () => {
+    const picked = num('200', { forwardMode: 'picked', forwardGroupNumbers: ['79161234567', '201'] });
+    expect(decideRoute(input({ caller: null, fromTrunk, callee: picked }))).toMatchObject({
+      steps: [{ numbers: ['200', '201'] }],
+    });
+    expect(
+      decideRoute(
+        input({
+          caller: null,
+          fromTrunk,
+          interceptions: [{ conciergeNumber: '900', groupIds: [1] }],
+        }),
+      ),
+    ).toMatchObject({ via: 'direct', steps: [{ numbers: ['200'] }] });
   });
 });
 

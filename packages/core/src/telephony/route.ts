@@ -68,8 +68,22 @@ export interface RouteTrunk {
   groupIds: readonly number[];
 }
 
+/**
+ * A call in from a SIP trunk (a provider's line, known by the address it sends from): the caller is a number
+ * of the outside world, and the number dialled must be one the trunk carries — a number of its project whose
+ * group is one of the trunk's groups or below one (what `trunkGroups` the callee's group chain meets).
+ */
+export interface RouteFromTrunk {
+  trunkId: number;
+  projectId: number;
+  /** the number as the provider gave it (the From's user), not one Lintel holds */
+  caller: string;
+}
+
 export interface RouteInput {
   caller: RouteNumber | null;
+  /** set for a call in from a trunk: `caller` is then null (the outside world's number is not Lintel's) */
+  fromTrunk?: RouteFromTrunk;
   /** the caller's group and the groups above it, nearest first (which trunk carries its calls out) */
   callerGroups?: readonly number[];
   trunks?: readonly RouteTrunk[];
@@ -106,7 +120,8 @@ export type RouteDecision =
   | {
       action: 'reject';
       code: 403 | 404 | 480;
-      reason: 'unknown_caller' | 'not_found' | 'own_number' | 'inactive';
+      /** `wrong_number`: the spec's SIP cause for a number Lintel does not hold (part 2 §9 block causes) */
+      reason: 'unknown_caller' | 'wrong_number' | 'own_number' | 'inactive';
     };
 
 /** Whether a rule applies at this moment (its days, its period). */
@@ -133,6 +148,7 @@ const unique = (numbers: readonly string[], except: ReadonlySet<string>) => {
 
 /** The decision. Unit-tested rule by rule in route.test.ts. */
 export function decideRoute(input: RouteInput): RouteDecision {
+  if (input.fromTrunk) return decideFromTrunk(input, input.fromTrunk);
   const { caller, callee } = input;
   // only a number Lintel holds may call (the SIP server authenticated it by that number's password)
   if (!caller || !caller.isActive) return { action: 'reject', code: 403, reason: 'unknown_caller' };
@@ -164,12 +180,28 @@ export function decideRoute(input: RouteInput): RouteDecision {
   }
   // numbers of one project call each other only
   if (!callee || callee.projectId !== caller.projectId)
-    return { action: 'reject', code: 404, reason: 'not_found' };
+    return { action: 'reject', code: 404, reason: 'wrong_number' };
   if (!callee.isActive) return { action: 'reject', code: 480, reason: 'inactive' };
+  return ringCallee(input, callee, caller.number);
+}
 
+/**
+ * A call in from a trunk: the number dialled, when the trunk carries it (the server gives it as `callee`
+ * only then), rung as any call to it is — its forward mode and rules; no interception (not a panel's call).
+ */
+function decideFromTrunk(input: RouteInput, from: RouteFromTrunk): RouteDecision {
+  const { callee } = input;
+  if (!callee || callee.projectId !== from.projectId)
+    return { action: 'reject', code: 404, reason: 'wrong_number' };
+  if (!callee.isActive) return { action: 'reject', code: 480, reason: 'inactive' };
+  return ringCallee(input, callee, from.caller);
+}
+
+/** The callee's plan: the number (with its forward group when picked), then its forward rules' chains. */
+function ringCallee(input: RouteInput, callee: RouteNumber, callerNumber: string): RouteDecision {
   const first: string[] = [callee.number];
   if (callee.forwardMode === 'picked')
-    first.push(...unique(callee.forwardGroupNumbers, new Set([callee.number, caller.number])));
+    first.push(...unique(callee.forwardGroupNumbers, new Set([callee.number, callerNumber])));
   if (callee.forwardMode !== 'manual') {
     return {
       action: 'route',
@@ -191,7 +223,7 @@ export function decideRoute(input: RouteInput): RouteDecision {
       rules: [],
     };
 
-  const seen = new Set([caller.number, ...first]);
+  const seen = new Set([callerNumber, ...first]);
   const steps: RouteStep[] = [
     {
       numbers: first,

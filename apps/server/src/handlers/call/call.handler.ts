@@ -20,6 +20,9 @@ interface HistoryRow {
   status: CallHistoryItem['status'];
   direction: CallHistoryItem['direction'];
   duration: number;
+  reason: CallHistoryItem['reason'];
+  trunk_id: number | null;
+  trunk_name: string | null;
 }
 
 /** The history's rows with the names of the numbers' people (a number's user, else its name). */
@@ -27,6 +30,7 @@ async function loadHistory(q: Kysely<DB>, ids: readonly number[]): Promise<CallH
   if (!ids.length) return [];
   const rows = await sql<HistoryRow>`
     select t.id, t.created_at, t.from_number, t.to_number, t.answered_by, t.status, t.direction, t.duration,
+      t.reason, t.trunk_id, (select k.name from sip_trunks k where k.id = t.trunk_id) as trunk_name,
       (select coalesce(u.name, n.name) from sip_numbers n left join users u on u.id = n.user_id
         where n.project_id = t.project_id and n.number = t.from_number limit 1) as from_name,
       (select coalesce(u.name, n.name) from sip_numbers n left join users u on u.id = n.user_id
@@ -47,6 +51,9 @@ async function loadHistory(q: Kysely<DB>, ids: readonly number[]): Promise<CallH
         status: r.status,
         direction: r.direction,
         duration: r.duration,
+        reason: r.reason ?? null,
+        trunk_id: r.trunk_id,
+        trunk: r.trunk_id !== null ? { id: r.trunk_id, name: r.trunk_name ?? '' } : null,
         created_at: new Date(r.created_at).toISOString(),
       },
     ];
@@ -75,6 +82,8 @@ export const callHistoryStore = journalStore<CallHistoryItem>({
     status: column('status'),
     direction: column('direction'),
     duration: column('duration'),
+    reason: column('reason'),
+    trunk_id: column('trunk_id'),
   },
   search: [sql`t.from_number`, sql`t.to_number`],
   load: loadHistory,

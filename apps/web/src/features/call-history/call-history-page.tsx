@@ -6,8 +6,8 @@ import type { ColumnOverride } from '../../resources/table-columns';
 
 /**
  * /call-history (spec part 1 §2.1, "Phone settings"): every call of the project, newest first — who called
- * whom, how it ended (answered, cancelled, busy, no answer, failed), incoming or outgoing, and how long it
- * lasted.
+ * whom, how it ended (answered, cancelled, busy, no answer, failed — and why a refused one was: a wrong
+ * number…), incoming or outgoing, the SIP trunk it came in from or went out through, and how long it lasted.
  */
 const callJournal: Journal = {
   resource: { noun: 'call_history', fields: callHistoryFields, refs: {} },
@@ -26,8 +26,12 @@ export function CallHistoryPage() {
     void lang;
     const status = (r: CallHistoryItem) => codeWord(`call_history.results.${r.status}`, r.status);
     const direction = (r: CallHistoryItem) => codeWord(`call_history.directions.${r.direction}`, r.direction);
+    const reason = (r: CallHistoryItem) => codeWord(`call_history.reasons.${r.reason ?? ''}`, r.reason);
+    const trunk = (r: CallHistoryItem) => r.trunk?.name ?? '';
     return {
       from_number: { render: (r) => party(r.from), text: (r) => party(r.from) },
+      reason: { render: reason, text: reason },
+      trunk_id: { render: trunk, text: trunk },
       to_number: { render: (r) => party(r.to), text: (r) => party(r.to) },
       status: { render: status, text: status },
       direction: { render: direction, text: direction },
