@@ -24,33 +24,60 @@ export const storageTests = [
 export const pgliteOnlyTests = ['tests/api/pglite-saturation.test.ts', 'tests/api/slow-bodies.test.ts'];
 const storagePass = process.env.LINTEL_TEST_PASS === 'storage';
 
+/**
+ * The files that run one at a time, after the others (`npm test` runs two phases, scripts/test.mjs): the
+ * browser's, the SIP server's and the terminal's (a pseudo-terminal read against the clock of keystrokes).
+ * Each drives a real program of its own — Chromium, Kamailio with sipp and sip.js, a TTY — whose answers a
+ * second file's load on a 2-core machine delayed past their tests' bounds (two forks: a SIP call still
+ * "Establishing" at 30 s, a REGISTER that met no credentials for 20 s). Everything else runs in as many forks
+ * as there are cores.
+ */
+export const serialTests = [
+  'tests/e2e/**/*.test.ts',
+  'tests/sip/**/*.test.ts',
+  'tests/cli/context.test.ts',
+  'tests/cli/device-commands.test.ts',
+  'tests/cli/families.test.ts',
+  'tests/cli/first-start.test.ts',
+  'tests/cli/interactive.test.ts',
+  'tests/cli/keyboard.test.ts',
+  'tests/cli/licences-script.test.ts',
+  'tests/cli/palette-keys.test.ts',
+  'tests/cli/session.test.ts',
+];
+/** `parallel`, `serial`, or unset (a file or two run by hand: one phase, as before) */
+const phase = process.env.LINTEL_TEST_PHASE;
+const forks =
+  Number(process.env.LINTEL_TEST_FORKS) ||
+  (phase === 'serial' ? 1 : phase === 'parallel' ? os.availableParallelism() : 0) ||
+  Math.max(1, os.availableParallelism() - 1);
+
 export default defineConfig({
   test: {
-    include: storagePass
-      ? storageTests
-      : ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.{ts,tsx}', 'tests/**/*.test.ts'],
+    include:
+      phase === 'serial'
+        ? storagePass
+          ? serialTests.filter((f) => storageTests.includes(f))
+          : serialTests
+        : storagePass
+          ? storageTests
+          : ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.{ts,tsx}', 'tests/**/*.test.ts'],
     // tests/postgres: what only PostgreSQL has, run in the pass with DATABASE_URL set
     exclude: [
       '**/node_modules/**',
       '**/dist/**',
       ...(process.env.DATABASE_URL ? [] : ['tests/postgres/**']),
       ...(storagePass ? pgliteOnlyTests : []),
+      ...(phase === 'parallel' ? serialTests : []),
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One core is left to vitest's own process unless LINTEL_TEST_FORKS says otherwise: a fork's progress
-    // reports must be answered within vitest's fixed 60 s, and on a loaded 2-core machine two forks once
-    // starved it into "Timeout calling onTaskUpdate" with every test passed. Test servers now start from a
-    // migrated template (tests/support/database-template.ts), which removed the longest synchronous stretch
-    // (PGlite's initdb); two forks on two cores stay a choice (LINTEL_TEST_FORKS=2) until a whole suite has
-    // passed that way on a slow machine (docs/decisions.md, "The suite's own time").
-    poolOptions: {
-      forks: {
-        maxForks: Number(process.env.LINTEL_TEST_FORKS) || Math.max(1, os.availableParallelism() - 1),
-        minForks: 1,
-      },
-    },
+    // `npm test`'s parallel phase: a fork per core (servers on free ports, databases of their own); its
+    // serial phase: one. Run by hand without a phase: one core is left to vitest's own process (a fork's
+    // progress reports must be answered within vitest's fixed 60 s). LINTEL_TEST_FORKS overrides either.
+    // docs/decisions.md, "The suite's own time".
+    poolOptions: { forks: { maxForks: forks, minForks: 1 } },
     fileParallelism: true,
     // each file's CPU (its fork and the children it waited for), printed by scripts/test.mjs
     setupFiles: ['tests/support/cpu-per-file.ts'],

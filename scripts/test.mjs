@@ -54,33 +54,58 @@ console.log(
   `\n== tests (${process.env.DATABASE_URL ? 'PostgreSQL from DATABASE_URL' : 'embedded PGlite'}` +
     `${storageOnly ? ', the storage tests only' : ''})`,
 );
-const report = path.join(root, '.test-results', 'vitest.json');
-fs.mkdirSync(path.dirname(report), { recursive: true });
-fs.rmSync(report, { force: true });
+const reportOf = (phase) => path.join(root, '.test-results', `vitest${phase ? `-${phase}` : ''}.json`);
+fs.mkdirSync(path.join(root, '.test-results'), { recursive: true });
 const cpuDir = path.join(root, '.test-results', 'cpu');
 fs.rmSync(cpuDir, { recursive: true, force: true });
+// The whole suite runs in two phases (vitest.config.ts, `serialTests`): the files that share nothing but the
+// machine in a fork per core, then those that drive a browser, the SIP server or a terminal one at a time. A
+// command line naming files or options runs them once, as vitest would.
+const phases = vitestArgs.length ? [undefined] : ['parallel', 'serial'];
 const cpuBefore = childrenCpuMs();
-const status = run(
-  bin('vitest'),
-  [
-    'run',
-    '--reporter=default',
-    '--reporter=json',
-    `--reporter=${path.join(root, 'scripts/vitest-failures.mjs')}`,
-    `--outputFile.json=${report}`,
-    ...vitestArgs,
-  ],
-  storageOnly ? { env: { ...process.env, LINTEL_TEST_PASS: 'storage' } } : {},
-);
+let status = 0;
+for (const phase of phases) {
+  const report = reportOf(phase);
+  fs.rmSync(report, { force: true });
+  if (phase) console.log(`\n== tests, ${phase} phase`);
+  const env = {
+    ...process.env,
+    ...(storageOnly ? { LINTEL_TEST_PASS: 'storage' } : {}),
+    ...(phase ? { LINTEL_TEST_PHASE: phase } : {}),
+  };
+  const code = run(
+    bin('vitest'),
+    [
+      'run',
+      '--reporter=default',
+      '--reporter=json',
+      `--reporter=${path.join(root, 'scripts/vitest-failures.mjs')}`,
+      `--outputFile.json=${report}`,
+      // the storage pass has no serial files
+      ...(phase === 'serial' ? ['--passWithNoTests'] : []),
+      ...vitestArgs,
+    ],
+    { env },
+  );
+  if (code !== 0) status = code;
+}
 const vitestCpuMs = childrenCpuMs() - cpuBefore;
 let summary = '';
-if (fs.existsSync(report)) {
-  const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+const reports = phases
+  .map(reportOf)
+  .filter((f) => fs.existsSync(f))
+  .map((f) => JSON.parse(fs.readFileSync(f, 'utf8')));
+if (reports.length === phases.length) {
+  const r = {
+    startTime: Math.min(...reports.map((x) => x.startTime)),
+    testResults: reports.flatMap((x) => x.testResults ?? []),
+  };
+  const sum = (key) => reports.reduce((n, x) => n + (x[key] ?? 0), 0);
   printSlowest(r);
   printCostliest(vitestCpuMs);
   summary =
-    `${r.numPassedTests} passed, ${r.numFailedTests} failed` +
-    (r.numPendingTests ? `, ${r.numPendingTests} skipped` : '');
+    `${sum('numPassedTests')} passed, ${sum('numFailedTests')} failed` +
+    (sum('numPendingTests') ? `, ${sum('numPendingTests')} skipped` : '');
 }
 console.log(`\ntests: ${summary || 'no report written'}`);
 process.exit(status === 0 && summary ? 0 : status || 1);
