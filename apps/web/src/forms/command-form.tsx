@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { i18next } from '../i18n';
 import { EntityPicker } from '../pickers/entity-picker';
 import { Button, focusRing } from '../ui/button';
-import { inputClass, PasswordField, TextField } from '../ui/field';
+import { FieldError, inputClass, LabelledField, PasswordField, TextField } from '../ui/field';
 import { Icon } from '../ui/icon';
 import { fieldLabelKey } from './fields';
 import { PermissionsField } from './permissions-field';
@@ -120,24 +120,23 @@ function FieldView({
   const ctx: FieldContext = { field, path, label, value, set, error, disabled };
   if (o.render) return <div className={span}>{o.render(ctx)}</div>;
 
-  const labelText = (
-    <>
-      {label}
-      {required && (
-        <span aria-hidden="true" className="text-red-600">
-          {' '}
-          *
-        </span>
-      )}
-    </>
-  );
-  const errorLine = error && (
-    <p className="mt-1 flex items-center gap-1 text-xs text-red-700" data-testid={`error-${path}`}>
-      <Icon name="error" className="size-3.5 shrink-0" />
-      {error}
-    </p>
+  const errorLine = <FieldError error={error} testId={`error-${path}`} />;
+  // a label above the control, its error below
+  const labelled = (control: ReactNode) => (
+    <LabelledField
+      className={span}
+      label={label}
+      htmlFor={id}
+      required={required}
+      error={error}
+      errorTestId={`error-${path}`}
+    >
+      {control}
+    </LabelledField>
   );
   const autoFocus = o.autoFocus ? { 'data-autofocus': true } : {};
+  // what every text input of the form shares: its place, name, label, setter, error and lock
+  const textProps = { className: span, name: path, label, onValue: set, error, readOnly: disabled };
 
   switch (field.type) {
     case 'text': {
@@ -145,13 +144,8 @@ function FieldView({
       if (field.secret)
         return (
           <PasswordField
-            className={span}
-            name={path}
-            label={label}
+            {...textProps}
             value={text}
-            onValue={set}
-            error={error}
-            readOnly={disabled}
             required={required}
             autoComplete="new-password"
             hint={o.hint}
@@ -165,25 +159,19 @@ function FieldView({
           />
         );
       if (field.multiline)
-        return (
-          <div className={span}>
-            <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
-              {labelText}
-            </label>
-            <textarea
-              id={id}
-              name={path}
-              value={text}
-              rows={3}
-              readOnly={disabled}
-              onChange={(e) => set(e.target.value)}
-              aria-invalid={error ? true : undefined}
-              data-testid={`field-${path}`}
-              className={`${inputClass} h-auto py-1.5 ${error ? 'border-red-500' : 'border-slate-300'}`}
-              {...autoFocus}
-            />
-            {errorLine}
-          </div>
+        return labelled(
+          <textarea
+            id={id}
+            name={path}
+            value={text}
+            rows={3}
+            readOnly={disabled}
+            onChange={(e) => set(e.target.value)}
+            aria-invalid={error ? true : undefined}
+            data-testid={`field-${path}`}
+            className={`${inputClass} h-auto py-1.5 ${error ? 'border-red-500' : 'border-slate-300'}`}
+            {...autoFocus}
+          />,
         );
       // no maxLength on the input: a browser would cut a longer paste silently; past the limit the field says
       // so, and near it a counter shows how much is left (issue 13 item 10)
@@ -192,13 +180,9 @@ function FieldView({
       const near = max !== undefined && text.length >= max * 0.8;
       return (
         <TextField
-          className={span}
-          name={path}
-          label={label}
+          {...textProps}
           value={text}
-          onValue={set}
           error={error ?? (over ? t('forms.too_long', { count: text.length, max }) : undefined)}
-          readOnly={disabled}
           required={required}
           type={field.date ? 'date' : field.email ? 'email' : 'text'}
           autoComplete="off"
@@ -211,13 +195,8 @@ function FieldView({
     case 'number':
       return (
         <TextField
-          className={span}
-          name={path}
-          label={label}
+          {...textProps}
           value={typeof value === 'string' ? value : ''}
-          onValue={set}
-          error={error}
-          readOnly={disabled}
           required={required}
           inputMode={field.integer ? 'numeric' : 'decimal'}
           autoComplete="off"
@@ -233,13 +212,8 @@ function FieldView({
     case 'numbers':
       return (
         <TextField
-          className={span}
-          name={path}
-          label={label}
+          {...textProps}
           value={typeof value === 'string' ? value : ''}
-          onValue={set}
-          error={error}
-          readOnly={disabled}
           autoComplete="off"
           hint={o.hint ?? t('forms.numbers_hint')}
           {...autoFocus}
@@ -265,31 +239,25 @@ function FieldView({
         </div>
       );
     case 'enum':
-      return (
-        <div className={span}>
-          <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
-            {labelText}
-          </label>
-          <select
-            id={id}
-            name={path}
-            value={typeof value === 'string' ? value : ''}
-            disabled={disabled}
-            onChange={(e) => set(e.target.value)}
-            aria-invalid={error ? true : undefined}
-            data-testid={`field-${path}`}
-            className={`${inputClass} ${error ? 'border-red-500' : 'border-slate-300'}`}
-            {...autoFocus}
-          >
-            {(field.optional || field.nullable || !value) && <option value="">{t('forms.not_set')}</option>}
-            {(field.options ?? []).map((opt) => (
-              <option key={opt} value={opt}>
-                {valueLabel(field, opt)}
-              </option>
-            ))}
-          </select>
-          {errorLine}
-        </div>
+      return labelled(
+        <select
+          id={id}
+          name={path}
+          value={typeof value === 'string' ? value : ''}
+          disabled={disabled}
+          onChange={(e) => set(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          data-testid={`field-${path}`}
+          className={`${inputClass} ${error ? 'border-red-500' : 'border-slate-300'}`}
+          {...autoFocus}
+        >
+          {(field.optional || field.nullable || !value) && <option value="">{t('forms.not_set')}</option>}
+          {(field.options ?? []).map((opt) => (
+            <option key={opt} value={opt}>
+              {valueLabel(field, opt)}
+            </option>
+          ))}
+        </select>,
       );
     case 'id':
     case 'ids':
@@ -339,30 +307,24 @@ function FieldView({
             />
           </div>
         );
-      return (
-        <div className={span}>
-          <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
-            {labelText}
-          </label>
-          <textarea
-            id={id}
-            name={path}
-            rows={3}
-            value={Array.isArray(value) ? (value as string[]).join('\n') : ''}
-            readOnly={disabled}
-            onChange={(e) =>
-              set(
-                e.target.value
-                  .split('\n')
-                  .map((s) => s.trim())
-                  .filter(Boolean),
-              )
-            }
-            data-testid={`field-${path}`}
-            className={`${inputClass} h-auto py-1.5 ${error ? 'border-red-500' : 'border-slate-300'}`}
-          />
-          {errorLine}
-        </div>
+      return labelled(
+        <textarea
+          id={id}
+          name={path}
+          rows={3}
+          value={Array.isArray(value) ? (value as string[]).join('\n') : ''}
+          readOnly={disabled}
+          onChange={(e) =>
+            set(
+              e.target.value
+                .split('\n')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            )
+          }
+          data-testid={`field-${path}`}
+          className={`${inputClass} h-auto py-1.5 ${error ? 'border-red-500' : 'border-slate-300'}`}
+        />,
       );
     case 'object':
       return (
@@ -432,24 +394,18 @@ function FieldView({
       );
     }
     case 'file':
-      return (
-        <div className={span}>
-          <label htmlFor={id} className="mb-1 block text-xs font-medium text-slate-700">
-            {labelText}
-          </label>
-          <input
-            id={id}
-            type="file"
-            name={path}
-            disabled={disabled}
-            accept={field.key === 'image' ? 'image/*' : undefined}
-            onChange={(e) => set(e.target.files?.[0] ?? null)}
-            aria-invalid={error ? true : undefined}
-            data-testid={`field-${path}`}
-            className={`block w-full text-sm text-slate-700 file:mr-2 file:h-8 file:rounded-md file:border file:border-slate-300 file:bg-white file:px-3 file:text-sm file:font-medium ${focusRing}`}
-          />
-          {errorLine}
-        </div>
+      return labelled(
+        <input
+          id={id}
+          type="file"
+          name={path}
+          disabled={disabled}
+          accept={field.key === 'image' ? 'image/*' : undefined}
+          onChange={(e) => set(e.target.files?.[0] ?? null)}
+          aria-invalid={error ? true : undefined}
+          data-testid={`field-${path}`}
+          className={`block w-full text-sm text-slate-700 file:mr-2 file:h-8 file:rounded-md file:border file:border-slate-300 file:bg-white file:px-3 file:text-sm file:font-medium ${focusRing}`}
+        />,
       );
     default:
       return null;

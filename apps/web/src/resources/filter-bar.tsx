@@ -52,6 +52,9 @@ const selectClass = `${inputClass} border-slate-300 pr-7`;
 const chipButton = `inline-flex h-6 items-center rounded-sm px-1.5 text-xs ${focusRing}`;
 
 /** Text fields filter best by "contains"; many-valued ones only know "has". */
+/** the label of a filter editor's field */
+const editorLabelClass = 'text-xs font-medium text-slate-600';
+
 function defaultRule(rules: readonly FilterRule[]): FilterRule {
   return rules.includes('contains') ? 'contains' : rules[0]!;
 }
@@ -74,6 +77,80 @@ function useProblemText() {
         return t('table.filter.problem_limit', { max: p.max });
     }
   };
+}
+
+/**
+ * The form of a filter editor (a chip's, the `--where` text's) in its popover: the fields, the problem that
+ * stops it, Cancel and Apply.
+ */
+function EditorForm({
+  label,
+  anchorRef,
+  onCancel,
+  className,
+  testId,
+  onSubmit,
+  submitFromSelect,
+  problem,
+  footerClassName,
+  children,
+}: {
+  label: string;
+  anchorRef: RefObject<HTMLElement | null>;
+  onCancel: () => void;
+  className: string;
+  testId: string;
+  onSubmit: () => void;
+  /** Enter in a select submits too */
+  submitFromSelect?: boolean;
+  problem: string | null;
+  footerClassName?: string;
+  children: ReactNode;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Popover label={label} anchorRef={anchorRef} onClose={onCancel} className={className} testId={testId}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSubmit();
+        }}
+        onKeyDown={
+          submitFromSelect
+            ? (e) => {
+                if (e.key === 'Enter' && (e.target as HTMLElement).tagName === 'SELECT') {
+                  e.preventDefault();
+                  onSubmit();
+                }
+              }
+            : undefined
+        }
+        className="space-y-2"
+      >
+        {children}
+        {problem && (
+          <p role="alert" className="text-xs text-red-700">
+            {problem}
+          </p>
+        )}
+        <div className={`flex justify-end gap-2${footerClassName ? ` ${footerClassName}` : ''}`}>
+          <button
+            type="button"
+            onClick={onCancel}
+            className={`h-7 rounded-md border border-slate-300 bg-white px-2.5 text-xs font-medium text-slate-700 hover:bg-slate-50 ${focusRing}`}
+          >
+            {t('table.filter.cancel')}
+          </button>
+          <button
+            type="submit"
+            className={`h-7 rounded-md bg-blue-700 px-2.5 text-xs font-medium text-white hover:bg-blue-800 ${focusRing}`}
+          >
+            {t('table.filter.apply')}
+          </button>
+        </div>
+      </form>
+    </Popover>
+  );
 }
 
 function FilterEditor({
@@ -140,24 +217,24 @@ function FilterEditor({
         }}
       />
     );
-  else if (kind === 'boolean')
+  else if (kind === 'boolean' || kind === 'enum') {
+    const options: [string, string][] =
+      kind === 'boolean'
+        ? [
+            ['true', t('table.value.yes')],
+            ['false', t('table.value.no')],
+          ]
+        : (fields[field]?.values ?? []).map((v) => [v, enumWord(field, v)]);
     input = (
       <select id={valueId} className={selectClass} value={value} onChange={(e) => setValue(e.target.value)}>
-        <option value="true">{t('table.value.yes')}</option>
-        <option value="false">{t('table.value.no')}</option>
-      </select>
-    );
-  else if (kind === 'enum')
-    input = (
-      <select id={valueId} className={selectClass} value={value} onChange={(e) => setValue(e.target.value)}>
-        {(fields[field]?.values ?? []).map((v) => (
+        {options.map(([v, text]) => (
           <option key={v} value={v}>
-            {enumWord(field, v)}
+            {text}
           </option>
         ))}
       </select>
     );
-  else
+  } else
     input = (
       <input
         id={valueId}
@@ -176,93 +253,63 @@ function FilterEditor({
     );
 
   return (
-    <Popover
+    <EditorForm
       label={t(initial ? 'table.filter.edit_title' : 'table.filter.add_title')}
       anchorRef={anchorRef}
-      onClose={onCancel}
+      onCancel={onCancel}
       className="w-80"
       testId="filter-editor"
+      onSubmit={submit}
+      // Enter in a select applies too (a browser submits only from text fields)
+      submitFromSelect
+      problem={problem}
+      footerClassName="pt-1"
     >
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          submit();
-        }}
-        onKeyDown={(e) => {
-          // Enter in a select applies too (a browser submits only from text fields)
-          if (e.key === 'Enter' && (e.target as HTMLElement).tagName === 'SELECT') {
-            e.preventDefault();
-            submit();
-          }
-        }}
-        className="space-y-2"
-      >
-        <div className="grid grid-cols-[4.5rem_1fr] items-center gap-x-2 gap-y-2">
-          <label htmlFor={`${id}-field`} className="text-xs font-medium text-slate-600">
-            {t('table.filter.field')}
-          </label>
-          <select
-            id={`${id}-field`}
-            data-autofocus=""
-            className={selectClass}
-            value={field}
-            onChange={(e) => chooseField(e.target.value)}
-          >
-            {names.map((n) => (
-              <option key={n} value={n}>
-                {labelOf(n)}
-              </option>
-            ))}
-          </select>
-          <label htmlFor={`${id}-rule`} className="text-xs font-medium text-slate-600">
-            {t('table.filter.rule')}
-          </label>
-          <select
-            id={`${id}-rule`}
-            className={selectClass}
-            value={rule}
-            onChange={(e) => setRule(e.target.value as FilterRule)}
-          >
-            {rules.map((r) => (
-              <option key={r} value={r}>
-                {t(`table.rule.${r}`)}
-              </option>
-            ))}
-          </select>
-          {family ? (
-            // the picker has its own label
-            <div className="col-span-2">{input}</div>
-          ) : (
-            <>
-              <label htmlFor={valueId} className="text-xs font-medium text-slate-600">
-                {t('table.filter.value')}
-              </label>
-              {input}
-            </>
-          )}
-        </div>
-        {problem && (
-          <p role="alert" className="text-xs text-red-700">
-            {problem}
-          </p>
+      <div className="grid grid-cols-[4.5rem_1fr] items-center gap-x-2 gap-y-2">
+        <label htmlFor={`${id}-field`} className={editorLabelClass}>
+          {t('table.filter.field')}
+        </label>
+        <select
+          id={`${id}-field`}
+          data-autofocus=""
+          className={selectClass}
+          value={field}
+          onChange={(e) => chooseField(e.target.value)}
+        >
+          {names.map((n) => (
+            <option key={n} value={n}>
+              {labelOf(n)}
+            </option>
+          ))}
+        </select>
+        <label htmlFor={`${id}-rule`} className={editorLabelClass}>
+          {t('table.filter.rule')}
+        </label>
+        <select
+          id={`${id}-rule`}
+          className={selectClass}
+          value={rule}
+          onChange={(e) => setRule(e.target.value as FilterRule)}
+        >
+          {rules.map((r) => (
+            <option key={r} value={r}>
+              {t(`table.rule.${r}`)}
+            </option>
+          ))}
+        </select>
+        {family ? (
+          // the picker has its own label
+          <div className="col-span-2">{input}</div>
+        ) : (
+          <>
+            <label htmlFor={valueId} className={editorLabelClass}>
+              {t('table.filter.value')}
+            </label>
+            {input}
+          </>
         )}
-        <div className="flex justify-end gap-2 pt-1">
-          <button
-            type="button"
-            onClick={onCancel}
-            className={`h-7 rounded-md border border-slate-300 bg-white px-2.5 text-xs font-medium text-slate-700 hover:bg-slate-50 ${focusRing}`}
-          >
-            {t('table.filter.cancel')}
-          </button>
-          <button
-            type="submit"
-            className={`h-7 rounded-md bg-blue-700 px-2.5 text-xs font-medium text-white hover:bg-blue-800 ${focusRing}`}
-          >
-            {t('table.filter.apply')}
-          </button>
-        </div>
-      </form>
-    </Popover>
+      </div>
+    </EditorForm>
   );
 }
 
@@ -287,63 +334,39 @@ function WhereEditor({
   const [problem, setProblem] = useState<string | null>(null);
   const problemText = useProblemText();
   return (
-    <Popover
+    <EditorForm
       label={t('table.filter.text_title')}
       anchorRef={anchorRef}
-      onClose={onCancel}
+      onCancel={onCancel}
       className="w-[28rem]"
       testId="where-editor"
+      onSubmit={() => {
+        const r = whereToFilters(text, fields);
+        if ('problem' in r) setProblem(problemText(r.problem, labelOf));
+        else onApply(r.filters, r.match);
+      }}
+      problem={problem}
     >
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          const r = whereToFilters(text, fields);
-          if ('problem' in r) setProblem(problemText(r.problem, labelOf));
-          else onApply(r.filters, r.match);
+      <label htmlFor={id} className={`block ${editorLabelClass}`}>
+        {t('table.filter.text_label')}
+      </label>
+      <input
+        id={id}
+        className={`${inputClass} border-slate-300 font-mono text-xs`}
+        value={text}
+        autoComplete="off"
+        spellCheck={false}
+        placeholder="name contains ann and is_activated equals true"
+        aria-describedby={`${id}-hint`}
+        onChange={(e) => {
+          setText(e.target.value);
+          setProblem(null);
         }}
-        className="space-y-2"
-      >
-        <label htmlFor={id} className="block text-xs font-medium text-slate-600">
-          {t('table.filter.text_label')}
-        </label>
-        <input
-          id={id}
-          className={`${inputClass} border-slate-300 font-mono text-xs`}
-          value={text}
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="name contains ann and is_activated equals true"
-          aria-describedby={`${id}-hint`}
-          onChange={(e) => {
-            setText(e.target.value);
-            setProblem(null);
-          }}
-        />
-        <p id={`${id}-hint`} className="text-xs text-slate-500">
-          {t('table.filter.text_hint', { fields: Object.keys(fields).join(', ') })}
-        </p>
-        {problem && (
-          <p role="alert" className="text-xs text-red-700">
-            {problem}
-          </p>
-        )}
-        <div className="flex justify-end gap-2">
-          <button
-            type="button"
-            onClick={onCancel}
-            className={`h-7 rounded-md border border-slate-300 bg-white px-2.5 text-xs font-medium text-slate-700 hover:bg-slate-50 ${focusRing}`}
-          >
-            {t('table.filter.cancel')}
-          </button>
-          <button
-            type="submit"
-            className={`h-7 rounded-md bg-blue-700 px-2.5 text-xs font-medium text-white hover:bg-blue-800 ${focusRing}`}
-          >
-            {t('table.filter.apply')}
-          </button>
-        </div>
-      </form>
-    </Popover>
+      />
+      <p id={`${id}-hint`} className="text-xs text-slate-500">
+        {t('table.filter.text_hint', { fields: Object.keys(fields).join(', ') })}
+      </p>
+    </EditorForm>
   );
 }
 

@@ -5,7 +5,6 @@ import {
   useMemo,
   useRef,
   useState,
-  useSyncExternalStore,
   type CSSProperties,
   type ReactNode,
 } from 'react';
@@ -16,8 +15,6 @@ import {
   useReactTable,
   type ColumnDef,
   type ColumnSizingState,
-  type SortingState,
-  type Updater,
 } from '@tanstack/react-table';
 import type { Filter, ListQuery } from '@lintel/core';
 import { describeError } from '../api/errors';
@@ -38,38 +35,28 @@ import {
   visibleColumns,
   type ColumnPrefs,
 } from './column-prefs';
-import { FilterBar, type FilterBarHandle } from './filter-bar';
+import { FilterBar } from './filter-bar';
 import { defaultDateStyle, formatCount, roundEstimate, type DateStyle } from './format';
-import { matchingIds, PartialBulkError } from './bulk-ids';
-import { runList } from './list-call';
 import { enumWord } from './enum-word';
-import { useLiveRows } from './live-rows';
-import { PageLoader, PAGE_SIZE } from './page-loader';
 import { buildColumns, type CellText, type ColumnOverride, type TableColumn } from './table-columns';
 import { Grid, SELECT_WIDTH, type GridHandle } from './table-grid';
-import { hasView, readView, writeView } from './table-url';
+import { hasView, readView } from './table-url';
 import { HeaderRow } from './table-header';
-import { TableKeys, type TableActions } from './table-keys';
+import { TableKeys } from './table-keys';
 import {
   buildListQuery,
-  emptyQuery,
   filterableFields,
   filtersToWhere,
-  queryKey,
   refFamilies,
   sortableFields,
   type Match,
-  type TableQuery,
   type TableResource,
 } from './table-query';
+import { useTableKeyboard } from './use-table-keyboard';
+import { useTableCount, useTableQuery, useTableRows } from './use-table-query';
+import { useTableSelection, type BulkAction } from './use-table-selection';
 
-export interface BulkAction {
-  id: string;
-  /** locale key of the button (namespace `web`, or `ns:key`) */
-  labelKey: string;
-  run: (ids: number[]) => Promise<void>;
-  danger?: boolean;
-}
+export type { BulkAction } from './use-table-selection';
 
 export interface ResourceTableProps<Row extends { id: number }> {
   /** the family, e.g. `userResource` from @lintel/commands (any object with `noun` and `fields` will do) */
@@ -106,8 +93,6 @@ export interface ResourceTableProps<Row extends { id: number }> {
 }
 
 const NO_ROWS: never[] = [];
-const EMPTY_SET: ReadonlySet<number> = new Set();
-const SEARCH_DEBOUNCE_MS = 250;
 
 function browserStorage(): Storage | null {
   try {
@@ -186,40 +171,8 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
   const visibleIds = useMemo(() => visibleColumns(prefs, allColumns), [prefs, allColumns]);
 
   // ----- the query ------------------------------------------------------------------------------------------
-  const [query, setQuery] = useState<TableQuery>(() => fromUrl?.query ?? emptyQuery);
-  const [searchText, setSearchText] = useState(() => fromUrl?.query.search ?? '');
-  // the address follows the view, replacing the history entry (a sort is no page to go back to); the
-  // router's own state in the entry is kept
-  useEffect(() => {
-    if (!urlState) return;
-    const next = writeView(new URLSearchParams(window.location.search), { query, columns: prefs.columns });
-    const search = next.toString();
-    if (search === window.location.search.replace(/^\?/, '')) return;
-    const url = `${window.location.pathname}${search ? `?${search}` : ''}${window.location.hash}`;
-    window.history.replaceState(window.history.state, '', url);
-  }, [urlState, query, prefs.columns]);
-  useEffect(() => {
-    if (searchText === query.search) return;
-    const timer = setTimeout(() => setQuery((q) => ({ ...q, search: searchText })), SEARCH_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  }, [searchText, query.search]);
-  const commitSearch = useCallback(
-    () => setQuery((q) => (q.search === searchText ? q : { ...q, search: searchText })),
-    [searchText],
-  );
-
-  const sorting = useMemo<SortingState>(() => {
-    if (!query.sort) return [];
-    return [{ id: query.sort.replace(/^-/, ''), desc: query.sort.startsWith('-') }];
-  }, [query.sort]);
-  const onSortingChange = useCallback(
-    (updater: Updater<SortingState>) => {
-      const next = typeof updater === 'function' ? updater(sorting) : updater;
-      const first = next[0];
-      setQuery((q) => ({ ...q, sort: first ? `${first.desc ? '-' : ''}${first.id}` : null }));
-    },
-    [sorting],
-  );
+  const { query, setQuery, searchText, setSearchText, commitSearch, clearSearch, sorting, onSortingChange } =
+    useTableQuery(fromUrl?.query, urlState, prefs.columns);
 
   // ----- TanStack Table: the column model (the rows live in the page loader) --------------------------------
   const columnDefs = useMemo<ColumnDef<Row>[]>(
@@ -275,6 +228,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     () => visibleIds.map((id) => byId.get(id)!).filter(Boolean),
     [visibleIds, byId],
   );
+  const gridRef = useRef<GridHandle | null>(null);
   // the grid's inner width, to fit the columns into it
   const [boxWidth, setBoxWidth] = useState(0);
   useEffect(() => {
@@ -304,205 +258,39 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
     x += w;
   });
 
-  // ----- rows -----------------------------------------------------------------------------------------------
-  const [loader] = useState(
-    () =>
-      new PageLoader<Row>({
-        fetchPage: () => new Promise(() => undefined),
-        pageSize: props.pageSize ?? PAGE_SIZE,
-      }),
-  );
-  const summary = useSyncExternalStore(loader.subscribe, loader.getSummary);
-  // rows whose family declares a live state follow its events (issue 25 item 3)
-  useLiveRows(resource.live, loader);
-  const [tick, setTick] = useState(0);
-  const qKey = queryKey(query);
-  const listArgs = props.listArgs;
-  const fetchKey = `${listCommand}\n${qKey}\n${JSON.stringify(listArgs ?? {})}`;
-  const queryRef = useRef(query);
-  queryRef.current = query;
-  const driven = useRef<{ key: string; refresh: unknown; tick: number } | null>(null);
-  useEffect(() => {
-    const prev = driven.current;
-    if (!prev || prev.key !== fetchKey) {
-      const q = queryRef.current;
-      loader.setFetcher((page, limit, signal) =>
-        runList<Row>(listCommand, { ...buildListQuery(q, page, limit), ...listArgs }, signal),
-      );
-    } else if (prev.refresh !== refreshKey || prev.tick !== tick) loader.reload();
-    driven.current = { key: fetchKey, refresh: refreshKey, tick };
-  }, [loader, fetchKey, listCommand, refreshKey, tick, listArgs]);
-  useEffect(
-    () => () => {
-      loader.dispose();
-      driven.current = null;
-    },
-    [loader],
-  );
-
-  // ----- selection ------------------------------------------------------------------------------------------
-  const [selected, setSelected] = useState<ReadonlySet<number>>(EMPTY_SET);
-  // every row the query matches, loaded or not (issue 13 point 9); any change of the selection ends it
-  const [allMatching, setAllMatching] = useState(false);
-  useEffect(() => setSelected(EMPTY_SET), [fetchKey]);
-  useEffect(() => setAllMatching(false), [selected]);
-  // the matching rows being collected for a bulk action (issue 25 item 5): Esc, Cancel or any change of the
-  // selection stops it, and then nothing is asked or run
-  const collecting = useRef<AbortController | null>(null);
-  const [isCollecting, setIsCollecting] = useState(false);
-  const stopCollecting = useCallback(() => {
-    if (!collecting.current) return false;
-    collecting.current.abort();
-    collecting.current = null;
-    setIsCollecting(false);
-    setBusy(null);
-    return true;
-  }, []);
-  useEffect(() => void stopCollecting(), [selected, stopCollecting]);
-  const onSelect = useCallback((ids: number[], on: boolean) => {
-    setSelected((prev) => {
-      const next = new Set(prev);
-      for (const id of ids) {
-        if (on) next.add(id);
-        else next.delete(id);
-      }
-      return next;
-    });
-  }, []);
-  const loadedIds = selected.size ? loader.allLoadedRows().map((r) => r.id) : [];
-  const selectAll: 'none' | 'some' | 'all' =
-    selected.size === 0
-      ? 'none'
-      : loadedIds.length && loadedIds.every((id) => selected.has(id))
-        ? 'all'
-        : 'some';
-  const onSelectAll = useCallback(() => {
-    setSelected((prev) => (prev.size ? EMPTY_SET : new Set(loader.allLoadedRows().map((r) => r.id))));
-  }, [loader]);
-
-  const [busy, setBusy] = useState<string | null>(null);
-  const [bulkError, setBulkError] = useState<string | null>(null);
-  const runBulk = async (action: BulkAction) => {
-    setBusy(action.id);
-    setBulkError(null);
-    try {
-      let ids = [...selected];
-      if (allMatching) {
-        const ctrl = new AbortController();
-        collecting.current = ctrl;
-        setIsCollecting(true);
-        try {
-          ids = await matchingIds(listCommand, query, ctrl.signal);
-        } catch (err) {
-          if (ctrl.signal.aborted) return;
-          throw err;
-        } finally {
-          if (collecting.current === ctrl) collecting.current = null;
-          setIsCollecting(false);
-        }
-        // cancelled while the last page came: nothing is asked
-        if (ctrl.signal.aborted) return;
-      }
-      await action.run(ids);
-      setSelected(EMPTY_SET);
-      setTick((n) => n + 1);
-    } catch (err) {
-      if (err instanceof PartialBulkError) {
-        // some chunks went through: say how far, and show the rows as they are now
-        setBulkError(
-          t('table.bulk.partial', {
-            done: formatCount(err.done, lang),
-            total: formatCount(err.total, lang),
-            left: formatCount(err.total - err.done, lang),
-            error: describeError(err.cause).message,
-          }),
-        );
-        setSelected(EMPTY_SET);
-        setTick((n) => n + 1);
-      } else setBulkError(describeError(err).message);
-    } finally {
-      if (!collecting.current) setBusy(null);
-    }
-  };
-
-  // ----- the counter: written straight into the DOM as the view scrolls (no re-render per frame) ------------
-  const countRef = useRef<HTMLSpanElement>(null);
-  const rangeRef = useRef({ first: 0, last: 0 });
-  const paintCount = useCallback(() => {
-    const el = countRef.current;
-    if (!el) return;
-    const total = loader.getTotal();
-    const estimate = loader.isEstimate();
-    if (total === null) el.textContent = t('table.count.loading');
-    else if (total === 0) el.textContent = t('table.count.none');
-    else {
-      const from = Math.min(rangeRef.current.first + 1, total);
-      const to = Math.min(Math.max(rangeRef.current.last + 1, from), total);
-      el.textContent = t('table.count.range', {
-        from: formatCount(from, lang),
-        to: formatCount(to, lang),
-        total: estimate
-          ? t('table.count.about', { total: formatCount(roundEstimate(total), lang) })
-          : formatCount(total, lang),
-      });
-    }
-  }, [loader, t, lang]);
-  // at most every 100 ms while scrolling: a text change each frame would repaint the page around the grid
-  const countTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const paintRef = useRef(paintCount);
-  paintRef.current = paintCount;
-  const onRange = useCallback((first: number, last: number) => {
-    rangeRef.current = { first, last };
-    countTimer.current ??= setTimeout(() => {
-      countTimer.current = null;
-      paintRef.current();
-    }, 100);
-  }, []);
-  useEffect(
-    () => () => {
-      if (countTimer.current) clearTimeout(countTimer.current);
-    },
-    [],
-  );
-  useEffect(paintCount, [paintCount, summary.total, summary.estimate]);
-
-  // ----- keys -----------------------------------------------------------------------------------------------
-  const rootRef = useRef<HTMLElement>(null);
-  const gridRef = useRef<GridHandle | null>(null);
-  const searchRef = useRef<HTMLInputElement>(null);
-  const filterBarRef = useRef<FilterBarHandle>(null);
-  const focusGrid = useCallback(() => gridRef.current?.focus(), []);
-  const actions = useRef<TableActions>(null as unknown as TableActions);
-  actions.current = {
-    get root() {
-      return rootRef.current;
-    },
-    get grid() {
-      return gridRef.current;
-    },
-    get search() {
-      return searchRef.current;
-    },
-    addFilter: () => filterBarRef.current?.add(),
-    editFilterText: () => filterBarRef.current?.editText(),
-    escape: () => {
-      if (stopCollecting()) return true;
-      if (selected.size) {
-        setSelected(EMPTY_SET);
-        return true;
-      }
-      if (searchText || query.search) {
-        setSearchText('');
-        setQuery((q) => ({ ...q, search: '' }));
-        return true;
-      }
-      if (document.activeElement === searchRef.current) {
-        focusGrid();
-        return true;
-      }
-      return false;
-    },
-  };
+  // ----- rows, selection, the counter and the keys ---------------------------------------------------------
+  const { loader, summary, fetchKey, reload } = useTableRows<Row>({
+    listCommand,
+    query,
+    listArgs: props.listArgs,
+    refreshKey,
+    pageSize: props.pageSize,
+    live: resource.live,
+  });
+  const {
+    selected,
+    onSelect,
+    clearSelection,
+    selectAll,
+    onSelectAll,
+    allMatching,
+    selectMatching,
+    isCollecting,
+    stopCollecting,
+    busy,
+    bulkError,
+    dismissBulkError,
+    runBulk,
+  } = useTableSelection({ loader, fetchKey, listCommand, query, reload });
+  const { countRef, onRange } = useTableCount(loader, summary);
+  const { rootRef, searchRef, filterBarRef, focusGrid, actions } = useTableKeyboard({
+    gridRef,
+    stopCollecting,
+    selectedCount: selected.size,
+    clearSelection,
+    searching: !!(searchText || query.search),
+    clearSearch,
+  });
 
   // export what the list shows: the search as typed (not waiting for the debounce), the chips and the sort
   const exportRows = () => {
@@ -678,7 +466,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           {summary.loading && summary.total === null && <Spinner className="size-3.5 text-slate-500" />}
           <button
             type="button"
-            onClick={() => setTick((n) => n + 1)}
+            onClick={reload}
             aria-label={t('table.reload')}
             title={t('table.reload')}
             className={`inline-flex h-7 items-center rounded-md px-1.5 text-slate-600 hover:bg-slate-100 hover:text-slate-900 ${focusRing}`}
@@ -740,7 +528,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           {!allMatching && selectAll === 'all' && summary.total !== null && summary.total > selected.size && (
             <button
               type="button"
-              onClick={() => setAllMatching(true)}
+              onClick={selectMatching}
               className={`h-7 rounded-md px-2 text-xs font-medium text-blue-800 underline hover:bg-blue-100 ${focusRing}`}
               data-testid="select-matching"
             >
@@ -768,7 +556,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           ))}
           <button
             type="button"
-            onClick={() => setSelected(EMPTY_SET)}
+            onClick={clearSelection}
             className={`ml-auto h-7 rounded-md px-2 text-xs font-medium text-blue-900 hover:bg-blue-100 ${focusRing}`}
           >
             {t('table.bulk.clear')} <kbd className="ml-1 font-mono text-[10px] text-blue-800">Esc</kbd>
@@ -795,7 +583,7 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
           {bulkError && (
             <button
               type="button"
-              onClick={() => setBulkError(null)}
+              onClick={dismissBulkError}
               aria-label={t('table.dismiss')}
               className={`rounded p-1 hover:bg-red-100 ${focusRing}`}
             >

@@ -34,6 +34,74 @@ export interface TextFieldProps extends Omit<InputHTMLAttributes<HTMLInputElemen
   adornment?: ReactNode;
 }
 
+/**
+ * A control with its label above it (a star when it is required), and below it its error, else its hint: the
+ * one wrapper of every labelled field of a form. The ids wire the error and the hint for screen readers.
+ */
+export function LabelledField({
+  label,
+  htmlFor,
+  required,
+  error,
+  errorId,
+  errorTestId,
+  hint,
+  hintId,
+  className,
+  children,
+}: {
+  label: ReactNode;
+  htmlFor: string;
+  required?: boolean | undefined;
+  error?: string | undefined;
+  errorId?: string | undefined;
+  errorTestId: string;
+  hint?: ReactNode;
+  hintId?: string | undefined;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className={className}>
+      <label htmlFor={htmlFor} className="mb-1 block text-xs font-medium text-slate-700">
+        {label}
+        {required && (
+          <span aria-hidden="true" className="text-red-600">
+            {' '}
+            *
+          </span>
+        )}
+      </label>
+      {children}
+      <FieldError error={error} id={errorId} testId={errorTestId} />
+      {hint && !error && (
+        <p id={hintId} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A field's error line, below the control (nothing without an error). */
+export function FieldError({
+  error,
+  id,
+  testId,
+}: {
+  error: string | undefined;
+  id?: string | undefined;
+  testId: string;
+}) {
+  if (!error) return null;
+  return (
+    <p id={id} className="mt-1 flex items-center gap-1 text-xs text-red-700" data-testid={testId}>
+      <Icon name="error" className="size-3.5 shrink-0" />
+      {error}
+    </p>
+  );
+}
+
 /** A labelled input with its hint and its error, wired for screen readers. */
 export function TextField({
   name,
@@ -52,16 +120,17 @@ export function TextField({
   const hintId = hint ? `${inputId}-hint` : undefined;
   const errorId = error ? `${inputId}-error` : undefined;
   return (
-    <div className={className}>
-      <label htmlFor={inputId} className="mb-1 block text-xs font-medium text-slate-700">
-        {label}
-        {rest.required && (
-          <span aria-hidden="true" className="text-red-600">
-            {' '}
-            *
-          </span>
-        )}
-      </label>
+    <LabelledField
+      className={className}
+      label={label}
+      htmlFor={inputId}
+      required={rest.required}
+      error={error}
+      errorId={errorId}
+      errorTestId={`error-${name}`}
+      hint={hint}
+      hintId={hintId}
+    >
       <div className="relative">
         <input
           id={inputId}
@@ -76,22 +145,7 @@ export function TextField({
         />
         {adornment && <div className="absolute inset-y-0 right-1 flex items-center gap-0.5">{adornment}</div>}
       </div>
-      {error && (
-        <p
-          id={errorId}
-          className="mt-1 flex items-center gap-1 text-xs text-red-700"
-          data-testid={`error-${name}`}
-        >
-          <Icon name="error" className="size-3.5 shrink-0" />
-          {error}
-        </p>
-      )}
-      {hint && !error && (
-        <p id={hintId} className="mt-1 text-xs text-slate-500">
-          {hint}
-        </p>
-      )}
-    </div>
+    </LabelledField>
   );
 }
 
