@@ -131,9 +131,8 @@ const expected = (ids: number[]) => ids.map((i) => `identifier-${i}`).sort();
 describe('a device that is not ours', () => {
   it('receives an identifier given a rule on it, and its revocation, as identifier API requests', async () => {
     const d = await device();
-    const { host, port } = new URL(d.credentials.mqtt.url);
     const topics = deviceTopics(d.serial);
-    const panel = await mqtt.connectAsync(`mqtt://${host}:${port}`, {
+    const panel = await mqtt.connectAsync(d.credentials.mqtt.url, {
       clientId: d.serial,
       username: d.credentials.login,
       password: d.credentials.password,
