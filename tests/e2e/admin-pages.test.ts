@@ -4,9 +4,13 @@
  * changes the project's name, adds a whitelist entry on its IP blocking tab and sets the audit retention,
  * and writes a mail template with its preview, each seen through the API afterwards.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { getCommand } from '@lintel/commands';
+import { getCommand, PASSWORD_PLACEHOLDER } from '@lintel/commands';
 import type { TestServer } from '../support/server';
 import { admin } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
@@ -91,6 +95,60 @@ describe('administration pages', () => {
           subject: 'Welcome to {{project}}',
         }),
       ]);
+    });
+  }, 240_000);
+
+  it('/general-settings sets up Apple Wallet: a pasted certificate and key sign passes, and are never shown again', async () => {
+    const api = await admin(server);
+    // a self-signed pass type certificate, as openssl makes one
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-wallet-'));
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem')].concat([
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-days',
+        '2',
+        '-subj',
+        '/CN=pass.test.lintel/O=Lintel',
+      ]),
+      { stdio: 'ignore' },
+    );
+    const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
+    const pem = { cert: read('cert.pem'), key: read('key.pem') };
+    fs.rmSync(dir, { recursive: true, force: true });
+    await onPage(browser, 'admin-wallet', async (page) => {
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+      await page.goto(`${server.url}/general-settings`);
+      await page.getByTestId('settings-tab-wallet').click();
+      await page
+        .getByTestId('wallet-state')
+        .getByText('Not set up', { exact: false })
+        .waitFor({ timeout: WAIT });
+      await page.getByTestId('field-wallet-pass_type_id').fill('pass.test.lintel');
+      await page.getByTestId('field-wallet-team_id').fill('TEAM123456');
+      await page.getByTestId('wallet-certificate').fill(pem.cert);
+      await page.getByTestId('wallet-key').fill(pem.key);
+      await page.getByRole('button', { name: 'Change the wallet pass settings' }).click();
+      await page
+        .getByTestId('wallet-state')
+        .getByText('Passes are signed', { exact: false })
+        .waitFor({ timeout: WAIT });
+      // stored: the page and the API show the placeholder, never the key
+      expect(await page.getByTestId('wallet-key').inputValue()).toBe(PASSWORD_PLACEHOLDER);
+      const stored = await getCommand('settings.wallet_get').run({ api }, {});
+      expect(stored).toMatchObject({
+        enabled: true,
+        data: { team_id: 'TEAM123456', key: PASSWORD_PLACEHOLDER },
+      });
+      expect(JSON.stringify(stored)).not.toContain('PRIVATE KEY');
+      // a field focused and left empty keeps what is stored
+      await page.getByTestId('wallet-certificate').focus();
+      await page.getByTestId('field-wallet-team_id').focus();
+      expect(await page.getByTestId('wallet-certificate').inputValue()).toBe(PASSWORD_PLACEHOLDER);
+      await page.getByRole('button', { name: 'Change the wallet pass settings' }).click();
+      await page.getByText('Saved', { exact: true }).first().waitFor({ timeout: WAIT });
+      expect((await getCommand('settings.wallet_get').run({ api }, {})).enabled).toBe(true);
     });
   }, 240_000);
 });

@@ -57,6 +57,8 @@ describe('web locale', () => {
       'values.type.ukey',
       'values.type.ukey2',
       'values.type.url',
+      // a product's name
+      'general_settings.tabs.wallet',
     ]);
     for (const [k, v] of en)
       if (!same.has(k) && !/^[\s\-—@.:]*$/.test(v) && v !== 'E-mail') expect(ru.get(k), k).not.toBe(v);

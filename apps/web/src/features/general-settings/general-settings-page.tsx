@@ -11,6 +11,7 @@ import {
   type MailServerSettings,
   type MailTemplate,
   type MailType,
+  type WalletSettings,
 } from '@lintel/commands';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
@@ -21,10 +22,10 @@ import { commandTitle } from '../../commands/titles';
 import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
 import { Button } from '../../ui/button';
-import { FormError, Loading, TextField } from '../../ui/field';
+import { FormError, inputClass, LabelledField, Loading, TextField } from '../../ui/field';
 
 type Tr = (key: string, params?: Record<string, unknown>) => string;
-const Tabs = ['general', 'mail', 'mail_templates', 'ip_blocking', 'journals'] as const;
+const Tabs = ['general', 'mail', 'mail_templates', 'ip_blocking', 'wallet', 'journals'] as const;
 type Tab = (typeof Tabs)[number];
 
 /** Runs a command from a form: its error as an alert, a success alert when it says so. */
@@ -189,6 +190,84 @@ function MailTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
             }
           >
             {commandTitle('settings.mail_test')}
+          </Button>
+        </div>
+      )}
+    </Section>
+  );
+}
+
+const WALLET_TEXTS = ['pass_type_id', 'team_id', 'organization_name'] as const;
+const WALLET_SECRETS = ['certificate', 'key', 'wwdr_certificate'] as const;
+
+/**
+ * Apple Wallet (issue 21 item 1, issue 24's wallet tab): the pass type and team, the organisation a pass
+ * names, and the certificate, key and Apple's intermediate (PEM) that sign every `.pkpass`. The secrets show
+ * the placeholder when stored and are kept when it is sent back; emptied, they are removed.
+ */
+function WalletTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
+  const [data, error, reload] = useLoad(() => runCommand('settings.wallet_get', {}));
+  const [form, setForm] = useState<WalletSettings | null>(null);
+  useEffect(() => {
+    if (data) setForm(data.data);
+  }, [data]);
+  if (error) return <FormError message={error} />;
+  if (!data || !form) return <Loading />;
+  return (
+    <Section title={tr('general_settings.tabs.wallet')}>
+      <p className="text-sm text-slate-600" data-testid="wallet-state">
+        {tr(data.enabled ? 'general_settings.wallet.enabled' : 'general_settings.wallet.disabled')}
+      </p>
+      {WALLET_TEXTS.map((key) => (
+        <TextField
+          key={key}
+          name={`wallet-${key}`}
+          label={tr(`general_settings.wallet.${key}`)}
+          value={form[key]}
+          onValue={(v) => setForm({ ...form, [key]: v })}
+          readOnly={!canChange}
+        />
+      ))}
+      {WALLET_SECRETS.map((key) => (
+        <LabelledField
+          key={key}
+          label={tr(`general_settings.wallet.${key}`)}
+          htmlFor={`wallet-${key}`}
+          errorTestId={`wallet-${key}-error`}
+          hint={tr('general_settings.wallet.pem_hint')}
+          hintId={`wallet-${key}-hint`}
+        >
+          <textarea
+            id={`wallet-${key}`}
+            name={`wallet-${key}`}
+            data-testid={`wallet-${key}`}
+            aria-describedby={`wallet-${key}-hint`}
+            className={`${inputClass} h-24 font-mono text-xs`}
+            value={form[key]}
+            readOnly={!canChange}
+            spellCheck={false}
+            onFocus={() => form[key] === PASSWORD_PLACEHOLDER && setForm({ ...form, [key]: '' })}
+            // left empty, a stored secret is kept: only a deliberate save of an emptied field removes it
+            onBlur={() =>
+              form[key] === '' &&
+              data.data[key] === PASSWORD_PLACEHOLDER &&
+              setForm({ ...form, [key]: PASSWORD_PLACEHOLDER })
+            }
+            onChange={(e) => setForm({ ...form, [key]: e.target.value })}
+          />
+        </LabelledField>
+      ))}
+      {canChange && (
+        <div>
+          <Button
+            variant="primary"
+            onClick={() =>
+              void run('settings.wallet_update', { ...form }, tr('general_settings.saved')).then(() =>
+                reload(),
+              )
+            }
+          >
+            {commandTitle('settings.wallet_update')}
           </Button>
         </div>
       )}
@@ -610,6 +689,7 @@ export function GeneralSettingsPage() {
       {tab === 'mail' && <MailTab tr={tr} canChange={canChange} />}
       {tab === 'mail_templates' && <MailTemplatesTab tr={tr} />}
       {tab === 'ip_blocking' && <IpBlockingTab tr={tr} canChange={canChange} />}
+      {tab === 'wallet' && <WalletTab tr={tr} canChange={canChange} />}
       {tab === 'journals' && <JournalsTab tr={tr} canChange={canChange} />}
     </div>
   );
