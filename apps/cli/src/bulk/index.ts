@@ -98,7 +98,7 @@ export function addExports(program: Commander, ctx: CliContext, opts: FamilyOpti
     if (!cmd || !isStreamCommand(cmd) || !top) continue;
     // a family nested under another (`lintel devices events`, families/tree.ts) exports there too
     const parent = all.find((f) => family.noun.startsWith(`${f.noun}_`));
-    if (!inFocus(opts, family.word, family.alias, parent?.word, parent?.alias)) continue;
+    if (!inFocus(opts, family, parent)) continue;
     const nested = parent
       ? program.commands
           .find((c) => c.name() === parent.word)

@@ -38,5 +38,12 @@ describe("a command line builds only its family's verbs", () => {
     // `lintel devices events list` is built with `devices`
     expect(verbsOf('devices', 'devices', 'events')).toEqual(verbsOf(undefined, 'devices', 'events'));
     expect(verbsOf('devices', 'devices', 'events')).toContain('list');
+    // a singular family (no list) renamed by its handwritten tools: `lintel logs clear` is `log.clear`
+    expect(verbsOf('logs', 'logs')).toContain('clear');
+    // every command word of the program: focused on it, it has every verb it has unfocused
+    const program = createProgram(ctx, { session: new RunSession(ctx), profile: null });
+    for (const group of program.commands)
+      for (const word of [group.name(), ...group.aliases()])
+        expect(verbsOf(word, group.name()), word).toEqual(group.commands.map((c) => c.name()).sort());
   });
 });

@@ -11,7 +11,7 @@ import { commandTitle, familyDescription, fieldLabel } from './labels';
 import { rowsOf } from './render';
 import { runVerb, type VerbPlan } from './run';
 import type { RunSession } from './session';
-import { families, kebab, type Family, type Verb } from './words';
+import { families, kebab, plural, type Family, type Verb } from './words';
 
 export interface FamilyOptions {
   session: RunSession;
@@ -41,9 +41,14 @@ export function focusOf(argv: readonly string[]): string | undefined {
   return next.startsWith('-') ? undefined : next;
 }
 
-/** Whether a family's verbs are built for this command line: one of its words is the focus, or none is set. */
-export const inFocus = (opts: FamilyOptions, ...words: (string | undefined)[]): boolean =>
-  opts.focus === undefined || words.includes(opts.focus);
+/**
+ * Whether a family's verbs are built for this command line: none is set, or the focus is one of the words of
+ * these families — its word, its alias, or the plural of its noun (a family without `list` is singular, `log`,
+ * and the handwritten tools may name it as people say it: `lintel logs`).
+ */
+export const inFocus = (opts: FamilyOptions, ...of: (Family | undefined)[]): boolean =>
+  opts.focus === undefined ||
+  of.some((f) => f && [f.word, f.alias, plural(kebab(f.noun))].includes(opts.focus));
 
 function placeholder(f: FlagSpec): string {
   switch (f.kind) {
@@ -267,7 +272,7 @@ export function addFamilies(program: Commander, ctx: CliContext, opts: FamilyOpt
       ),
     );
     if (family.alias) group.alias(family.alias);
-    if (inFocus(opts, family.word, family.alias))
+    if (inFocus(opts, family))
       for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts);
   }
   // a family whose noun is another's followed by a word (`device_event` after `device`) is also found under
@@ -279,7 +284,7 @@ export function addFamilies(program: Commander, ctx: CliContext, opts: FamilyOpt
     const host = program.commands.find((c) => c.name() === parent.word);
     const word = family.word.slice(kebab(parent.noun).length + 1);
     if (!host || !word || host.commands.some((c) => c.name() === word)) continue;
-    if (!inFocus(opts, parent.word, parent.alias)) continue;
+    if (!inFocus(opts, parent)) continue;
     const group = host.command(word).description(
       familyDescription(
         family.word,
