@@ -46,7 +46,7 @@ import { accessAreaResource } from './access-area/access-area.resource';
 import { identifierResource } from './identifier/identifier.resource';
 import type { Command } from './command';
 import type { AnyResource } from './resource';
-import { PickerFamilies, REF_FIELDS, type PickerFamily } from './refs';
+import { REF_FIELDS, type PickerFamily } from './refs';
 
 export * from './command';
 export * from './resource';
@@ -241,8 +241,9 @@ export function resourceOf(commandId: string) {
   );
 }
 
+/** A family with pages (`ui`): its rows are picked by name in forms and the palette, never typed as ids. */
 const isPickerFamily = (noun: string): noun is PickerFamily =>
-  (PickerFamilies as readonly string[]).includes(noun);
+  allResources().some((r) => r.noun === noun && r.ui !== undefined);
 
 /**
  * The family whose ids an argument field of a command holds (`many`: a list of ids, else one id): `id` and

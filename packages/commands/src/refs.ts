@@ -45,24 +45,11 @@ export const Description = z.string().trim().max(2000).meta({ multiline: true })
 export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, { message: 'color' });
 export const Timestamp = z.string();
 
-/** The families whose rows a picker lists (each has a `<family>.list` command with `search`). */
-export const PickerFamilies = [
-  'user',
-  'group',
-  'role',
-  'marker',
-  'domain_type',
-  'device',
-  'sip_number',
-  'forward_rule',
-  'sip_trunk',
-  'schedule',
-  'holiday',
-  'access_rule',
-  'access_area',
-  'identifier',
-] as const;
-export type PickerFamily = (typeof PickerFamilies)[number];
+/**
+ * The noun of a family whose rows a picker lists by name: every family declared with pages (`ui`), known from
+ * the registry (`refFamilyOf`, packages/commands/src/index.ts), so a new family is one with nothing to add.
+ */
+export type PickerFamily = string;
 
 /**
  * Argument fields that hold another family's ids, wherever they appear (spec part 1 §2.4 "Pickers"), and

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { registry, getCommand, refFamilyOf, resources, toRequest, type CommandId } from './index';
-import { PickerFamilies } from './refs';
 
 describe('registry', () => {
   it('holds every command once, with a locale title key and a path under the API', () => {
@@ -32,12 +31,10 @@ describe('refFamilyOf: the arguments that hold ids of another family', () => {
   });
 
   it('knows every family with pages as a picker family, so its edit and delete pick a row by name', () => {
-    // a family declared with `ui` but left out of PickerFamilies gets forms whose id is a bare number field
-    // (the palette's edit and delete journeys cannot pick its rows); webhooks are not one yet
-    const notPicked = resources
-      .filter((r) => r.ui && !(PickerFamilies as readonly string[]).includes(r.noun))
-      .map((r) => r.noun);
-    expect(notPicked).toEqual(['webhook']);
+    // derived from the declaration: a family with `ui` is one, with nothing else to add
+    const withPages = resources.filter((r) => r.ui).map((r) => r.noun);
+    expect(withPages).toEqual(expect.arrayContaining(['user', 'access_area', 'webhook']));
+    for (const noun of withPages) expect(refFamilyOf(`${noun}.update`, 'id', true, false), noun).toBe(noun);
   });
   it('names the family of a reference field by its name and shape', () => {
     expect(refFamilyOf('user.create', 'role', true, false)).toBe('role');
