@@ -39,6 +39,9 @@ const UNTRANSLATED = new Set([
   'Home',
   'End',
   'English',
+  // a product's name (Apple Wallet), read the same in every language
+  'Apple',
+  'Wallet',
 ]);
 
 const shots = path.join(repo, 'docs/screenshots');
