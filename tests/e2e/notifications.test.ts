@@ -18,6 +18,51 @@ let browser: Browser;
 consoleWorld({}, (w) => ({ server, browser } = w));
 
 describe('the bell', () => {
+  it('counts a notification made while the page was still subscribing to its topic', async () => {
+    const api = await admin(server);
+    const user = await userWith(server, api, { permissions: [], domains: [await rootGroup(api)] });
+    const projectId = (await getCommand('profile.get').run({ api }, {})).project.id;
+    const ctx = server.server.context;
+    const { context, page } = await freshPage(browser);
+    try {
+      // the page's subscription to its own topic is held back until the notification is made: the window
+      // between the page's first read of the unread list and the topic being live, made wide on purpose
+      const topic = `private-users.${user.id}`;
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let held!: () => void;
+      const holding = new Promise<void>((r) => (held = r));
+      await page.routeWebSocket(/\/api\/v0\/ws/, (ws) => {
+        const upstream = ws.connectToServer();
+        ws.onMessage((message) => {
+          if (typeof message === 'string' && message.includes('"subscribe"') && message.includes(topic)) {
+            held();
+            void released.then(() => upstream.send(message));
+          } else upstream.send(message);
+        });
+      });
+      const firstRead = page.waitForResponse((r) => r.url().includes('/api/v0/notifications/unread'));
+      await keyboardSignIn(page, server, user.login, user.password);
+      await firstRead;
+      await holding;
+      await ctx.outbox.unit(() =>
+        ctx.db.transaction().execute((trx) =>
+          notify(ctx, trx, {
+            projectId,
+            recipients: [user.id],
+            type: 'device_offline',
+            data: { name: 'Gate', device: { id: 1, name: 'Gate', serial_number: 'G1' } },
+          }),
+        ),
+      );
+      release();
+      await expect.poll(() => ctx.sockets!.subscribers(topic)).toBe(1);
+      await expectText(page.getByTestId('notification-count'), '1');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows new notifications without a reload, and the count goes down once it has been opened', async () => {
     const api = await admin(server);
     const user = await userWith(server, api, { permissions: [], domains: [await rootGroup(api)] });

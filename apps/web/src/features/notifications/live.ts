@@ -26,8 +26,9 @@ export function onNotificationArrived(fn: () => void): () => void {
 }
 
 /**
- * While signed in: the unread list is read, and again 1 s after a notification arrives on the user's own
- * topic `private-users.{id}` (or after a `resync`, when the server kept less than was missed).
+ * While signed in: the unread list is read, again once the user's own topic `private-users.{id}` is
+ * subscribed, and 1 s after a notification arrives on it (or after a `resync`, when the server kept less than
+ * was missed).
  */
 export function useLiveNotifications(): void {
   const userId = useAtomValue(profileAtom)?.id;
@@ -40,6 +41,11 @@ export function useLiveNotifications(): void {
         unreadFeed.arrived(parsed.success ? parsed.data : undefined);
         for (const fn of arrivals) fn();
       } else if (m.data.type === WsReply.resync) unreadFeed.arrived();
+      // the topic is live from here: read the list again, or a notification made between the first read and
+      // the subscription (a page just opened) would stay out of the count until the next one (seen on CI:
+      // a device's "offline" missed by the bell of a page opened a moment before)
+      else if (m.data.type === WsReply.subscribed)
+        void unreadFeed.reload().catch((err: unknown) => console.warn('lintel: unread notifications', err));
     });
     return off;
   }, [userId]);
