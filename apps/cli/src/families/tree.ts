@@ -272,8 +272,7 @@ export function addFamilies(program: Commander, ctx: CliContext, opts: FamilyOpt
       ),
     );
     if (family.alias) group.alias(family.alias);
-    if (inFocus(opts, family))
-      for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts);
+    if (inFocus(opts, family)) for (const verb of family.verbs) addVerb(group, ctx, family, verb, opts);
   }
   // a family whose noun is another's followed by a word (`device_event` after `device`) is also found under
   // it: `lintel devices events list` is `lintel device-events list`
