@@ -17,6 +17,7 @@ import JSZip from 'jszip';
 import { sql } from 'kysely';
 import { PASSWORD_PLACEHOLDER, downloadFile, getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
+import { selfSigned as certificate } from '../support/certificates';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, raw, rootGroup, userWith } from '../support/fixtures';
 import { readQr, readSvgQr } from '../support/qr';
@@ -27,31 +28,11 @@ let root: number;
 let dir: string;
 const cmd = getCommand;
 
-/** A self-signed certificate and its key, as a pass type certificate stands in for Apple's in a test. */
-function selfSigned(name: string): { cert: string; key: string; certFile: string } {
-  const keyFile = path.join(dir, `${name}.key`);
-  const certFile = path.join(dir, `${name}.pem`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '2',
-      '-subj',
-      `/CN=Pass Type ID: pass.test.lintel.${name}/OU=TEAM123456/O=Lintel test`,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert: fs.readFileSync(certFile, 'utf8'), key: fs.readFileSync(keyFile, 'utf8'), certFile };
-}
+/** A certificate made in this file's folder (openssl verifies against its file). */
+const selfSigned = (name: string) => {
+  const made = certificate(name, dir);
+  return { ...made, certFile: made.certFile! };
+};
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-wallet-'));

@@ -5,10 +5,6 @@
  * subtree, another project), (d) without the licence where it has one.
  */
 import { sql } from 'kysely';
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Jimp } from 'jimp';
 import { SimulatedDevice } from '@lintel/device-sim';
@@ -21,6 +17,7 @@ import {
   type CommandId,
 } from '@lintel/commands';
 import { AllPermissions, LicenceFlags, licenceFlagOn, type ApiClient } from '@lintel/core';
+import { selfSigned } from '../support/certificates';
 import { startTestServer, type TestServer } from '../support/server';
 import { familyMatrixSuite } from '../support/registry-suites';
 import { waitReady } from '../support/backups';
@@ -200,36 +197,12 @@ const qrOf = async (client: ApiClient) =>
 let walletSet = false;
 async function walletReady(): Promise<void> {
   if (walletSet) return;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-matrix-wallet-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-keyout',
-        `${dir}/k.pem`,
-        '-out',
-        `${dir}/c.pem`,
-      ].concat(['-days', '2', '-subj', '/CN=Matrix pass']),
-      { stdio: 'ignore' },
-    );
-    await getCommand('settings.wallet_update').run(
-      { api },
-      {
-        pass_type_id: 'pass.test.matrix',
-        team_id: 'MATRIX1234',
-        certificate: fs.readFileSync(`${dir}/c.pem`, 'utf8'),
-        key: fs.readFileSync(`${dir}/k.pem`, 'utf8'),
-      },
-    );
-    walletSet = true;
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const { cert, key } = selfSigned('matrix');
+  await getCommand('settings.wallet_update').run(
+    { api },
+    { pass_type_id: 'pass.test.matrix', team_id: 'MATRIX1234', certificate: cert, key },
+  );
+  walletSet = true;
 }
 
 /** A ready backup of the project's settings (made once per project; `fresh`: a new one, to delete). */

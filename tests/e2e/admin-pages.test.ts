@@ -4,16 +4,13 @@
  * changes the project's name, adds a whitelist entry on its IP blocking tab and sets the audit retention,
  * and writes a mail template with its preview, each seen through the API afterwards.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { getCommand, PASSWORD_PLACEHOLDER } from '@lintel/commands';
 import type { TestServer } from '../support/server';
 import { admin } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
+import { selfSigned } from '../support/certificates';
 import { WAIT, consoleWorld, onPage, waitForPath } from '../support/web';
 
 let server: TestServer;
@@ -100,23 +97,7 @@ describe('administration pages', () => {
 
   it('/general-settings sets up Apple Wallet: a pasted certificate and key sign passes, and are never shown again', async () => {
     const api = await admin(server);
-    // a self-signed pass type certificate, as openssl makes one
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-wallet-'));
-    execFileSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem')].concat([
-        '-out',
-        path.join(dir, 'cert.pem'),
-        '-days',
-        '2',
-        '-subj',
-        '/CN=pass.test.lintel/O=Lintel',
-      ]),
-      { stdio: 'ignore' },
-    );
-    const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
-    const pem = { cert: read('cert.pem'), key: read('key.pem') };
-    fs.rmSync(dir, { recursive: true, force: true });
+    const pem = selfSigned('console');
     await onPage(browser, 'admin-wallet', async (page) => {
       await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
       await page.goto(`${server.url}/general-settings`);
