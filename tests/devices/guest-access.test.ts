@@ -44,7 +44,7 @@ beforeAll(async () => {
       smtpUrl: smtp.url,
       modules: ['events', 'devices', 'http'],
       mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 2000, sweepMs: 0 },
-      rateLimits: { guest_open: { limit: 6, windowS: 60 } },
+      rateLimits: { guest_open: { limit: 6, windowS: 60 }, guest_file: { limit: 3, windowS: 60 } },
     },
   });
   api = await admin(ts);
@@ -277,6 +277,15 @@ describe('guest access', () => {
     for (let i = 0; i < 8; i++) statuses.push((await open(made.key_id, 'nothing-here')).status);
     expect(statuses.slice(0, 6).every((s) => s === 404)).toBe(true);
     expect(statuses.slice(6)).toEqual([429, 429]);
+  });
+
+  it('rate-limits the Apple Wallet file per address (each is signed with RSA on a public route)', async () => {
+    const made = await cmd('guest_access.create').run({ api }, key([shared]) as never);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++)
+      statuses.push((await raw(ts, null, 'GET', `/guest-access/key/${made.key_id}/wallet-pass`)).status);
+    // refused as not set up (409) until the address's limit, then 429 before anything is looked up
+    expect(statuses).toEqual([409, 409, 409, 429, 429]);
   });
 
   it('keeps the pass within the groups limits, with the catalogue message, and only shareable rules', async () => {

@@ -33,6 +33,11 @@ export function policies(app: ServerContext) {
     mail_target: { key: 'email', limit: 3, windowS: 600, error: 'too_many_requests' },
     /** a guest pass opening a door, per route and address (the public page's button) */
     guest_open: { key: 'address', limit: 10, windowS: 60, error: 'too_many_requests' },
+    /**
+     * a guest pass's Apple Wallet file, per route and address: each is signed with RSA (tens of ms of CPU),
+     * on a public route a guest needs once or twice
+     */
+    guest_file: { key: 'address', limit: 10, windowS: 60, error: 'too_many_requests' },
     /** public routes that hash a password or check a secret code, per route and address */
     password_address: { key: 'address', limit: 20, windowS: 600, error: 'too_many_attempts' },
     /** a signed-in account checking or changing its own password */
@@ -79,6 +84,7 @@ export const ROUTE_POLICIES: Partial<Record<CommandId, readonly PolicyName[]>> =
   'registration.invite_attempt': ['password_address'],
   'registration.register': ['password_address'],
   'guest_access.open': ['guest_open'],
+  'guest_access.wallet_pass': ['guest_file'],
 };
 
 export const clock = (app: ServerContext): Date => app.clock.now();
