@@ -284,11 +284,19 @@ export async function sippProvider(): Promise<{
   port: number;
   done: Promise<{ ok: boolean; output: string }>;
 }> {
+  return sippServer('provider.xml', 60);
+}
+
+/** sipp on a free port of its own running one call of a scenario that answers (until `timeoutS`). */
+async function sippServer(
+  scenario: string,
+  timeoutS: number,
+): Promise<{ port: number; done: Promise<{ ok: boolean; output: string }> }> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
   const args = [
     '-sf',
-    path.join(scenarios, 'provider.xml'),
+    path.join(scenarios, scenario),
     '-i',
     '127.0.0.1',
     '-p',
@@ -297,12 +305,12 @@ export async function sippProvider(): Promise<{
     '1',
     '-nostdin',
     '-timeout',
-    '60s',
+    `${timeoutS}s`,
     '-mp',
     String(await freePort()),
   ];
   const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
-    execFile('sipp', args, { cwd: dir, timeout: 90_000 }, (err, stdout, stderr) => {
+    execFile('sipp', args, { cwd: dir, timeout: (timeoutS + 30) * 1000 }, (err, stdout, stderr) => {
       fs.rmSync(dir, { recursive: true, force: true });
       const code = err ? ((err as { code?: number }).code ?? 1) : 0;
       resolve({ ok: code === 0, output: `${stdout}\n${stderr}`.slice(-3000) });
@@ -343,30 +351,7 @@ export async function sippPhone(
   number: string,
   password: string,
 ): Promise<{ port: number; done: Promise<{ ok: boolean; output: string }> }> {
-  const port = await freePort();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
-  const args = [
-    '-sf',
-    path.join(scenarios, 'answer.xml'),
-    '-i',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-m',
-    '1',
-    '-nostdin',
-    '-timeout',
-    '90s',
-    '-mp',
-    String(await freePort()),
-  ];
-  const done = new Promise<{ ok: boolean; output: string }>((resolve) => {
-    execFile('sipp', args, { cwd: dir, timeout: 120_000 }, (err, stdout, stderr) => {
-      fs.rmSync(dir, { recursive: true, force: true });
-      const code = err ? ((err as { code?: number }).code ?? 1) : 0;
-      resolve({ ok: code === 0, output: `${stdout}\n${stderr}`.slice(-3000) });
-    });
-  });
+  const { port, done } = await sippServer('answer.xml', 90);
   // a number made a moment ago reaches the SIP server once its change commits: tried again until then
   const end = Date.now() + 20_000;
   for (;;) {
