@@ -12,6 +12,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { getCommand } from '@lintel/commands';
 import { SimulatedDevice } from '@lintel/device-sim';
 import { freshDatabase, startTestServer } from '../support/server';
@@ -34,6 +35,30 @@ afterAll(async () => {
   await database?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** Where each device's queue stands (its tasks by state, their jobs), printed when a panel does not converge. */
+async function queues(): Promise<string> {
+  if (!database?.url) return '(PGlite: the folder is the server child’s)';
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const tasks = await client.query(`select t.device_id, t.id, t.state, t.attempts, t.error,
+        j.id as job, j.state as job_state, j.attempts as job_attempts, j.run_at, j.locked_until, j.last_error
+      from device_tasks t left join jobs j on j.kind = 'device.task' and (j.payload->>'taskId')::bigint = t.id
+      where t.state not in ('completed') order by t.device_id, t.id`);
+    const devices = await client.query(`select id, status, last_heartbeat_at from devices order by id`);
+    const changes = await client.query(`select count(*) from access_sync_changes`);
+    const ledger = await client.query(`select device_id, state, task_id is null as free, count(*)
+      from device_access_ledger group by 1, 2, 3 order by 1, 2, 3`);
+    return JSON.stringify(
+      { devices: devices.rows, open: tasks.rows, changes: changes.rows, ledger: ledger.rows },
+      null,
+      1,
+    );
+  } finally {
+    await client.end();
+  }
+}
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -81,7 +106,8 @@ async function serverChild(port: number, mqttPort: number): Promise<ChildProcess
 
 it(
   'a server killed mid-sync: every panel converges to exactly the rule, each item applied once',
-  { timeout: 300_000 },
+  // the bounds below only stop a stuck run: under a loaded machine the sync is slow, not wrong
+  { timeout: 600_000 },
   async () => {
     database = await freshDatabase();
     const mqttPort = await freePort();
@@ -157,7 +183,8 @@ it(
           5000,
         )
       : null;
-    await until(async () => total() >= IDENTIFIERS * PANELS * 0.6, 40_000).catch((e: Error) => {
+    // killed in the middle of the sync (about a third of it sent)
+    await until(async () => total() >= IDENTIFIERS * PANELS * 0.3, 200_000).catch((e: Error) => {
       console.log('LOGS', logs.join('').slice(-6000));
       throw e;
     });
@@ -177,9 +204,10 @@ it(
     const want = ids.map((i) => `identifier-${i}`).sort();
     await until(
       async () => sims.every((s) => s.identifiers.size === IDENTIFIERS) && total() >= IDENTIFIERS * PANELS,
-      240_000,
-    ).catch((e: Error) => {
+      300_000,
+    ).catch(async (e: Error) => {
       console.log('HELD', sims.map((s) => s.identifiers.size).join(' '), 'LOGS', logs.join('').slice(-6000));
+      console.log('QUEUES', await queues());
       throw e;
     });
     for (const s of sims) {

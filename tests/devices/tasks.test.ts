@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { getCommand, type DeviceTask } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
-import { ManualClock, backoffS, type JobRow } from '@lintel/server';
+import { AppError, ManualClock, backoffS, resumeWaiting, type JobRow } from '@lintel/server';
 import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid, userWith } from '../support/fixtures';
@@ -216,6 +216,32 @@ describe('device tasks', () => {
     expect(await drain()).toBe(1);
     expect(await taskOf(task.id)).toMatchObject({ state: 'completed', attempts: 2 });
     expect(d.sim.applied.reinit).toBe(1);
+  });
+
+  it('a task that found no broker as the platform reconnected goes on: it does not wait for a reconnection past', async () => {
+    const d = await register();
+    await online(d);
+    const gateway = ts.server.context.devices;
+    const request = gateway.request.bind(gateway);
+    // a restarted server's interleaving: the attempt finds no broker yet; before it records that it waits for
+    // one, the platform connects and resumes what was waiting (not this task: it is not waiting yet)
+    let first = true;
+    gateway.request = async (...args) => {
+      if (!first) return request(...args);
+      first = false;
+      await resumeWaiting(ts.server.context);
+      throw new AppError('device_not_available', { reason: 'broker' });
+    };
+    try {
+      const { task } = await getCommand('device.reinit').run({ api }, { id: d.id });
+      // the attempt, then (the broker is there) the task queued again at once and sent
+      await drain();
+      await drain();
+      expect(await taskOf(task.id)).toMatchObject({ state: 'completed' });
+      expect(d.sim.applied.reinit).toBe(1);
+    } finally {
+      gateway.request = request;
+    }
   });
 
   it('a device killed mid-task and started again: the task completes, applied exactly once', async () => {

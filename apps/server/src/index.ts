@@ -25,3 +25,5 @@ export { notify, deviceStatusRecipients } from './notifications/notify';
 export { POOL_NEW_PER_ADDRESS_HOUR, POOL_REFRESH_MS } from './devices/pool';
 export { familyTables } from './engine/relations';
 export { loadSipConfig, renderConfig, sipHa1, type SipConfig } from './sip/config';
+export { AppError } from './errors';
+export { resumeWaiting } from './devices/tasks';

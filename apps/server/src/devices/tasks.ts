@@ -371,7 +371,14 @@ async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise
     if (failure.key === 'device_offline' && (await toWaiting())) return;
     // the platform lost its broker: the attempt is not the device's; the task waits for the reconnection
     // (`resumeWaiting`) rather than spending its retries while the broker is down
-    if (failure.data?.reason === 'broker' && (await toWaiting(true))) return;
+    if (failure.data?.reason === 'broker' && (await toWaiting(true))) {
+      // the broker came back while this attempt failed: the reconnection's `resumeWaiting` may have looked
+      // before this task waited, and would leave it waiting for a reconnection already past (a restarted
+      // server's panel sync stalled so). Connected now: it goes on as the reconnection would have sent it.
+      if (app.devices.connected)
+        await app.outbox.unit(() => app.db.transaction().execute((trx) => advance(app, trx, task.device_id)));
+      return;
+    }
   }
   const last = job.attempts >= job.max_attempts;
   if (last) await finish(app, task, failure.key);
