@@ -198,6 +198,8 @@ describe('the identifier import', () => {
       invalid: number;
       duplicates: number;
       errors: { line: number; field: string; rule?: string }[];
+      errors_total: number;
+      rejected_lines: [number, number][];
       duplicate_lines: number[];
     };
   };
@@ -225,7 +227,17 @@ describe('the identifier import', () => {
       { type: 'nope' },
     ];
     const a = await attempt(rows);
-    expect(a).toMatchObject({ rows: 7, invalid: 4, duplicates: 1, duplicate_lines: [3] });
+    expect(a).toMatchObject({
+      rows: 7,
+      invalid: 4,
+      duplicates: 1,
+      duplicate_lines: [3],
+      errors_total: 4,
+      rejected_lines: [
+        [2, 2],
+        [5, 7],
+      ],
+    });
     expect(a.errors.map((e) => [e.line, e.field, e.rule])).toEqual([
       [2, 'value', 'number_or_hex'],
       [5, 'value', 'duplicate_in_file'],
@@ -243,6 +255,22 @@ describe('the identifier import', () => {
     expect(await count(fresh)).toBe(2);
     expect((await cmd('identifier.get').run({ api }, { id: existing.id })).name).toBe('Old');
     expect((await failure(go(a.filepath, 'skip'))).status).toBe(409);
+  });
+
+  it('names every rejected line beyond the first 1,000 problems it details', async () => {
+    // 1,200 bad rows around a good one: lines 1-600 bad, 601 good, 602-1201 bad
+    const rows = [
+      ...Array.from({ length: 600 }, () => ({ type: 'card', value: 'zz' })),
+      { type: 'card', value: digits() },
+      ...Array.from({ length: 600 }, () => ({ type: 'card', value: 'zz' })),
+    ];
+    const a = await attempt(rows);
+    expect(a).toMatchObject({ rows: 1201, invalid: 1200, errors_total: 1200 });
+    expect(a.errors).toHaveLength(1000);
+    expect(a.rejected_lines).toEqual([
+      [1, 600],
+      [602, 1201],
+    ]);
   });
 
   it('is refused without identifiers.import, and continues only the caller own attempt', async () => {

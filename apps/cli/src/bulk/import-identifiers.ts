@@ -85,6 +85,15 @@ export async function importIdentifiers(
       ...attempt.errors.map((e) =>
         t('bulk.identifiers.row', { line: e.line, field: e.field, rule: e.rule ?? e.key ?? '' }),
       ),
+      // the problems not listed one by one: every rejected line still named, as ranges
+      ...(attempt.errors_total > attempt.errors.length
+        ? [
+            t('bulk.identifiers.more', {
+              count: attempt.errors_total - attempt.errors.length,
+              lines: attempt.rejected_lines.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(', '),
+            }),
+          ]
+        : []),
       ...(outcome.committed ? [] : [t('bulk.identifiers.stopped', { count: attempt.duplicates })]),
     ];
     printOutcome(ctx, Boolean(opts.json), { data: { ...attempt, ...outcome }, text: lines.join('\n') });

@@ -41,8 +41,12 @@ export const IdentifierImportAttempt = z.object({
   valid: z.number().int(),
   invalid: z.number().int(),
   duplicates: z.number().int(),
-  /** the bad rows (at most 1,000): line, field and rule */
+  /** the bad rows' problems (the first 1,000): line, field and rule */
   errors: z.array(ImportRowError),
+  /** every problem found, reported in `errors` or not */
+  errors_total: z.number().int(),
+  /** every rejected line, as ranges [from, to] of consecutive lines */
+  rejected_lines: z.array(z.tuple([z.number().int(), z.number().int()])),
   /** the lines that duplicate an identifier of the project (at most 1,000) */
   duplicate_lines: z.array(z.number().int()),
 });

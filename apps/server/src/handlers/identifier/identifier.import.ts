@@ -67,6 +67,9 @@ export const identifierImportHandlers = {
     const plates = evaluateGate({ licence: ['license_plate'] }, { permissions: [], ...facts }).can;
     const seen = new Map<string, number>();
     const errors: ImportRowError[] = [];
+    let errorsTotal = 0;
+    // every rejected line, as ranges of consecutive lines (the lines come in order)
+    const rejected: Array<[number, number]> = [];
     const duplicateLines: number[] = [];
     let rows = 0;
     let invalid = 0;
@@ -146,6 +149,10 @@ export const identifierImportHandlers = {
           rows++;
           if (r.problems.length) {
             invalid++;
+            errorsTotal += r.problems.length;
+            const last = rejected[rejected.length - 1];
+            if (last && last[1] === r.line - 1) last[1] = r.line;
+            else rejected.push([r.line, r.line]);
             for (const p of r.problems) if (errors.length < REPORTED) errors.push({ line: r.line, ...p });
           } else if (dup !== null) {
             duplicates++;
@@ -178,6 +185,8 @@ export const identifierImportHandlers = {
       invalid,
       duplicates,
       errors,
+      errors_total: errorsTotal,
+      rejected_lines: rejected,
       duplicate_lines: duplicateLines,
     };
   },
