@@ -2,7 +2,8 @@
  * Issue 14, item 3: an import is all or nothing even when its server dies. A server child process is
  * killed with SIGKILL while its commit statement runs in PostgreSQL: no account, user or group membership
  * of the import is left, the import stays open with its staged rows, and committing it again (on another
- * instance) inserts every row once. Runs in the PostgreSQL pass (DATABASE_URL set).
+ * instance) inserts every row once. The same for an identifier import killed in its continue (issue 21).
+ * Runs in the PostgreSQL pass (DATABASE_URL set).
  */
 import net from 'node:net';
 import os from 'node:os';
@@ -49,29 +50,8 @@ const freePort = () =>
 const count = async (q: string, params: unknown[] = []) =>
   Number((await watcher.query<{ n: string }>(q, params)).rows[0]!.n);
 
-it('a server killed with kill -9 mid-commit leaves nothing of the import, which commits whole afterwards', async () => {
-  const tag = uid();
-  const role = (
-    await getCommand('role.create').run({ api }, { name: `Kill ${tag}`, permissions: ['users.view'] })
-  ).data.id;
-  const root = await rootGroup(api);
-  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'kill.ndjson' });
-  let body = '';
-  for (let i = 0; i < ROWS; i++)
-    body +=
-      JSON.stringify({ line: i + 2, login: `k${i}.${tag}`, name: `Killed ${i}`, role, domains: root }) + '\n';
-  const staged = await fetch(`${ts.url}/api/v0/users/import/${id}/stream`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
-    body,
-  });
-  expect(staged.status).toBe(200);
-  expect(await staged.json()).toMatchObject({ rows: ROWS, valid: ROWS, invalid: 0 });
-  const accountsBefore = await count('select count(*) as n from accounts');
-  const usersBefore = await count('select count(*) as n from users');
-  const membershipsBefore = await count('select count(*) as n from user_domains');
-
-  // a second instance on the same database, as its own process
+/** A second instance on the same database, as its own process (killed by the test); once it runs. */
+async function secondInstance(): Promise<{ port: number; exited: Promise<unknown> }> {
   const port = await freePort();
   child = spawn(process.execPath, [path.join(repoRoot, 'apps/server/dist/main.js')], {
     env: {
@@ -97,6 +77,33 @@ it('a server killed with kill -9 mid-commit leaves nothing of the import, which 
     });
     child!.once('exit', (code) => reject(new Error(`the child server exited (${code}) before it ran`)));
   });
+  return { port, exited };
+}
+
+it('a server killed with kill -9 mid-commit leaves nothing of the import, which commits whole afterwards', async () => {
+  const tag = uid();
+  const role = (
+    await getCommand('role.create').run({ api }, { name: `Kill ${tag}`, permissions: ['users.view'] })
+  ).data.id;
+  const root = await rootGroup(api);
+  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'kill.ndjson' });
+  let body = '';
+  for (let i = 0; i < ROWS; i++)
+    body +=
+      JSON.stringify({ line: i + 2, login: `k${i}.${tag}`, name: `Killed ${i}`, role, domains: root }) + '\n';
+  const staged = await fetch(`${ts.url}/api/v0/users/import/${id}/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+    body,
+  });
+  expect(staged.status).toBe(200);
+  expect(await staged.json()).toMatchObject({ rows: ROWS, valid: ROWS, invalid: 0 });
+  const accountsBefore = await count('select count(*) as n from accounts');
+  const usersBefore = await count('select count(*) as n from users');
+  const membershipsBefore = await count('select count(*) as n from user_domains');
+
+  // a second instance on the same database, as its own process
+  const { port, exited } = await secondInstance();
 
   // the commit goes to the child; it is killed while PostgreSQL runs the insert of the accounts
   const commit = fetch(`http://127.0.0.1:${port}/api/v0/users/import/${id}/commit`, {
@@ -130,4 +137,57 @@ it('a server killed with kill -9 mid-commit leaves nothing of the import, which 
   const report = ImportReport.parse(await getCommand('user.import_commit').run({ api }, { id }));
   expect(report).toMatchObject({ committed: true, rows: ROWS, inserted: ROWS });
   expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(ROWS);
+}, 180_000);
+
+it('an identifier import killed with kill -9 mid-continue leaves no identifier of it, and continues whole afterwards', async () => {
+  // card numbers of ten digits: five of this run, five of the row
+  const tag = String(10_000 + Math.floor(Math.random() * 89_999));
+  let body = '';
+  for (let i = 0; i < ROWS; i++)
+    body +=
+      JSON.stringify({ type: 'card', value: `${tag}${String(i).padStart(5, '0')}`, name: `Killed ${i}` }) +
+      '\n';
+  const attempted = await fetch(`${ts.url}/api/v0/identifiers/import/attempt`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+    body,
+  });
+  expect(attempted.status).toBe(200);
+  const attempt = (await attempted.json()) as { filepath: string; rows: number; invalid: number };
+  expect(attempt).toMatchObject({ rows: ROWS, invalid: 0 });
+  const before = await count('select count(*) as n from identifiers');
+
+  const { port, exited } = await secondInstance();
+  // the continue goes to the child; it is killed while PostgreSQL inserts the identifiers
+  const going = fetch(`http://127.0.0.1:${port}/api/v0/identifiers/import/continue`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ filepath: attempt.filepath, action: 'skip' }),
+  }).catch((err: unknown) => err);
+  const inserting = `select count(*) as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ilike '%insert into identifiers%'`;
+  while ((await count(inserting)) === 0) {
+    expect(child!.exitCode).toBeNull();
+    await new Promise((r) => setImmediate(r));
+  }
+  child!.kill('SIGKILL');
+  await exited;
+  child = null;
+  expect(await going).toBeInstanceOf(Error);
+  while ((await count(inserting)) > 0) await new Promise((r) => setImmediate(r));
+
+  expect(await count('select count(*) as n from identifiers')).toBe(before);
+  expect(
+    await count(`select count(*) as n from identifier_imports where id = $1 and status = 'open'`, [
+      attempt.filepath,
+    ]),
+  ).toBe(1);
+  // still whole: continued on the surviving instance, every row goes in once
+  expect(
+    await getCommand('identifier.import_continue').run(
+      { api },
+      { filepath: attempt.filepath, action: 'skip' },
+    ),
+  ).toMatchObject({ committed: true, created: ROWS });
+  expect(await count(`select count(*) as n from identifiers where value like $1`, [`${tag}%`])).toBe(ROWS);
 }, 180_000);
