@@ -114,10 +114,10 @@ it('a server killed with kill -9 mid-commit leaves nothing of the import, which 
   const inserting = `select count(*) as n from pg_stat_activity
     where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ilike '%insert into accounts%'`;
   while ((await count(inserting)) === 0) {
-    expect(child.exitCode).toBeNull();
+    expect(child!.exitCode).toBeNull();
     await new Promise((r) => setImmediate(r));
   }
-  child.kill('SIGKILL');
+  child!.kill('SIGKILL');
   await exited;
   child = null;
   expect(await commit).toBeInstanceOf(Error);
