@@ -2,6 +2,7 @@
 // figures into bench/RESULTS.md with the date and the machine.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,4 +72,14 @@ export function writeResults(name, markdown) {
   const re = new RegExp(`${start}[\\s\\S]*?${end}`);
   text = re.test(text) ? text.replace(re, block) : `${text.trimEnd()}\n\n${block}\n`;
   fs.writeFileSync(file, text);
+}
+
+/** A free TCP port on loopback (other servers run beside the benchmarks'). */
+export function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = s.address().port;
+      s.close(() => resolve(port));
+    });
+  });
 }
