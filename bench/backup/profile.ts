@@ -49,7 +49,21 @@ if (!exists) {
 }
 const file = path.join(work, 'p.zip');
 let peak = 0;
-const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+let heap = 0;
+let buffers = 0;
+const timer = setInterval(() => {
+  const m = process.memoryUsage();
+  peak = Math.max(peak, m.rss);
+  heap = Math.max(heap, m.heapUsed);
+  buffers = Math.max(buffers, m.arrayBuffers);
+}, 20);
+// every second a forced GC (with --expose-gc): the heap that is held, not the garbage not yet collected
+let held = 0;
+const gcTimer = setInterval(() => {
+  if (!global.gc) return;
+  global.gc();
+  held = Math.max(held, process.memoryUsage().heapUsed);
+}, 1000);
 for (let i = 0; i < Number(process.env.PROFILE_TIMES ?? 1); i++) {
   global.gc?.();
   peak = process.memoryUsage().rss;
@@ -92,5 +106,15 @@ for (let i = 0; i < Number(process.env.PROFILE_TIMES ?? 1); i++) {
   }
 }
 clearInterval(timer);
+clearInterval(gcTimer);
+console.log(
+  'heap peak',
+  Math.round(heap / 1048576),
+  'MiB; held after GC',
+  Math.round(held / 1048576),
+  'MiB; array buffers peak',
+  Math.round(buffers / 1048576),
+  'MiB',
+);
 await server.close();
 fs.rmSync(work, { recursive: true, force: true });
