@@ -312,7 +312,7 @@ function FieldView({
       if (field.options?.length) {
         const chosen = Array.isArray(value) ? (value as string[]) : [];
         return (
-          <fieldset className={span} data-testid={`field-${path}`} aria-invalid={error ? true : undefined}>
+          <fieldset className={span} data-testid={`field-${path}`}>
             <legend className="mb-1 text-xs font-medium text-slate-700">{label}</legend>
             <div className="flex flex-wrap gap-x-4 gap-y-1">
               {field.options.map((opt) => (
