@@ -19,6 +19,7 @@ import { FormError, Loading } from '../ui/field';
 import type { PageDef } from '../nav/pages';
 import { pageKeyOf, screenChoice } from './family-pages';
 import { QrPreviewButton } from '../features/identifiers/qr-preview';
+import { revokeAction } from '../features/identifiers/revoke-rows';
 
 const gates = (r: AnyResource, verb: string) => getCommand(`${r.noun}.${verb}` as CommandId).gates;
 
@@ -41,6 +42,8 @@ export function FamilyListPage({ resource }: { resource: AnyResource }) {
   const path = resource.ui!.path;
   const mayCreate = can(gates(resource, 'create')).can;
   const mayDelete = can(gates(resource, 'delete_all')).can;
+  // identifiers are also revoked from their list (spec part 1 §4: active → revoked)
+  const mayRevoke = resource.noun === 'identifier' && can(getCommand('identifier.revoke').gates).can;
 
   useFloatingAction(
     mayCreate
@@ -49,18 +52,20 @@ export function FamilyListPage({ resource }: { resource: AnyResource }) {
   );
 
   const bulk = useMemo<BulkAction[]>(
-    () =>
-      mayDelete
+    () => [
+      ...(mayRevoke ? [revokeAction] : []),
+      ...(mayDelete
         ? [
             {
               id: 'delete',
               labelKey: 'delete.selected',
               danger: true,
-              run: async (ids) => void (await deleteRows(resource.noun, ids)),
+              run: async (ids: number[]) => void (await deleteRows(resource.noun, ids)),
             },
           ]
-        : [],
-    [mayDelete, resource],
+        : []),
+    ],
+    [mayDelete, mayRevoke, resource],
   );
 
   return (

@@ -307,6 +307,40 @@ function FieldView({
             />
           </div>
         );
+      // a list of codes the schema enumerates (a schedule's days of the week): a checkbox per code, in the
+      // schema's order, named by its words
+      if (field.options?.length) {
+        const chosen = Array.isArray(value) ? (value as string[]) : [];
+        return (
+          <fieldset className={span} data-testid={`field-${path}`}>
+            <legend className="mb-1 text-xs font-medium text-slate-700">{label}</legend>
+            <div className="flex flex-wrap gap-x-4 gap-y-1">
+              {field.options.map((opt) => (
+                <label
+                  key={opt}
+                  className="flex min-h-8 cursor-pointer items-center gap-2 text-sm text-slate-800"
+                >
+                  <input
+                    type="checkbox"
+                    name={path}
+                    value={opt}
+                    checked={chosen.includes(opt)}
+                    disabled={disabled}
+                    onChange={(e) =>
+                      set(
+                        field.options!.filter((o2) => (o2 === opt ? e.target.checked : chosen.includes(o2))),
+                      )
+                    }
+                    className={`size-4 accent-blue-700 ${focusRing}`}
+                  />
+                  {valueLabel(field, opt)}
+                </label>
+              ))}
+            </div>
+            {errorLine}
+          </fieldset>
+        );
+      }
       return labelled(
         <textarea
           id={id}

@@ -20,7 +20,7 @@ export type Holiday = z.infer<typeof Holiday>;
 
 const HolidayInput = z.object({
   name: Text(255),
-  date: z.iso.date(),
+  date: z.iso.date().meta({ date: true }),
   description: Description.optional(),
   /** the groups whose devices keep it (and the groups below them); none: every device of the project */
   domains: Ids(1000).optional(),

@@ -237,7 +237,13 @@ function periodOrder(
     ctx.addIssue({ code: 'custom', path: ['period_restrict_to'], message: 'period_order' });
 }
 
-export const IdentifierCreate = IdentifierFields.superRefine(periodOrder);
+/**
+ * A new identifier is active unless it says otherwise: the console's form starts with "Active" ticked (an
+ * unticked checkbox is sent as `false`, and made every identifier added from the console a revoked one).
+ */
+export const IdentifierCreate = IdentifierFields.extend({ is_active: z.boolean().default(true) }).superRefine(
+  periodOrder,
+);
 export type IdentifierCreate = z.output<typeof IdentifierCreate>;
 export const IdentifierUpdate = IdentifierFields.extend({ type: IdentifierTypeSchema.optional() })
   .partial()
@@ -314,6 +320,7 @@ export function guestKeyToIdentifier(
   return {
     name: key.name ?? guestName,
     type: 'qr',
+    is_active: true,
     owner_type: 'guest',
     owner: null,
     guest_type: key.guestType,

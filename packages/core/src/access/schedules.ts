@@ -19,7 +19,8 @@ import { withoutDefaults } from './partial';
 export type RepeatOption = (typeof RepeatOptions)[number];
 export type Weekday = (typeof Weekdays)[number];
 
-const LocalDate = z.iso.date();
+/** a local date, a date input in the console's forms */
+const LocalDate = z.iso.date().meta({ date: true });
 const DaySeconds = z.number().int().min(0).max(86_400);
 
 const ScheduleFields = z.object({

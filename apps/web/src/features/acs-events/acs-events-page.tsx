@@ -40,12 +40,18 @@ export function AcsEventsPage() {
       r.owner?.name ?? (r.owner_type === 'guest' ? codeWord('acs_events.owner_types.guest', 'guest') : '');
     const decision = (r: AcsEvent) => codeWord(`acs_events.decisions.${r.decision}`, r.decision);
     const reason = (r: AcsEvent) => codeWord(`errors:http.${r.reason}`, r.reason);
+    const type = (r: AcsEvent) => codeWord(`values.type.${r.identifier_type}`, r.identifier_type);
+    // the widths fit a 1280-pixel screen's table: the time whole, and the reason, which says why, readable
     return {
+      created_at: { width: 176 },
       device: {
         render: (r) => r.device?.name ?? r.serial_number,
         text: (r) => r.device?.name ?? r.serial_number,
+        width: 150,
       },
-      owner: { render: owner, text: owner },
+      identifier_number: { width: 130 },
+      identifier_type: { render: type, text: type, width: 112 },
+      owner: { render: owner, text: owner, width: 110 },
       decision: {
         render: (r) => (
           <span className={r.decision === 'granted' ? 'text-emerald-700' : 'text-red-700'}>
@@ -53,8 +59,9 @@ export function AcsEventsPage() {
           </span>
         ),
         text: decision,
+        width: 90,
       },
-      reason: { render: reason, text: reason },
+      reason: { render: reason, text: reason, width: 214 },
     };
   }, [lang]);
   return <JournalPage<AcsEvent> journal={acsJournal} columns={columns} />;
