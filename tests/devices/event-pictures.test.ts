@@ -380,4 +380,43 @@ describe('device events in bulk (issue 26 item 1)', () => {
     );
     expect(all.meta.total).toBe(101);
   });
+
+  it("a transaction of pushes writes all its outbox rows in one insert with one NOTIFY, several devices' pushes together", async () => {
+    const devices = await Promise.all(Array.from({ length: 6 }, () => makeDevice(root)));
+    const executor = ts.server.context.db.getExecutor();
+    const proto = Object.getPrototypeOf(executor) as {
+      executeQuery(this: unknown, q: { sql: string }, ...rest: unknown[]): Promise<unknown>;
+    };
+    const original = proto.executeQuery;
+    const seen = { events: 0, outbox: 0, notify: 0 };
+    proto.executeQuery = function (q, ...rest) {
+      if (/insert into device_events/.test(q.sql)) seen.events++;
+      if (/insert into event_outbox/.test(q.sql)) seen.outbox++;
+      if (/pg_notify/.test(q.sql)) seen.notify++;
+      return original.call(this, q, ...rest);
+    };
+    const n = uid();
+    try {
+      // each push: a card used (a device event, an ACS event, the notices) and a door opened
+      const replies = await Promise.all(
+        devices.map((d, k) =>
+          pushHttp(d, {
+            events: [
+              { ...shot(`${n}-${k}-used`), image: undefined },
+              { event_id: `${n}-${k}-door`, kind: 'door_opened', reason: 'button' },
+            ],
+          }),
+        ),
+      );
+      for (const r of replies) expect(r).toMatchObject({ status: 200, body: { duplicates: 0 } });
+    } finally {
+      proto.executeQuery = original;
+    }
+    // a transaction is one insert of device events: its outbox rows (device and ACS events) are one insert
+    expect(seen.events).toBeGreaterThanOrEqual(1);
+    expect(seen.events).toBeLessThanOrEqual(devices.length);
+    expect(seen.outbox).toBe(seen.events);
+    expect(seen.notify).toBe(ts.server.context.config.databaseUrl ? seen.events : 0);
+    for (const d of devices) expect(await eventsOf(api, d)).toHaveLength(2);
+  });
 });

@@ -47,6 +47,8 @@ interface KnownIdentifier {
 
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
 
+type AcsDevice = { id: number; serial_number: string; domain_id: number | null; project_id: number };
+
 /**
  * Stores the ACS events of a device's freshly stored events (in the caller's transaction) and announces them
  * on `private-access-control`; the catalogue reason of each refusal, by the device's event id.
@@ -54,91 +56,132 @@ const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
 export async function recordAccessEvents(
   app: ServerContext,
   trx: Transaction<DB>,
-  device: { id: number; serial_number: string; domain_id: number | null; project_id: number },
+  device: AcsDevice,
   events: readonly StoredDeviceEvent[],
 ): Promise<Map<string, DecisionReason | null>> {
-  const reasons = new Map<string, DecisionReason | null>();
-  const decisions = events.filter(
-    (e) => (e.kind === 'identifier_used' || e.kind === 'identifier_refused') && e.identifier_number,
+  const [reasons] = await recordAccessEventsOf(app, trx, [{ device, events }]);
+  return reasons!;
+}
+
+/**
+ * `recordAccessEvents` for the pushes of several devices in one transaction (the group commit of device
+ * events): the identifiers read once per project, the rules' names, the ACS rows, the passes and their outbox
+ * rows each in one statement for them all, whatever the number of pushes. Each push is decided in the order
+ * given, its events in their order, as one transaction after another would; one map of reasons per push.
+ */
+export async function recordAccessEventsOf(
+  app: ServerContext,
+  trx: Transaction<DB>,
+  pushes: ReadonlyArray<{ device: AcsDevice; events: readonly StoredDeviceEvent[] }>,
+): Promise<Array<Map<string, DecisionReason | null>>> {
+  const out = pushes.map(() => new Map<string, DecisionReason | null>());
+  const decisionsOf = pushes.map((p) =>
+    p.events.filter(
+      (e) => (e.kind === 'identifier_used' || e.kind === 'identifier_refused') && e.identifier_number,
+    ),
   );
-  if (!decisions.length) return reasons;
-  const pairs = [...new Set(decisions.map((e) => `${e.identifier_type ?? 'card'}:${e.identifier_number}`))];
-  const found = await sql<KnownIdentifier>`
-    select i.id, i.name, i.type, i.value, i.owner_type, i.owner, u.name as owner_name, i.is_active,
-      i.period_restrict_active, i.period_restrict_from_u, i.period_restrict_to_u, i.passes_restrict_active,
-      i.passes_restrict_max_count, i.passes_count
-    from identifiers i left join users u on u.id = i.owner
-    where i.project_id = ${device.project_id}
-      and (i.type || ':' || i.value) in (${sql.join(pairs)})`.execute(trx);
-  const known = new Map(found.rows.map((r) => [`${r.type}:${r.value}`, r]));
-  let access: ProjectAccess | null = null;
-  const accessNow = async () => (access ??= await app.accessSync.access(trx, device.project_id));
+  if (!decisionsOf.some((d) => d.length)) return out;
+  // the identifiers the pushes name, one statement per project (a push names its device's project)
+  const pairsOf = new Map<number, Set<string>>();
+  pushes.forEach((p, k) => {
+    for (const e of decisionsOf[k]!) {
+      const set = pairsOf.get(p.device.project_id) ?? new Set<string>();
+      set.add(`${e.identifier_type ?? 'card'}:${e.identifier_number}`);
+      pairsOf.set(p.device.project_id, set);
+    }
+  });
+  const known = new Map<string, KnownIdentifier>();
+  for (const [projectId, pairs] of pairsOf) {
+    const found = await sql<KnownIdentifier>`
+      select i.id, i.name, i.type, i.value, i.owner_type, i.owner, u.name as owner_name, i.is_active,
+        i.period_restrict_active, i.period_restrict_from_u, i.period_restrict_to_u, i.passes_restrict_active,
+        i.passes_restrict_max_count, i.passes_count
+      from identifiers i left join users u on u.id = i.owner
+      where i.project_id = ${projectId}
+        and (i.type || ':' || i.value) in (${sql.join([...pairs])})`.execute(trx);
+    for (const r of found.rows) known.set(`${projectId}:${r.type}:${r.value}`, r);
+  }
+  const accessOf = new Map<number, ProjectAccess>();
+  const accessNow = async (projectId: number) => {
+    let a = accessOf.get(projectId);
+    if (!a) accessOf.set(projectId, (a = await app.accessSync.access(trx, projectId)));
+    return a;
+  };
   const passes = new Map<number, number>();
-  // the identifiers' last passages in the anti-passback areas of this device, before this push; each granted
-  // passage of the push is added as it is read (a second entry in the same push is seen)
-  const areaData = found.rows.length ? await accessNow() : null;
-  const areas = areaData ? areasAt(areaData.areas, device.id) : [];
-  const last = areas.length
-    ? await lastPassages(
-        trx,
-        device.project_id,
-        found.rows.map((r) => Number(r.id)),
-        areas,
-        new Date(Math.max(...decisions.map((e) => new Date(e.created_at).getTime()))),
-      )
-    : new Map<number, Map<number, Passage>>();
   const decided: Array<{
+    device: AcsDevice;
     e: StoredDeviceEvent;
     i: KnownIdentifier | undefined;
     granted: boolean;
     reason: DecisionReason | null;
     rule: number | null;
   }> = [];
-  for (const e of decisions) {
-    const granted = e.kind === 'identifier_used' && (e.result === null || e.result === 'granted');
-    const i = known.get(`${e.identifier_type ?? 'card'}:${e.identifier_number}`);
-    let reason: DecisionReason | null = granted ? null : (reasonFromDevice(e.reason) ?? 'no_access_rule');
-    let rule: number | null = null;
-    if (i) {
-      // what the platform decides for it at that device and time (its rule, or why not)
-      const data = await accessNow();
-      const cached = data.identifiers.get(Number(i.id));
-      if (cached) {
-        // the rules as last read; the identifier as it is now (a revoke is seen at once)
-        const identifier = {
-          ...cached,
-          is_active: i.is_active,
-          period_restrict_active: i.period_restrict_active,
-          period_restrict_from_u: iso(i.period_restrict_from_u),
-          period_restrict_to_u: iso(i.period_restrict_to_u),
-          passes_restrict_active: i.passes_restrict_active,
-          passes_restrict_max_count: Number(i.passes_restrict_max_count),
-          // the passes before this one: the device decided before counting it
-          passes_count: Number(i.passes_count) + (passes.get(Number(i.id)) ?? 0),
-        };
-        const d = decide(identifier, device.id, new Date(e.created_at), data.index, {
-          tz: data.tz,
-          holidays: holidayDays(data.holidaysAt(device.id)),
-          groups: identifier.groups,
-          lastPassages: last.get(Number(i.id)),
-        });
-        rule = d.rule;
-        // a device that did not hold it knows no more than that: the platform names the reason
-        if (!granted && e.reason === 'unknown' && !d.allowed && d.reason) reason = d.reason;
-        // a device lets pass by its own holding: anti-passback is the server's (the rule still allowed it)
-        if (granted && !d.allowed && d.reason !== 'anti_passback') rule = null;
-      }
-      if (granted) {
-        passes.set(Number(i.id), (passes.get(Number(i.id)) ?? 0) + 1);
-        if (areas.length) {
-          const mine = last.get(Number(i.id)) ?? new Map<number, Passage>();
-          last.set(Number(i.id), mine);
-          passed(mine, areas, device.id, new Date(e.created_at).getTime());
+  for (const [k, { device }] of pushes.entries()) {
+    const decisions = decisionsOf[k]!;
+    if (!decisions.length) continue;
+    const reasons = out[k]!;
+    const identify = (e: StoredDeviceEvent) =>
+      known.get(`${device.project_id}:${e.identifier_type ?? 'card'}:${e.identifier_number}`);
+    const mine = [...new Set(decisions.map(identify).filter((i) => i !== undefined))];
+    // the identifiers' last passages in the anti-passback areas of this device, before this push; each granted
+    // passage of the push is added as it is read (a second entry in the same push is seen)
+    const areaData = mine.length ? await accessNow(device.project_id) : null;
+    const areas = areaData ? areasAt(areaData.areas, device.id) : [];
+    const last = areas.length
+      ? await lastPassages(
+          trx,
+          device.project_id,
+          mine.map((r) => Number(r.id)),
+          areas,
+          new Date(Math.max(...decisions.map((e) => new Date(e.created_at).getTime()))),
+        )
+      : new Map<number, Map<number, Passage>>();
+    for (const e of decisions) {
+      const granted = e.kind === 'identifier_used' && (e.result === null || e.result === 'granted');
+      const i = identify(e);
+      let reason: DecisionReason | null = granted ? null : (reasonFromDevice(e.reason) ?? 'no_access_rule');
+      let rule: number | null = null;
+      if (i) {
+        // what the platform decides for it at that device and time (its rule, or why not)
+        const data = await accessNow(device.project_id);
+        const cached = data.identifiers.get(Number(i.id));
+        if (cached) {
+          // the rules as last read; the identifier as it is now (a revoke is seen at once)
+          const identifier = {
+            ...cached,
+            is_active: i.is_active,
+            period_restrict_active: i.period_restrict_active,
+            period_restrict_from_u: iso(i.period_restrict_from_u),
+            period_restrict_to_u: iso(i.period_restrict_to_u),
+            passes_restrict_active: i.passes_restrict_active,
+            passes_restrict_max_count: Number(i.passes_restrict_max_count),
+            // the passes before this one: the device decided before counting it
+            passes_count: Number(i.passes_count) + (passes.get(Number(i.id)) ?? 0),
+          };
+          const d = decide(identifier, device.id, new Date(e.created_at), data.index, {
+            tz: data.tz,
+            holidays: holidayDays(data.holidaysAt(device.id)),
+            groups: identifier.groups,
+            lastPassages: last.get(Number(i.id)),
+          });
+          rule = d.rule;
+          // a device that did not hold it knows no more than that: the platform names the reason
+          if (!granted && e.reason === 'unknown' && !d.allowed && d.reason) reason = d.reason;
+          // a device lets pass by its own holding: anti-passback is the server's (the rule still allowed it)
+          if (granted && !d.allowed && d.reason !== 'anti_passback') rule = null;
+        }
+        if (granted) {
+          passes.set(Number(i.id), (passes.get(Number(i.id)) ?? 0) + 1);
+          if (areas.length) {
+            const seen = last.get(Number(i.id)) ?? new Map<number, Passage>();
+            last.set(Number(i.id), seen);
+            passed(seen, areas, device.id, new Date(e.created_at).getTime());
+          }
         }
       }
+      reasons.set(e.event_id, reason);
+      decided.push({ device, e, i, granted, reason, rule });
     }
-    reasons.set(e.event_id, reason);
-    decided.push({ e, i, granted, reason, rule });
   }
   // the rules' names in one statement (a push of 100 events costs what a push of one does)
   const ruleIds = [...new Set(decided.map((d) => d.rule).filter((r): r is number => r !== null))];
@@ -152,9 +195,10 @@ export async function recordAccessEvents(
         ).rows.map((r) => [Number(r.id), r.name])
       : [],
   );
+  const now = app.clock.now();
   const rows = decided.map(
-    ({ e, i, granted, reason, rule }) => sql`(${device.project_id}, ${new Date(e.created_at)},
-      ${app.clock.now()}, ${device.id}, ${device.serial_number}, ${device.domain_id}, ${i ? Number(i.id) : null},
+    ({ device, e, i, granted, reason, rule }) => sql`(${device.project_id}, ${new Date(e.created_at)},
+      ${now}, ${device.id}, ${device.serial_number}, ${device.domain_id}, ${i ? Number(i.id) : null},
       ${i?.name ?? null}, ${e.identifier_type}, ${e.identifier_number}, ${i?.owner ?? null},
       ${i ? (i.owner_type === 'guest' ? i.name || 'Guest identifier' : (i.owner_name ?? null)) : null},
       ${i ? i.owner_type : null}, ${granted ? 'granted' : 'denied'}, ${reason}, ${rule},
@@ -162,6 +206,8 @@ export async function recordAccessEvents(
   );
   const inserted = await sql<{
     id: number;
+    project_id: number;
+    device_id: number;
     identifier_id: number | null;
     decision: 'granted' | 'denied';
     reason: string | null;
@@ -171,7 +217,9 @@ export async function recordAccessEvents(
       decision, reason, rule_id, rule_name, lock, event_id)
     values ${sql.join(rows)}
     on conflict on constraint acs_events_device_event do nothing
-    returning id, identifier_id, decision, reason, created_at`.execute(trx);
+    returning id, project_id, device_id, identifier_id, decision, reason, created_at`.execute(trx);
+  // in the order of the values (identities are drawn in that order)
+  inserted.rows.sort((a, b) => Number(a.id) - Number(b.id));
   // the passes the devices counted (the decision's `passes_count`; not a change the devices are sent)
   if (passes.size)
     await sql`update identifiers set passes_count = passes_count + v.n
@@ -182,15 +230,15 @@ export async function recordAccessEvents(
     AcsEventCreatedEvent,
     inserted.rows.map((r) => ({
       eventId: Number(r.id),
-      deviceId: device.id,
-      projectId: device.project_id,
+      deviceId: Number(r.device_id),
+      projectId: Number(r.project_id),
       identifierId: r.identifier_id === null ? null : Number(r.identifier_id),
       decision: r.decision,
       reason: r.reason,
       at: new Date(r.created_at).toISOString(),
     })),
   );
-  return reasons;
+  return out;
 }
 
 /** A project's access control, read again when it changed (the planner ran) or after `ttlMs`. */

@@ -1,3 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The slot of the fair queue's task running now, if any (what `parkSlot` gives back). */
+const slots = new AsyncLocalStorage<{ park(): boolean }>();
+
+/**
+ * Gives the running task's place in its fair queue back while it waits on work that holds no database place
+ * of its own — a push waiting for the group commit of device events (handlers/device-event), which writes
+ * many pushes in one transaction on one connection. Bounded: once the queue's parked tasks reach their
+ * maximum the task keeps its place (false). Outside a queued task it does nothing (false).
+ */
+export function parkSlot(): boolean {
+  return slots.getStore()?.park() ?? false;
+}
+
 /**
  * Device work between people's requests (issue 20 item 4): what devices push runs through one queue per
  * instance with at most `concurrency` messages handled at once — fewer than the database's places, so people's
@@ -9,12 +24,16 @@ export class FairQueue {
   private readonly queues = new Map<string, Array<() => Promise<void>>>();
   private running = 0;
   private waiting = 0;
+  /** tasks that gave their place back (`parkSlot`) and have not ended yet */
+  private parked = 0;
   private readonly drained: Array<() => void> = [];
 
   constructor(
     private readonly concurrency: number,
     private readonly max: number,
     private readonly perKeyMax: number,
+    /** tasks that may wait parked at once, beside the `concurrency` running (0: none park) */
+    private readonly parkedMax = 0,
   ) {}
 
   /** Queues `task` under `key`; false (and nothing queued) when the queue or the key's share is full. */
@@ -28,14 +47,14 @@ export class FairQueue {
     return true;
   }
 
-  /** messages waiting and running now */
-  get size(): { waiting: number; running: number } {
-    return { waiting: this.waiting, running: this.running };
+  /** messages waiting, running and parked now */
+  get size(): { waiting: number; running: number; parked: number } {
+    return { waiting: this.waiting, running: this.running, parked: this.parked };
   }
 
-  /** Resolves once nothing waits or runs. */
+  /** Resolves once nothing waits, runs or is parked. */
   idle(): Promise<void> {
-    if (!this.waiting && !this.running) return Promise.resolve();
+    if (!this.waiting && !this.running && !this.parked) return Promise.resolve();
     return new Promise((resolve) => this.drained.push(resolve));
   }
 
@@ -48,12 +67,27 @@ export class FairQueue {
       if (q.length) this.queues.set(key, q);
       this.waiting--;
       this.running++;
-      void task()
+      let parked = false;
+      const slot = {
+        park: () => {
+          if (parked || this.parked >= this.parkedMax) return parked;
+          parked = true;
+          this.running--;
+          this.parked++;
+          // the place given back goes to the next in line
+          queueMicrotask(() => this.pump());
+          return true;
+        },
+      };
+      void slots
+        .run(slot, task)
         .catch(() => undefined)
         .finally(() => {
-          this.running--;
+          if (parked) this.parked--;
+          else this.running--;
           this.pump();
-          if (!this.waiting && !this.running) for (const done of this.drained.splice(0)) done();
+          if (!this.waiting && !this.running && !this.parked)
+            for (const done of this.drained.splice(0)) done();
         });
     }
   }

@@ -130,6 +130,8 @@ export class DeviceGateway {
         concurrency,
         limits.queueMax,
         Math.max(1, Math.ceil(limits.queueMax / 4)),
+        // pushes of device events waiting for their group commit hold no database place (parkSlot)
+        Math.ceil(limits.queueMax / 2),
       );
     }
     return this.queueMade;

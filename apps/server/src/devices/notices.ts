@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
-import { deviceStatusRecipients, notify, notifyMany } from '../notifications/notify';
+import { deviceStatusRecipients, notify, notifyMany, type Notice } from '../notifications/notify';
 import { DeviceEventCreatedEvent } from '../events/define';
 
 /**
@@ -128,51 +128,100 @@ export async function notifyAboutIdentifiers(
   device: { id: number; project_id: number; domain_id: number | null },
   events: readonly StoredIdentifierEvent[],
 ): Promise<void> {
-  const notices = events.flatMap((e) => {
-    const type = identifierNoticeOf(e);
-    return type ? [{ type, e }] : [];
-  });
-  if (!notices.length) return;
-  // the recipients (with what notifyMany needs of them) and the device's names, in one statement
+  await notifyAboutIdentifiersOf(app, trx, [{ device, events }]);
+}
+
+/**
+ * `notifyAboutIdentifiers` for the pushes of several devices in one transaction (the group commit of device
+ * events): the recipients and the devices' names read once per project and group, every notice of a project
+ * in one insert and one emit (`notifyMany`), whatever the number of pushes.
+ */
+export async function notifyAboutIdentifiersOf(
+  app: Pick<ServerContext, 'outbox' | 'clock'>,
+  trx: Transaction<DB> | Kysely<DB>,
+  pushes: ReadonlyArray<{
+    device: { id: number; project_id: number; domain_id: number | null };
+    events: readonly StoredIdentifierEvent[];
+  }>,
+): Promise<void> {
   const audience = DeviceEventCreatedEvent.audience as ScopeAudience;
-  const rows = (
-    await sql<{
-      id: number;
-      project_id: number;
-      profile: unknown;
-      name: string;
-      serial_number: string;
-      group_id: number | null;
-      group_name: string | null;
-    }>`
-      with reached as (${reachingSql(device.project_id, device.domain_id, audience)})
-      select reached.id, reached.project_id, reached.profile, v.name, v.serial_number,
-        d.id as group_id, d.name as group_name
-      from reached cross join devices v left join domains d on d.id = v.domain_id
-      where v.id = ${device.id}
-      order by reached.id`.execute(trx)
-  ).rows;
-  const d = rows[0];
-  if (!d) return;
-  const recipients = rows.map((r) => r.id);
-  // every notice of the push in one insert and one emit (notifyMany), however many events it carried
-  await notifyMany(
-    app,
-    trx,
-    notices.map(({ type, e }) => ({
+  // the pushes with notices, by the project and group of their device (the recipients are theirs)
+  const places = new Map<string, { projectId: number; domainId: number | null; devices: Set<number> }>();
+  for (const { device, events } of pushes) {
+    if (!events.some((e) => identifierNoticeOf(e))) continue;
+    const key = `${device.project_id}:${device.domain_id}`;
+    const place = places.get(key) ?? {
       projectId: device.project_id,
-      recipients,
-      type,
-      data: {
-        name: d.name,
-        ...(e.identifier_type ? { identifier_type: e.identifier_type } : {}),
-        ...(e.identifier_number ? { identifier_number: e.identifier_number } : {}),
-        ...(e.lock !== null ? { lock: Number(e.lock) } : {}),
-        ...(e.reason ? { reason: e.reason } : {}),
-        device: { id: device.id, name: d.name, serial_number: d.serial_number },
-        ...(d.group_id !== null ? { group: { id: d.group_id, name: d.group_name ?? '' } } : {}),
-      },
-    })),
-    rows,
-  );
+      domainId: device.domain_id,
+      devices: new Set<number>(),
+    };
+    place.devices.add(device.id);
+    places.set(key, place);
+  }
+  if (!places.size) return;
+  type Row = {
+    id: number;
+    project_id: number;
+    profile: unknown;
+    device_id: number;
+    name: string;
+    serial_number: string;
+    group_id: number | null;
+    group_name: string | null;
+  };
+  // the recipients (with what notifyMany needs of them) and the devices' names, in one statement a place
+  const byDevice = new Map<number, Row[]>();
+  for (const place of places.values()) {
+    const rows = (
+      await sql<Row>`
+        with reached as (${reachingSql(place.projectId, place.domainId, audience)})
+        select reached.id, reached.project_id, reached.profile, v.id as device_id, v.name, v.serial_number,
+          d.id as group_id, d.name as group_name
+        from reached cross join devices v left join domains d on d.id = v.domain_id
+        where v.id in (${sql.join([...place.devices])})
+        order by v.id, reached.id`.execute(trx)
+    ).rows;
+    for (const r of rows) {
+      const list = byDevice.get(Number(r.device_id)) ?? [];
+      list.push(r);
+      byDevice.set(Number(r.device_id), list);
+    }
+  }
+  // every notice of a project in one insert and one emit (notifyMany), however many events and pushes
+  const byProject = new Map<number, { notices: Notice[]; known: Map<number, Row> }>();
+  for (const { device, events } of pushes) {
+    const rows = byDevice.get(device.id);
+    const d = rows?.[0];
+    if (!rows || !d) continue;
+    const recipients = rows.map((r) => r.id);
+    const project = byProject.get(device.project_id) ?? { notices: [], known: new Map<number, Row>() };
+    byProject.set(device.project_id, project);
+    for (const r of rows) project.known.set(r.id, r);
+    for (const e of events) {
+      const type = identifierNoticeOf(e);
+      if (!type) continue;
+      project.notices.push({
+        projectId: device.project_id,
+        recipients,
+        type,
+        data: {
+          name: d.name,
+          ...(e.identifier_type ? { identifier_type: e.identifier_type } : {}),
+          ...(e.identifier_number ? { identifier_number: e.identifier_number } : {}),
+          ...(e.lock !== null ? { lock: Number(e.lock) } : {}),
+          ...(e.reason ? { reason: e.reason } : {}),
+          device: { id: device.id, name: d.name, serial_number: d.serial_number },
+          ...(d.group_id !== null ? { group: { id: d.group_id, name: d.group_name ?? '' } } : {}),
+        },
+      });
+    }
+  }
+  for (const { notices, known } of byProject.values())
+    if (notices.length)
+      await notifyMany(
+        app,
+        trx,
+        notices,
+        [...known.values()].sort((a, b) => a.id - b.id),
+      );
 }

@@ -54,6 +54,18 @@ export function idsOfNotification(payload: string | undefined): number[] {
 /** The ids emitted within one unit of work (a dispatched command, a job), delivered when it ends. */
 const scope = new AsyncLocalStorage<OutboxRow[]>();
 
+/** An event about to be written: its row and its JSON. */
+interface PendingRow {
+  topic: string;
+  type: string;
+  payload: Record<string, unknown>;
+  json: string;
+  audience: string;
+}
+
+/** The events a `gathered` transaction emitted so far (written at its end). */
+const gather = new AsyncLocalStorage<{ trx: Transaction<DB>; rows: PendingRow[] }>();
+
 /**
  * Typed events through an outbox. `emit(trx, …)` writes the row in the caller's transaction (and, on
  * PostgreSQL, a NOTIFY, which PostgreSQL sends only on commit). When the unit of work ends, its committed
@@ -122,9 +134,8 @@ export class EventOutbox {
     payloads: readonly z.input<P>[],
   ): Promise<number[]> {
     if (!payloads.length) return [];
-    const now = this.opts.clock.now();
     const audience = JSON.stringify(event.audience);
-    const rows = payloads.map((payload) => {
+    const rows = payloads.map((payload): PendingRow => {
       const parsed = event.payload.parse(payload) as Record<string, unknown>;
       const topic = typeof event.topic === 'function' ? event.topic(parsed as z.output<P>) : event.topic;
       const json = JSON.stringify(parsed);
@@ -137,6 +148,32 @@ export class EventOutbox {
         audience,
       };
     });
+    // inside `gathered` for this transaction: written with the others at its end
+    const gathering = gather.getStore();
+    if (gathering && gathering.trx === trx) {
+      gathering.rows.push(...rows);
+      return [];
+    }
+    return this.write(trx, rows);
+  }
+
+  /**
+   * Runs `work` with the events it emits in `trx` gathered, then writes them all in one multi-row insert with
+   * ONE NOTIFY for the transaction (issue 26 item 1: the group commit of device events emits device events,
+   * ACS events and notifications for many pushes; each `emitMany` would be an insert and a NOTIFY of its own,
+   * and a NOTIFY serialises the commits of the transactions that send one). Inside, `emitMany` for `trx`
+   * answers no ids (they are drawn at the end); the rows are delivered as `emitMany`'s, in the order emitted.
+   */
+  async gathered<T>(trx: Transaction<DB>, work: () => Promise<T>): Promise<T> {
+    const store = { trx, rows: [] as PendingRow[] };
+    const result = await gather.run(store, work);
+    await this.write(trx, store.rows);
+    return result;
+  }
+
+  private async write(trx: Transaction<DB> | Kysely<DB>, rows: readonly PendingRow[]): Promise<number[]> {
+    if (!rows.length) return [];
+    const now = this.opts.clock.now();
     const values = sql.join(
       rows.map((r) => sql`(${r.topic}, ${r.type}, ${r.json}::jsonb, ${r.audience}, ${now})`),
     );

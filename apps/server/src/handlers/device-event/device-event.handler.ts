@@ -1,5 +1,11 @@
 import { sql, type Kysely } from 'kysely';
-import { DeviceEvent, deviceEventFields, getCommand, identifierTypeOf } from '@lintel/commands';
+import {
+  DeviceEvent,
+  deviceEventFields,
+  getCommand,
+  identifierTypeOf,
+  type DeviceLogEntry,
+} from '@lintel/commands';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../errors';
 import { journalPlan, journalStore, runJournal } from '../../engine/journal';
@@ -11,7 +17,10 @@ import type { HandlerContext, SomeHandlers } from '../../pipeline/handler';
 import { authOf } from '../../pipeline/principal';
 import { checkGates } from '../../pipeline/dispatch';
 import { deviceStore } from '../device/device.store';
-import { notifyAboutIdentifiers } from '../../devices/notices';
+import { notifyAboutIdentifiers, notifyAboutIdentifiersOf } from '../../devices/notices';
+import { GroupCommit } from '../../devices/group-commit';
+import { parkSlot } from '../../devices/fair-queue';
+import type { ServerContext } from '../../context';
 import {
   PICTURES_DIR,
   pictureName,
@@ -23,7 +32,7 @@ import {
   signedPictureUrl,
   writePictures,
 } from '../../devices/pictures';
-import { recordAccessEvents } from '../../access-sync/acs';
+import { recordAccessEvents, recordAccessEventsOf } from '../../access-sync/acs';
 
 interface EventRow {
   id: number;
@@ -198,6 +207,19 @@ export const deviceEventHandlers = {
           ).rows[0];
     if (!device) throw new AppError('item_not_found');
     const pictures = args.events.map((e, i) => pictureOf(e, i));
+    // without pictures (their quotas are a device's own): written with other devices' pushes, group commit
+    if (!pictures.some(Boolean)) {
+      // waiting for the batch holds no database place: the device queue's place goes to the next message
+      parkSlot();
+      const { inserted } = await logBatches(app).submit(device.id, {
+        device: { ...device, project_id: p.projectId },
+        events: args.events,
+      });
+      return {
+        stored: [...new Set(args.events.map((e) => e.event_id))],
+        duplicates: args.events.length - inserted,
+      };
+    }
     const now = app.clock.now();
     const names = pictures.map((pic) => (pic ? pictureName(pic) : null));
     const row = (e: (typeof args.events)[number], i: number, withPicture: boolean) => {
@@ -209,93 +231,97 @@ export const deviceEventHandlers = {
         ${e.number ?? null}, ${withPicture ? names[i] : null},
         ${withPicture ? pictures[i]!.bytes.length : null}, ${e.event_id})`;
     };
-    const outcome = await app.db.transaction().execute(async (trx) => {
-      // the pictures of events not stored before, first within the quotas (a repeated event keeps its own)
-      const known = new Set<string>();
-      if (pictures.some(Boolean)) {
-        const ids = args.events.filter((_, i) => pictures[i]).map((e) => e.event_id);
-        const r = await sql<{ event_id: string }>`
+    const outcome = await app.db.transaction().execute((trx) =>
+      app.outbox.gathered(trx, async () => {
+        // the pictures of events not stored before, first within the quotas (a repeated event keeps its own)
+        const known = new Set<string>();
+        if (pictures.some(Boolean)) {
+          const ids = args.events.filter((_, i) => pictures[i]).map((e) => e.event_id);
+          const r = await sql<{ event_id: string }>`
           select event_id from device_events where device_id = ${device.id}
             and event_id in (${sql.join(ids)})`.execute(trx);
-        for (const x of r.rows) known.add(x.event_id);
-      }
-      const seen = new Set<string>();
-      const candidates = args.events.flatMap((e, i) => {
-        if (!pictures[i] || known.has(e.event_id) || seen.has(e.event_id)) return [];
-        seen.add(e.event_id);
-        return [i];
-      });
-      const fits = await reservePictures(
-        trx,
-        app.config.devices,
-        device.id,
-        candidates.map((i) => pictures[i]!.bytes.length),
-      );
-      const kept = new Set(candidates.filter((_, k) => fits[k]));
-      const refused = candidates.filter((_, k) => !fits[k]).map((i) => args.events[i]!.event_id);
-      const r = await sql<{
-        id: number;
-        event_id: string;
-        created_at: Date;
-        kind: string;
-        result: string | null;
-        reason: string | null;
-        identifier_type: string | null;
-        identifier_number: string | null;
-        lock: number | null;
-        image: string | null;
-      }>`
+          for (const x of r.rows) known.add(x.event_id);
+        }
+        const seen = new Set<string>();
+        const candidates = args.events.flatMap((e, i) => {
+          if (!pictures[i] || known.has(e.event_id) || seen.has(e.event_id)) return [];
+          seen.add(e.event_id);
+          return [i];
+        });
+        const fits = await reservePictures(
+          trx,
+          app.config.devices,
+          device.id,
+          candidates.map((i) => pictures[i]!.bytes.length),
+        );
+        const kept = new Set(candidates.filter((_, k) => fits[k]));
+        const refused = candidates.filter((_, k) => !fits[k]).map((i) => args.events[i]!.event_id);
+        const r = await sql<{
+          id: number;
+          event_id: string;
+          created_at: Date;
+          kind: string;
+          result: string | null;
+          reason: string | null;
+          identifier_type: string | null;
+          identifier_number: string | null;
+          lock: number | null;
+          image: string | null;
+        }>`
         insert into device_events (project_id, device_id, serial_number, domain_id, created_at, received_at, kind,
           identifier_type, identifier_number, lock, result, reason, number, image, image_bytes, event_id)
         values ${sql.join(args.events.map((e, i) => row(e, i, kept.has(i))))}
         on conflict on constraint device_events_device_event do nothing
         returning id, event_id, created_at, kind, result, reason, identifier_type, identifier_number, lock, image`.execute(
-        trx,
-      );
-      // in the order the device sent them (identities are drawn in that order)
-      r.rows.sort((a, b) => a.id - b.id);
-      // the files of the pictures stored now; a rolled-back transaction leaves files no row names (harmless)
-      const stored = new Set(r.rows.map((x) => x.image).filter(Boolean));
-      // room taken for an event a push beside this one stored first is given back
-      const raced = [...kept].filter((i) => !stored.has(names[i]!));
-      if (raced.length)
-        await releasePictures(
           trx,
-          raced.map((i) => ({ device_id: device.id, image_bytes: pictures[i]!.bytes.length })),
         );
-      await writePictures(
-        app.config.storageDir,
-        [...kept]
-          .filter((i) => stored.has(names[i]!))
-          .map((i) => ({ name: names[i]!, bytes: pictures[i]!.bytes })),
-      );
-      await app.outbox.emitMany(
-        trx,
-        DeviceEventCreatedEvent,
-        r.rows.map((x) => ({
-          eventId: x.id,
-          deviceId: device.id,
-          projectId: p.projectId,
-          domainId: device.domain_id,
-          kind: x.kind,
-          result: x.result,
-          at: new Date(x.created_at).toISOString(),
-        })),
-      );
-      // the decisions at the door: the ACS log (access-sync/acs.ts), with the reasons the platform knows
-      const reasons = await recordAccessEvents(app, trx, { ...device, project_id: p.projectId }, r.rows);
-      // identifiers used: the ACS notifications, for the events stored now only (a repeat tells no one again)
-      await notifyAboutIdentifiers(
-        app,
-        trx,
-        { ...device, project_id: p.projectId },
-        // a panel's "unknown" for a card the platform knows revoked is the revoked card's notice
-        r.rows.map((row) =>
-          reasons.get(row.event_id) === 'identifier_revoked' ? { ...row, reason: 'identifier_revoked' } : row,
-        ),
-      );
-      return { inserted: r.rows.length, refused };
-    });
+        // in the order the device sent them (identities are drawn in that order)
+        r.rows.sort((a, b) => a.id - b.id);
+        // the files of the pictures stored now; a rolled-back transaction leaves files no row names (harmless)
+        const stored = new Set(r.rows.map((x) => x.image).filter(Boolean));
+        // room taken for an event a push beside this one stored first is given back
+        const raced = [...kept].filter((i) => !stored.has(names[i]!));
+        if (raced.length)
+          await releasePictures(
+            trx,
+            raced.map((i) => ({ device_id: device.id, image_bytes: pictures[i]!.bytes.length })),
+          );
+        await writePictures(
+          app.config.storageDir,
+          [...kept]
+            .filter((i) => stored.has(names[i]!))
+            .map((i) => ({ name: names[i]!, bytes: pictures[i]!.bytes })),
+        );
+        await app.outbox.emitMany(
+          trx,
+          DeviceEventCreatedEvent,
+          r.rows.map((x) => ({
+            eventId: x.id,
+            deviceId: device.id,
+            projectId: p.projectId,
+            domainId: device.domain_id,
+            kind: x.kind,
+            result: x.result,
+            at: new Date(x.created_at).toISOString(),
+          })),
+        );
+        // the decisions at the door: the ACS log (access-sync/acs.ts), with the reasons the platform knows
+        const reasons = await recordAccessEvents(app, trx, { ...device, project_id: p.projectId }, r.rows);
+        // identifiers used: the ACS notifications, for the events stored now only (a repeat tells no one again)
+        await notifyAboutIdentifiers(
+          app,
+          trx,
+          { ...device, project_id: p.projectId },
+          // a panel's "unknown" for a card the platform knows revoked is the revoked card's notice
+          r.rows.map((row) =>
+            reasons.get(row.event_id) === 'identifier_revoked'
+              ? { ...row, reason: 'identifier_revoked' }
+              : row,
+          ),
+        );
+        return { inserted: r.rows.length, refused };
+      }),
+    );
     return {
       stored: [...new Set(args.events.map((e) => e.event_id))],
       duplicates: args.events.length - outcome.inserted,
@@ -303,6 +329,117 @@ export const deviceEventHandlers = {
     };
   },
 } satisfies SomeHandlers;
+
+type LogEvent = DeviceLogEntry;
+interface LogPush {
+  device: { id: number; serial_number: string; domain_id: number | null; project_id: number };
+  events: readonly LogEvent[];
+}
+
+/**
+ * The pushes of several devices (without pictures) in ONE transaction, in a constant number of statements
+ * however many pushes and events (issue 26 item 1, group commit): their events in one insert, the ACS events
+ * (`recordAccessEventsOf`) and the identifiers' notices (`notifyAboutIdentifiersOf`) for them all, and every
+ * outbox row in one insert with one NOTIFY (`outbox.gathered`). The events stored, push by push.
+ */
+async function writeLogs(app: ServerContext, pushes: readonly LogPush[]): Promise<{ inserted: number }[]> {
+  const now = app.clock.now();
+  const rows = pushes.flatMap(({ device, events }) =>
+    events.map((e) => {
+      // the device's clock, never later than ours (a device whose clock runs ahead would sort above the present)
+      const at = e.time ? new Date(Math.min(Date.parse(e.time), now.getTime())) : now;
+      return sql`(${device.project_id}, ${device.id}, ${device.serial_number}, ${device.domain_id}, ${at},
+        ${now}, ${e.kind}, ${e.identifier_type ? identifierTypeOf(e.identifier_type) : null},
+        ${e.identifier_number ?? null}, ${e.lock ?? null}, ${e.result ?? null}, ${e.reason ?? null},
+        ${e.number ?? null}, ${null}, ${null}, ${e.event_id})`;
+    }),
+  );
+  // the outbox's rows are delivered once this unit's transaction committed, before the devices are answered
+  return app.outbox.unit(() =>
+    app.db.transaction().execute((trx) =>
+      app.outbox.gathered(trx, async () => {
+        const r = await sql<{
+          id: number;
+          device_id: number;
+          event_id: string;
+          created_at: Date;
+          kind: string;
+          result: string | null;
+          reason: string | null;
+          identifier_type: string | null;
+          identifier_number: string | null;
+          lock: number | null;
+        }>`
+          insert into device_events (project_id, device_id, serial_number, domain_id, created_at, received_at,
+            kind, identifier_type, identifier_number, lock, result, reason, number, image, image_bytes, event_id)
+          values ${sql.join(rows)}
+          on conflict on constraint device_events_device_event do nothing
+          returning id, device_id, event_id, created_at, kind, result, reason, identifier_type,
+            identifier_number, lock`.execute(trx);
+        // in the order the devices sent them (identities are drawn in that order)
+        r.rows.sort((a, b) => a.id - b.id);
+        const devices = new Map(pushes.map((q) => [q.device.id, q.device]));
+        const byDevice = new Map<number, typeof r.rows>();
+        for (const x of r.rows) {
+          const list = byDevice.get(Number(x.device_id)) ?? [];
+          list.push(x);
+          byDevice.set(Number(x.device_id), list);
+        }
+        await app.outbox.emitMany(
+          trx,
+          DeviceEventCreatedEvent,
+          r.rows.map((x) => {
+            const device = devices.get(Number(x.device_id))!;
+            return {
+              eventId: x.id,
+              deviceId: device.id,
+              projectId: device.project_id,
+              domainId: device.domain_id,
+              kind: x.kind,
+              result: x.result,
+              at: new Date(x.created_at).toISOString(),
+            };
+          }),
+        );
+        const stored = pushes.map(({ device }) => ({ device, events: byDevice.get(device.id) ?? [] }));
+        // the decisions at the door: the ACS log (access-sync/acs.ts), with the reasons the platform knows
+        const reasons = await recordAccessEventsOf(app, trx, stored);
+        // identifiers used: the ACS notifications, for the events stored now only (a repeat tells no one again)
+        await notifyAboutIdentifiersOf(
+          app,
+          trx,
+          stored.map(({ device, events }, k) => ({
+            device,
+            // a panel's "unknown" for a card the platform knows revoked is the revoked card's notice
+            events: events.map((row) =>
+              reasons[k]!.get(row.event_id) === 'identifier_revoked'
+                ? { ...row, reason: 'identifier_revoked' }
+                : row,
+            ),
+          })),
+        );
+        return stored.map((x) => ({ inserted: x.events.length }));
+      }),
+    ),
+  );
+}
+
+/** Each server's group commit of device events (one per context: tests run several servers in a process). */
+const batchers = new WeakMap<ServerContext, GroupCommit<LogPush, { inserted: number }>>();
+function logBatches(app: ServerContext): GroupCommit<LogPush, { inserted: number }> {
+  let b = batchers.get(app);
+  if (!b) {
+    b = new GroupCommit((pushes) => writeLogs(app, pushes), {
+      // PGlite has one connection; on PostgreSQL one batch's statements run beside another's commit
+      concurrency: app.config.databaseUrl ? 2 : 1,
+      maxItems: 200,
+      maxWeight: 2000,
+      weight: (p) => p.events.length,
+    });
+    batchers.set(app, b);
+  }
+  return b;
+}
 
 /**
  * Whether a signed-in principal may read the event a picture belongs to: the events list's gates, then the
