@@ -97,6 +97,32 @@ async function groupNumbers(db: Kysely<DB>, groupId: number): Promise<string[]> 
   return rows.rows.map((r) => r.number);
 }
 
+/**
+ * What the routing reads, answered from memory (`app.routeCache`, engine/request-cache.ts): a number with its
+ * owner, forward rules and forward group's numbers, a caller's group chain and trunks, a trunk. Forgotten at
+ * once on any change that may touch it (server.ts: every command that is not a read; the SIP events of every
+ * instance; the database's notifications of migration 0079 and 0028), and after LINTEL_SIP_ROUTE_CACHE_MS.
+ */
+const cached = <T>(app: ServerContext, key: string, read: () => Promise<T>): Promise<T> =>
+  app.routeCache.get(key, read);
+
+interface KnownNumber {
+  row: NumberRow;
+  route: RouteNumber | null;
+}
+
+/** A number and its routing facts by its value (of one project, for a call in from a trunk). */
+async function knownNumber(
+  app: ServerContext,
+  number: string,
+  projectId: number | null = null,
+): Promise<KnownNumber | null> {
+  return cached(app, `number:${projectId ?? ''}:${number}`, async () => {
+    const row = (await numbersByValue(app.db, [number], projectId)).get(number);
+    return row ? { row, route: await routeNumber(app.db, row) } : null;
+  });
+}
+
 async function routeNumber(db: Kysely<DB>, r: NumberRow | undefined): Promise<RouteNumber | null> {
   if (!r) return null;
   const forwardMode = (
@@ -214,12 +240,15 @@ async function refusedCall(
 /** `sip.route`: where a new call goes, and the call kept from now on. */
 export async function routeCall(app: ServerContext, args: RouteArgs): Promise<RouteAnswer> {
   if (args.trunks) return routeFromTrunk(app, args, args.trunks.split(',').map(Number));
-  const db = app.db;
-  const known = await numbersByValue(db, [args.caller, args.callee]);
-  const callerRow = known.get(args.caller);
-  const caller = await routeNumber(db, callerRow);
-  const callee = await routeNumber(db, known.get(args.callee));
-  const trunks = callerRow && !callee ? await trunksFor(db, callerRow) : { groups: [], trunks: [] };
+  const callerKnown = await knownNumber(app, args.caller);
+  const calleeKnown = args.callee === args.caller ? callerKnown : await knownNumber(app, args.callee);
+  const callerRow = callerKnown?.row;
+  const caller = callerKnown?.route ?? null;
+  const callee = calleeKnown?.route ?? null;
+  const trunks =
+    callerRow && !callee
+      ? await cached(app, `trunks-of:${callerRow.id}`, () => trunksFor(app.db, callerRow))
+      : { groups: [], trunks: [] };
   const decision = decideRoute({
     caller,
     callee,
@@ -229,31 +258,42 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
     // waiting calls and interception settings are issue 22 item 7: none are kept yet
     interceptions: [],
     now: app.clock.now().getTime(),
-    timeZone: known.get(args.callee)?.time_zone ?? 'UTC',
+    timeZone: calleeKnown?.row.time_zone ?? 'UTC',
   });
   const now = app.clock.now();
   const speechId = speechIdOf(args.call_id, args.speech_id);
   if (decision.action === 'reject') {
     // a call from a number of a project is in its history, with why it went nowhere
     if (callerRow)
-      await refusedCall(db, {
-        projectId: callerRow.project_id,
-        args,
-        reason: decision.reason,
-        trunkId: null,
-        now,
-      });
+      afterAnswer(app, (trx) =>
+        refusedCall(trx, {
+          projectId: callerRow.project_id,
+          args,
+          reason: decision.reason,
+          trunkId: null,
+          now,
+        }),
+      );
     return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
   }
   const projectId = callerRow!.project_id;
   if (decision.action === 'trunk') {
-    const trunk = (
-      await sql<{ outgoing_number: string; termination_uri: string; login: string; password: string | null }>`
-        select outgoing_number, termination_uri, login, password from sip_trunks where id = ${decision.trunkId}`.execute(
-        db,
-      )
-    ).rows[0]!;
-    await keepCall(app, {
+    const trunk = await cached(
+      app,
+      `trunk:${decision.trunkId}`,
+      async () =>
+        (
+          await sql<{
+            outgoing_number: string;
+            termination_uri: string;
+            login: string;
+            password: string | null;
+          }>`select outgoing_number, termination_uri, login, password from sip_trunks where id = ${decision.trunkId}`.execute(
+            app.db,
+          )
+        ).rows[0]!,
+    );
+    keepCall(app, {
       projectId,
       args,
       speechId,
@@ -275,12 +315,20 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
   }
   const plan = encodePlan(decision.steps);
   const ringing = decision.steps[0]!.numbers;
-  await keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
+  keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
   return { action: 'route', plan, id: speechId };
 }
 
+/**
+ * A write of the routing, made after its answer went out (sip/call-writer.ts: queued, batched, in order with
+ * the call's events); a failure is logged there.
+ */
+function afterAnswer(app: ServerContext, write: (trx: Kysely<DB>) => Promise<void>): void {
+  app.sip.writes.push(write).catch(() => undefined);
+}
+
 /** The call kept from now on, published on its numbers' channels. */
-async function keepCall(
+function keepCall(
   app: ServerContext,
   c: {
     projectId: number;
@@ -292,8 +340,8 @@ async function keepCall(
     trunkId?: number | null;
     now: Date;
   },
-): Promise<void> {
-  await app.db.transaction().execute(async (trx) => {
+): void {
+  afterAnswer(app, async (trx) => {
     const inserted = await sql<CallRow>`
       insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via, cseq,
         created_at, trunk_id)
@@ -346,15 +394,24 @@ async function routeFromTrunk(app: ServerContext, args: RouteArgs, trunkIds: num
   const now = app.clock.now();
   // a provider may give the number in its international form (+7…); numbers are digits
   const dialled = args.callee.replace(/^\+/, '');
-  const trunks = (
-    await sql<{ id: number; project_id: number }>`
-      select id, project_id from sip_trunks where id = any(${sql.val(trunkIds)}::int[]) order by id`.execute(
-      db,
-    )
-  ).rows;
+  const trunks = await cached(
+    app,
+    `trunks:${trunkIds.join(',')}`,
+    async () =>
+      (
+        await sql<{ id: number; project_id: number }>`
+          select id, project_id from sip_trunks where id = any(${sql.val(trunkIds)}::int[]) order by id`.execute(
+          db,
+        )
+      ).rows,
+  );
   if (!trunks.length) return { action: 'reject', code: '403', reason: 'Forbidden' };
   // the first of the address's trunks that carries the number: its group chain meets the trunk's groups
-  const carried = await sql<{ trunk_id: number; number_id: number }>`
+  const carried = await cached(app, `carried:${trunks.map((t) => t.id).join(',')}:${dialled}`, () =>
+    sql<{
+      trunk_id: number;
+      number_id: number;
+    }>`
     select t.id as trunk_id, n.id as number_id
     from sip_trunks t
     join sip_numbers n on n.project_id = t.project_id and n.number = ${dialled}
@@ -367,11 +424,13 @@ async function routeFromTrunk(app: ServerContext, args: RouteArgs, trunkIds: num
           select x.id, x.parent_id, up.depth + 1 from domains x join up on x.id = up.parent_id where up.depth < 64
         )
         select 1 from up join sip_trunk_groups g on g.domain_id = up.id and g.sip_trunk_id = t.id)
-    order by t.id, n.id limit 1`.execute(db);
+    order by t.id, n.id limit 1`.execute(db),
+  );
   const hit = carried.rows[0];
   const trunk = trunks.find((t) => t.id === hit?.trunk_id) ?? trunks[0]!;
-  const row = hit ? (await numbersByValue(db, [dialled], trunk.project_id)).get(dialled) : undefined;
-  const callee = await routeNumber(db, row);
+  const known = hit ? await knownNumber(app, dialled, trunk.project_id) : null;
+  const row = known?.row;
+  const callee = known?.route ?? null;
   const decision = decideRoute({
     caller: null,
     fromTrunk: { trunkId: trunk.id, projectId: trunk.project_id, caller: args.caller },
@@ -383,19 +442,21 @@ async function routeFromTrunk(app: ServerContext, args: RouteArgs, trunkIds: num
   });
   const call = { ...args, callee: dialled };
   if (decision.action === 'reject') {
-    await refusedCall(db, {
-      projectId: trunk.project_id,
-      args: call,
-      reason: decision.reason,
-      trunkId: trunk.id,
-      now,
-    });
+    afterAnswer(app, (trx) =>
+      refusedCall(trx, {
+        projectId: trunk.project_id,
+        args: call,
+        reason: decision.reason,
+        trunkId: trunk.id,
+        now,
+      }),
+    );
     return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
   }
   if (decision.action !== 'route') return { action: 'reject', code: '403', reason: 'Forbidden' };
   const speechId = speechIdOf(args.call_id, args.speech_id);
   const plan = encodePlan(decision.steps);
-  await keepCall(app, {
+  keepCall(app, {
     projectId: trunk.project_id,
     args: call,
     speechId,
@@ -457,39 +518,63 @@ async function answeringNumber(app: ServerContext, r: CallRow, contact: string):
 
 /** `sip.call_event`: what happened to a call. An event for a call Lintel does not know is ignored. */
 export async function callEvent(app: ServerContext, args: CallEventArgs): Promise<{ ok: boolean }> {
-  const found =
-    await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(app.db);
-  const row = found.rows[0];
-  if (!row) return { ok: false };
-  if (row.ended_at && args.event !== 'ended') return { ok: true };
+  return (await callEvents(app, [args]))[0]!;
+}
+
+/**
+ * `sip.call_events`: what happened to calls, in the order the SIP server saw it (a batch its timer process
+ * sends, off the SIP workers). Each is written through the calls' queue (sip/call-writer.ts), after the call it
+ * concerns; the answer comes once they are committed. The time of each is when it arrived.
+ */
+export async function callEvents(app: ServerContext, list: CallEventArgs[]): Promise<{ ok: boolean }[]> {
   const now = app.clock.now();
-  let answeredBy: string | null = null;
-  if (args.event === 'answered') answeredBy = await answeringNumber(app, row, args.contact);
-  await app.db.transaction().execute(async (trx) => {
-    let updated: CallRow | undefined;
-    if (args.event === 'step') {
-      const ringing = stepNumbers(row.plan, args.step);
-      updated = (
-        await sql<CallRow>`update sip_calls set ringing = ${JSON.stringify(ringing)}::jsonb
-          where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
-      ).rows[0];
-    } else if (args.event === 'answered') {
-      updated = (
-        await sql<CallRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
-            answered_by = ${answeredBy}, h_entry = ${args.h_entry}, h_id = ${args.h_id}
-          where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
-      ).rows[0];
-    } else {
-      updated = (
-        await sql<CallRow>`update sip_calls set status = 'destroyed', ended_at = coalesce(ended_at, ${now})
-          where id = ${row.id} returning ${CALL_COLUMNS}`.execute(trx)
-      ).rows[0];
-      if (updated) await writeHistory(trx, updated, args.event === 'failed' ? resultOf(args.code) : null);
-    }
-    // the row is published as it is now, once: an event repeated (an ended call ended again) changes nothing
-    if (updated && !(row.ended_at && args.event === 'ended')) await publish(app, trx, updated);
-  });
-  return { ok: true };
+  return Promise.all(
+    list.map(async (args) => {
+      let ok = false;
+      await app.sip.writes.push(async (trx) => {
+        ok = await applyCallEvent(app, trx, args, now);
+      });
+      return { ok };
+    }),
+  );
+}
+
+async function applyCallEvent(
+  app: ServerContext,
+  trx: Kysely<DB>,
+  args: CallEventArgs,
+  now: Date,
+): Promise<boolean> {
+  const found =
+    await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(trx);
+  const row = found.rows[0];
+  if (!row) return false;
+  if (row.ended_at && args.event !== 'ended') return true;
+  let updated: CallRow | undefined;
+  if (args.event === 'step') {
+    const ringing = stepNumbers(row.plan, args.step);
+    updated = (
+      await sql<CallRow>`update sip_calls set ringing = ${JSON.stringify(ringing)}::jsonb
+        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+    ).rows[0];
+  } else if (args.event === 'answered') {
+    // several numbers rung: the registrar says whose contact answered (JSON-RPC, local)
+    const answeredBy = await answeringNumber(app, row, args.contact);
+    updated = (
+      await sql<CallRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
+          answered_by = ${answeredBy}, h_entry = ${args.h_entry}, h_id = ${args.h_id}
+        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+    ).rows[0];
+  } else {
+    updated = (
+      await sql<CallRow>`update sip_calls set status = 'destroyed', ended_at = coalesce(ended_at, ${now})
+        where id = ${row.id} returning ${CALL_COLUMNS}`.execute(trx)
+    ).rows[0];
+    if (updated) await writeHistory(trx, updated, args.event === 'failed' ? resultOf(args.code) : null);
+  }
+  // the row is published as it is now, once: an event repeated (an ended call ended again) changes nothing
+  if (updated && !(row.ended_at && args.event === 'ended')) await publish(app, trx, updated);
+  return true;
 }
 
 /** The call's line in the history, once (its Call-ID): answered with its talk time, or how it failed. */
