@@ -1,8 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
+import { CallUpdatedEvent } from '../events/define';
 
-type Write = (trx: Kysely<DB>) => Promise<void>;
+export type CallUpdate = { projectId: number; number: string; call: Record<string, unknown> };
+
+/** One write of the queue: its statements in `trx`, and the CallUpdated events it publishes handed to `publish`. */
+export type Write = (trx: Kysely<DB>, publish: (updates: CallUpdate[]) => void) => Promise<void>;
 
 interface Pending {
   write: Write;
@@ -17,7 +21,7 @@ const BATCH = 64;
  * a new call routed by `sip.route` is written after the answer went to the SIP server, and the dialog events
  * (`sip.call_events`) after it, in the order they came — one queue per instance, so an answer or an end is
  * never applied before the call it concerns was written. What is queued when the queue is drained goes in
- * one transaction (its events delivered once it commits); when that transaction fails, each write is tried
+ * one transaction, its CallUpdated events in one statement (delivered once it commits); when that transaction fails, each write is tried
  * again alone, so one bad write costs only itself. `idle()` waits until everything queued is written (the
  * SIP module's stop, tests).
  */
@@ -76,7 +80,10 @@ export class CallWriter {
     const app = this.contextOf();
     return app.outbox.unit(() =>
       app.db.transaction().execute(async (trx) => {
-        for (const w of writes) await w(trx);
+        // the batch's CallUpdated events in one statement, in the order of the writes
+        const updates: CallUpdate[] = [];
+        for (const w of writes) await w(trx, (u) => updates.push(...u));
+        await app.outbox.emitMany(trx, CallUpdatedEvent, updates);
       }),
     );
   }

@@ -13,6 +13,7 @@ import type { ServerCall } from '@lintel/commands';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { CallUpdatedEvent } from '../events/define';
+import type { CallUpdate, Write } from './call-writer';
 
 /**
  * Calls (issue 22 items 5, 6, 8): the SIP server asks where each new call goes (`routeCall`: the facts read
@@ -190,14 +191,22 @@ const numbersOf = (r: CallRow) =>
     Boolean,
   );
 
-async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise<void> {
+/** The call as it is now, for each of its numbers' channels (published by the calls' queue, sip/call-writer.ts). */
+const updatesOf = (r: CallRow): CallUpdate[] => {
   const call = serverCall(r);
-  for (const number of numbersOf(r))
-    await app.outbox.emit(trx, CallUpdatedEvent, { projectId: r.project_id, number, call });
+  return numbersOf(r).map((number) => ({ projectId: r.project_id, number, call }));
+};
+
+async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise<void> {
+  await app.outbox.emitMany(trx, CallUpdatedEvent, updatesOf(r));
 }
 
 const CALL_COLUMNS = sql`id, project_id, call_id, speech_id, status, type, caller, callee, answered_by, ringing,
   plan, via, trunk_id, h_entry, h_id, cseq, info, created_at, answered_at, ended_at`;
+/** The same columns of `sip_calls s` (an update joined with the row before it). */
+const CALL_COLUMNS_OF_S = sql`s.id, s.project_id, s.call_id, s.speech_id, s.status, s.type, s.caller, s.callee,
+  s.answered_by, s.ringing, s.plan, s.via, s.trunk_id, s.h_entry, s.h_id, s.cseq, s.info, s.created_at,
+  s.answered_at, s.ended_at`;
 
 /** The numbers of step `i` of a plan as the SIP server reads it (`timeout:noanswer:error:a+b`). */
 const stepNumbers = (plan: string, i: number): string[] =>
@@ -323,7 +332,7 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
  * A write of the routing, made after its answer went out (sip/call-writer.ts: queued, batched, in order with
  * the call's events); a failure is logged there.
  */
-function afterAnswer(app: ServerContext, write: (trx: Kysely<DB>) => Promise<void>): void {
+function afterAnswer(app: ServerContext, write: Write): void {
   app.sip.writes.push(write).catch(() => undefined);
 }
 
@@ -341,7 +350,7 @@ function keepCall(
     now: Date;
   },
 ): void {
-  afterAnswer(app, async (trx) => {
+  afterAnswer(app, async (trx, publishing) => {
     const inserted = await sql<CallRow>`
       insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via, cseq,
         created_at, trunk_id)
@@ -350,7 +359,7 @@ function keepCall(
         ${c.trunkId ?? null})
       on conflict (call_id) do nothing
       returning ${CALL_COLUMNS}`.execute(trx);
-    if (inserted.rows[0]) await publish(app, trx, inserted.rows[0]);
+    if (inserted.rows[0]) publishing(updatesOf(inserted.rows[0]));
   });
 }
 
@@ -531,49 +540,77 @@ export async function callEvents(app: ServerContext, list: CallEventArgs[]): Pro
   return Promise.all(
     list.map(async (args) => {
       let ok = false;
-      await app.sip.writes.push(async (trx) => {
-        ok = await applyCallEvent(app, trx, args, now);
+      await app.sip.writes.push(async (trx, publishing) => {
+        ok = await applyCallEvent(app, trx, args, now, publishing);
       });
       return { ok };
     }),
   );
 }
 
+/** A call's row as an update left it, with whether it had ended before (`was_ended`). */
+type UpdatedRow = CallRow & { was_ended: boolean };
+
 async function applyCallEvent(
   app: ServerContext,
   trx: Kysely<DB>,
   args: CallEventArgs,
   now: Date,
+  publishing: (updates: CallUpdate[]) => void,
 ): Promise<boolean> {
-  const found =
-    await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(trx);
-  const row = found.rows[0];
-  if (!row) return false;
-  if (row.ended_at && args.event !== 'ended') return true;
-  let updated: CallRow | undefined;
+  // an answer or an end is one statement in the usual case: the row changed unless the event changes nothing,
+  // and read back
+  let updated: UpdatedRow | undefined;
   if (args.event === 'step') {
-    const ringing = stepNumbers(row.plan, args.step);
+    // the plan moved on (rare: nobody of a step was registered, or it failed): the numbers of that step ring now
+    const row = (
+      await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(trx)
+    ).rows[0];
+    if (!row) return false;
+    if (row.ended_at) return true;
     updated = (
-      await sql<CallRow>`update sip_calls set ringing = ${JSON.stringify(ringing)}::jsonb
-        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+      await sql<UpdatedRow>`update sip_calls set ringing = ${JSON.stringify(stepNumbers(row.plan, args.step))}::jsonb
+        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}, false as was_ended`.execute(trx)
     ).rows[0];
   } else if (args.event === 'answered') {
+    // one number rung (most calls): it answered, in one statement
+    updated = (
+      await sql<UpdatedRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
+          answered_by = coalesce(ringing->>0, callee), h_entry = ${args.h_entry}, h_id = ${args.h_id}
+        where call_id = ${args.call_id} and ended_at is null
+          and jsonb_array_length(coalesce(ringing, '[]'::jsonb)) <= 1
+        returning ${CALL_COLUMNS}, false as was_ended`.execute(trx)
+    ).rows[0];
+    if (updated) {
+      publishing(updatesOf(updated));
+      return true;
+    }
     // several numbers rung: the registrar says whose contact answered (JSON-RPC, local)
+    const row = (
+      await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(trx)
+    ).rows[0];
+    if (!row) return false;
+    if (row.ended_at) return true;
     const answeredBy = await answeringNumber(app, row, args.contact);
     updated = (
-      await sql<CallRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
+      await sql<UpdatedRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
           answered_by = ${answeredBy}, h_entry = ${args.h_entry}, h_id = ${args.h_id}
-        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}, false as was_ended`.execute(trx)
     ).rows[0];
   } else {
     updated = (
-      await sql<CallRow>`update sip_calls set status = 'destroyed', ended_at = coalesce(ended_at, ${now})
-        where id = ${row.id} returning ${CALL_COLUMNS}`.execute(trx)
+      await sql<UpdatedRow>`with old as (select id, ended_at from sip_calls where call_id = ${args.call_id} for update)
+        update sip_calls s set status = 'destroyed', ended_at = coalesce(s.ended_at, ${now})
+        from old where s.id = old.id returning ${CALL_COLUMNS_OF_S}, old.ended_at is not null as was_ended`.execute(
+        trx,
+      )
     ).rows[0];
     if (updated) await writeHistory(trx, updated, args.event === 'failed' ? resultOf(args.code) : null);
   }
-  // the row is published as it is now, once: an event repeated (an ended call ended again) changes nothing
-  if (updated && !(row.ended_at && args.event === 'ended')) await publish(app, trx, updated);
+  // no row: a call Lintel does not know (an end); a row the update skipped: ended meanwhile
+  if (!updated) return args.event !== 'ended';
+  // the row is published as it is now, once: an event for an ended call (an end repeated) changes nothing
+  if (!updated.was_ended) publishing(updatesOf(updated));
   return true;
 }
 
