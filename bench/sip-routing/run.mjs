@@ -105,14 +105,19 @@ async function run(label, calls) {
 }
 
 /** What the figures say (kept with them; revise when the routing changes). */
-const READING = `**Far from the aim.** Each routed call costs three synchronous HTTP requests (route, answer, end), each
-holding one of Kamailio's two SIP workers while Lintel runs a dispatch and a transaction with its outbox events
-on PGlite; when they queue, setups pass the 1 s bound and calls fall back to the static rule or time out (the
-failed ones). More workers made it worse (children=8 in a trial run: 17.6 calls/s against 412 static): the
-bottleneck is Lintel's side of the request, not Kamailio's. Next: answer \`sip.route\` from memory (numbers,
-owners and rules cached, dropped by SipNumberChangedEvent and the rules' changes) and write the call after the
-answer; send the dialog events without blocking a worker (\`evapi\`, or \`async_task_route\` with async
-workers); measure on PostgreSQL and on a machine not shared with other work.`;
+const READING = `**Still far from the aim on this machine** (load average 13–17 on its 2 cores, shared by five agents). Lintel's
+side of a call is now one \`sip.route\` answered from memory (no statement) and the call's writes after the answer
+(its insert, answer, end, history line and CallUpdated events, a batch of calls in one transaction,
+\`sip/call-writer.ts\`); the answer and the end no longer hold a SIP worker (\`mqueue\` + \`rtimer\`). What is left is
+the server's CPU: 12–16 ms a call. A CPU profile of the server (\`BENCH_CPU_PROF=<folder>\`, one round, before the
+last change) over Lintel's run: the process busy 92% of the time, 62% of that inside PGlite (its WASM on the main
+thread and its data folder's file calls: fstat, llseek, open) running the calls' writes; the rest HTTP (the route
+and event requests, the replies' writes) and the outbox. A route request that arrives while a statement runs
+waits behind it, so setups queue (p50 250–440 ms) and those past Kamailio's 1 s bound fall back to the static rule
+or time out (the failed ones). Writing a batch's events in one statement and an answer or an end in one statement
+took the CPU a call from 14–16 ms to 12–16 ms, not the rate. Next: the writes off the main thread (PostgreSQL, whose
+statements run in its own processes, or PGlite in a worker), fewer rows a call (CallUpdated is an outbox row per
+number and state: 6 a call), and a machine not shared with other work.`;
 
 let server;
 let uas;
