@@ -1098,6 +1098,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
   'sip.call_event':
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
+  'sip.call_events':
+    "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
   'sip.auth_failed':
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/register.test.ts bans an address through it and refuses sessions",
   'door.open':

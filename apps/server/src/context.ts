@@ -35,6 +35,11 @@ export interface ServerContext {
   outbox: EventOutbox;
   /** the callers of requests, remembered between them (engine/request-cache.ts) */
   authCache: RequestCache;
+  /**
+   * what the routing of calls reads (numbers, owners, forward rules, trunks), remembered between calls and
+   * forgotten on any change that may touch it (sip/calls.ts, engine/request-cache.ts)
+   */
+  routeCache: RequestCache;
   /** the planner's estimates of list sizes, kept a while (engine/request-cache.ts) */
   estimates: RequestCache;
   /** the devices' one interface, MQTT and HTTP alike (devices/gateway.ts) */

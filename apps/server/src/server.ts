@@ -35,7 +35,7 @@ import { AccessReplanJob } from './access-sync/replan';
 import { AccessSync } from './access-sync/planner';
 import { defineBackupJobs } from './backup/service';
 import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
-import { RequestCache, AUTH_CHANGED_CHANNEL } from './engine/request-cache';
+import { RequestCache, AUTH_CHANGED_CHANNEL, ROUTES_CHANGED_CHANNEL } from './engine/request-cache';
 import { createHttp } from './http/app';
 import { Metrics } from './metrics/metrics';
 import { Workers } from './modules/workers';
@@ -116,7 +116,19 @@ export async function createServer(config: Config): Promise<LintelServer> {
     ttlMs: config.authCacheMs,
     needsListener: database.kind === 'postgres',
   });
-  if (database.listen) await database.listen(AUTH_CHANGED_CHANNEL, () => authCache.clear());
+  // what the routing of calls read: forgotten with the callers (users, groups) and on the SIP tables' own
+  // notifications (migration 0079), besides the SIP events and the commands that change something
+  const routeCache = new RequestCache({
+    ttlMs: config.sip.routeCacheMs,
+    needsListener: database.kind === 'postgres',
+  });
+  if (database.listen) {
+    await database.listen(AUTH_CHANGED_CHANNEL, () => {
+      authCache.clear();
+      routeCache.clear();
+    });
+    await database.listen(ROUTES_CHANGED_CHANNEL, () => routeCache.clear());
+  }
   const estimates = new RequestCache({ ttlMs: config.authCacheMs, needsListener: false });
   // one instance on PGlite: in process; several on PostgreSQL: NOTIFY, or Redis when REDIS_URL is set
   const fanout: Fanout = config.redisUrl ? 'redis' : database.kind === 'postgres' ? 'postgres' : 'local';
@@ -126,8 +138,15 @@ export async function createServer(config: Config): Promise<LintelServer> {
     databaseUrl: config.databaseUrl,
     fanout,
     redisUrl: config.redisUrl,
-    onAuthChanged: () => authCache.clear(),
-    onListening: (on) => authCache.setListening(on),
+    onAuthChanged: () => {
+      authCache.clear();
+      routeCache.clear();
+    },
+    onRoutesChanged: () => routeCache.clear(),
+    onListening: (on) => {
+      authCache.setListening(on);
+      routeCache.setListening(on);
+    },
     bus: events,
     clock,
     log,
@@ -165,6 +184,7 @@ export async function createServer(config: Config): Promise<LintelServer> {
     jobs,
     outbox,
     authCache,
+    routeCache,
     estimates,
     handlers,
     devices: new DeviceGateway(contextOf),

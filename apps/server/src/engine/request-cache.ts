@@ -87,3 +87,6 @@ export class RequestCache {
 
 /** The channel the triggers of migration 0028 notify on. */
 export const AUTH_CHANGED_CHANNEL = 'lintel_auth';
+
+/** The channel the triggers of migration 0079 notify on: the facts the routing of calls reads changed. */
+export const ROUTES_CHANGED_CHANNEL = 'lintel_sip_routes';

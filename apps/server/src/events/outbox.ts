@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AUTH_CHANGED_CHANNEL } from '../engine/request-cache';
+import { AUTH_CHANGED_CHANNEL, ROUTES_CHANGED_CHANNEL } from '../engine/request-cache';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { z } from 'zod';
 import pg from 'pg';
@@ -99,6 +99,8 @@ export class EventOutbox {
       redisUrl?: string;
       /** PostgreSQL said the facts the auth cache holds changed (NOTIFY lintel_auth, migration 0028) */
       onAuthChanged?: () => void;
+      /** PostgreSQL said the facts the routing of calls reads changed (NOTIFY lintel_sip_routes, migration 0079) */
+      onRoutesChanged?: () => void;
       /** the PostgreSQL listener is connected (true) or lost (false): notifications may have been missed */
       onListening?: (on: boolean) => void;
       bus: EventBus;
@@ -394,6 +396,7 @@ export class EventOutbox {
     let batch: number[] = [];
     client.on('notification', (n) => {
       if (n.channel === AUTH_CHANGED_CHANNEL) return this.opts.onAuthChanged?.();
+      if (n.channel === ROUTES_CHANGED_CHANNEL) return this.opts.onRoutesChanged?.();
       if (n.channel !== EVENTS_CHANNEL) return;
       // a commit's ids, comma-separated (emitMany); an id alone from an older instance is the same
       const ids = idsOfNotification(n.payload);
@@ -412,6 +415,7 @@ export class EventOutbox {
     this.listener = client;
     await client.connect();
     await client.query(`listen ${AUTH_CHANGED_CHANNEL}`);
+    await client.query(`listen ${ROUTES_CHANGED_CHANNEL}`);
     if (this.opts.fanout === 'postgres') await client.query(`listen ${EVENTS_CHANNEL}`);
     if (this.listener === client) this.opts.onListening?.(true);
   }

@@ -146,7 +146,11 @@ export async function dispatchOperation<A extends ZodType>(
   } finally {
     // a command that may have changed a session, a role or someone's groups: this instance forgets every
     // caller it remembered before its reply goes out (other instances hear it from the database's triggers)
-    if (op.changes) app.authCache.clear();
+    if (op.changes) {
+      app.authCache.clear();
+      // and what the routing of calls read (a number, a forward rule, a user's number, a group…)
+      app.routeCache.clear();
+    }
   }
   // a streamed reply (an export) checks each of its rows as it writes them
   if (op.result && app.config.checkResults && !(result instanceof StreamedReply)) {

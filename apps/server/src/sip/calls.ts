@@ -13,6 +13,7 @@ import type { ServerCall } from '@lintel/commands';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { CallUpdatedEvent } from '../events/define';
+import type { CallUpdate, Write } from './call-writer';
 
 /**
  * Calls (issue 22 items 5, 6, 8): the SIP server asks where each new call goes (`routeCall`: the facts read
@@ -97,6 +98,32 @@ async function groupNumbers(db: Kysely<DB>, groupId: number): Promise<string[]> 
   return rows.rows.map((r) => r.number);
 }
 
+/**
+ * What the routing reads, answered from memory (`app.routeCache`, engine/request-cache.ts): a number with its
+ * owner, forward rules and forward group's numbers, a caller's group chain and trunks, a trunk. Forgotten at
+ * once on any change that may touch it (server.ts: every command that is not a read; the SIP events of every
+ * instance; the database's notifications of migration 0079 and 0028), and after LINTEL_SIP_ROUTE_CACHE_MS.
+ */
+const cached = <T>(app: ServerContext, key: string, read: () => Promise<T>): Promise<T> =>
+  app.routeCache.get(key, read);
+
+interface KnownNumber {
+  row: NumberRow;
+  route: RouteNumber | null;
+}
+
+/** A number and its routing facts by its value (of one project, for a call in from a trunk). */
+async function knownNumber(
+  app: ServerContext,
+  number: string,
+  projectId: number | null = null,
+): Promise<KnownNumber | null> {
+  return cached(app, `number:${projectId ?? ''}:${number}`, async () => {
+    const row = (await numbersByValue(app.db, [number], projectId)).get(number);
+    return row ? { row, route: await routeNumber(app.db, row) } : null;
+  });
+}
+
 async function routeNumber(db: Kysely<DB>, r: NumberRow | undefined): Promise<RouteNumber | null> {
   if (!r) return null;
   const forwardMode = (
@@ -164,14 +191,22 @@ const numbersOf = (r: CallRow) =>
     Boolean,
   );
 
-async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise<void> {
+/** The call as it is now, for each of its numbers' channels (published by the calls' queue, sip/call-writer.ts). */
+const updatesOf = (r: CallRow): CallUpdate[] => {
   const call = serverCall(r);
-  for (const number of numbersOf(r))
-    await app.outbox.emit(trx, CallUpdatedEvent, { projectId: r.project_id, number, call });
+  return numbersOf(r).map((number) => ({ projectId: r.project_id, number, call }));
+};
+
+async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise<void> {
+  await app.outbox.emitMany(trx, CallUpdatedEvent, updatesOf(r));
 }
 
 const CALL_COLUMNS = sql`id, project_id, call_id, speech_id, status, type, caller, callee, answered_by, ringing,
   plan, via, trunk_id, h_entry, h_id, cseq, info, created_at, answered_at, ended_at`;
+/** The same columns of `sip_calls s` (an update joined with the row before it). */
+const CALL_COLUMNS_OF_S = sql`s.id, s.project_id, s.call_id, s.speech_id, s.status, s.type, s.caller, s.callee,
+  s.answered_by, s.ringing, s.plan, s.via, s.trunk_id, s.h_entry, s.h_id, s.cseq, s.info, s.created_at,
+  s.answered_at, s.ended_at`;
 
 /** The numbers of step `i` of a plan as the SIP server reads it (`timeout:noanswer:error:a+b`). */
 const stepNumbers = (plan: string, i: number): string[] =>
@@ -214,12 +249,15 @@ async function refusedCall(
 /** `sip.route`: where a new call goes, and the call kept from now on. */
 export async function routeCall(app: ServerContext, args: RouteArgs): Promise<RouteAnswer> {
   if (args.trunks) return routeFromTrunk(app, args, args.trunks.split(',').map(Number));
-  const db = app.db;
-  const known = await numbersByValue(db, [args.caller, args.callee]);
-  const callerRow = known.get(args.caller);
-  const caller = await routeNumber(db, callerRow);
-  const callee = await routeNumber(db, known.get(args.callee));
-  const trunks = callerRow && !callee ? await trunksFor(db, callerRow) : { groups: [], trunks: [] };
+  const callerKnown = await knownNumber(app, args.caller);
+  const calleeKnown = args.callee === args.caller ? callerKnown : await knownNumber(app, args.callee);
+  const callerRow = callerKnown?.row;
+  const caller = callerKnown?.route ?? null;
+  const callee = calleeKnown?.route ?? null;
+  const trunks =
+    callerRow && !callee
+      ? await cached(app, `trunks-of:${callerRow.id}`, () => trunksFor(app.db, callerRow))
+      : { groups: [], trunks: [] };
   const decision = decideRoute({
     caller,
     callee,
@@ -229,31 +267,42 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
     // waiting calls and interception settings are issue 22 item 7: none are kept yet
     interceptions: [],
     now: app.clock.now().getTime(),
-    timeZone: known.get(args.callee)?.time_zone ?? 'UTC',
+    timeZone: calleeKnown?.row.time_zone ?? 'UTC',
   });
   const now = app.clock.now();
   const speechId = speechIdOf(args.call_id, args.speech_id);
   if (decision.action === 'reject') {
     // a call from a number of a project is in its history, with why it went nowhere
     if (callerRow)
-      await refusedCall(db, {
-        projectId: callerRow.project_id,
-        args,
-        reason: decision.reason,
-        trunkId: null,
-        now,
-      });
+      afterAnswer(app, (trx) =>
+        refusedCall(trx, {
+          projectId: callerRow.project_id,
+          args,
+          reason: decision.reason,
+          trunkId: null,
+          now,
+        }),
+      );
     return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
   }
   const projectId = callerRow!.project_id;
   if (decision.action === 'trunk') {
-    const trunk = (
-      await sql<{ outgoing_number: string; termination_uri: string; login: string; password: string | null }>`
-        select outgoing_number, termination_uri, login, password from sip_trunks where id = ${decision.trunkId}`.execute(
-        db,
-      )
-    ).rows[0]!;
-    await keepCall(app, {
+    const trunk = await cached(
+      app,
+      `trunk:${decision.trunkId}`,
+      async () =>
+        (
+          await sql<{
+            outgoing_number: string;
+            termination_uri: string;
+            login: string;
+            password: string | null;
+          }>`select outgoing_number, termination_uri, login, password from sip_trunks where id = ${decision.trunkId}`.execute(
+            app.db,
+          )
+        ).rows[0]!,
+    );
+    keepCall(app, {
       projectId,
       args,
       speechId,
@@ -275,12 +324,20 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
   }
   const plan = encodePlan(decision.steps);
   const ringing = decision.steps[0]!.numbers;
-  await keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
+  keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
   return { action: 'route', plan, id: speechId };
 }
 
+/**
+ * A write of the routing, made after its answer went out (sip/call-writer.ts: queued, batched, in order with
+ * the call's events); a failure is logged there.
+ */
+function afterAnswer(app: ServerContext, write: Write): void {
+  app.sip.writes.push(write).catch(() => undefined);
+}
+
 /** The call kept from now on, published on its numbers' channels. */
-async function keepCall(
+function keepCall(
   app: ServerContext,
   c: {
     projectId: number;
@@ -292,8 +349,8 @@ async function keepCall(
     trunkId?: number | null;
     now: Date;
   },
-): Promise<void> {
-  await app.db.transaction().execute(async (trx) => {
+): void {
+  afterAnswer(app, async (trx, publishing) => {
     const inserted = await sql<CallRow>`
       insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via, cseq,
         created_at, trunk_id)
@@ -302,7 +359,7 @@ async function keepCall(
         ${c.trunkId ?? null})
       on conflict (call_id) do nothing
       returning ${CALL_COLUMNS}`.execute(trx);
-    if (inserted.rows[0]) await publish(app, trx, inserted.rows[0]);
+    if (inserted.rows[0]) publishing(updatesOf(inserted.rows[0]));
   });
 }
 
@@ -346,15 +403,24 @@ async function routeFromTrunk(app: ServerContext, args: RouteArgs, trunkIds: num
   const now = app.clock.now();
   // a provider may give the number in its international form (+7…); numbers are digits
   const dialled = args.callee.replace(/^\+/, '');
-  const trunks = (
-    await sql<{ id: number; project_id: number }>`
-      select id, project_id from sip_trunks where id = any(${sql.val(trunkIds)}::int[]) order by id`.execute(
-      db,
-    )
-  ).rows;
+  const trunks = await cached(
+    app,
+    `trunks:${trunkIds.join(',')}`,
+    async () =>
+      (
+        await sql<{ id: number; project_id: number }>`
+          select id, project_id from sip_trunks where id = any(${sql.val(trunkIds)}::int[]) order by id`.execute(
+          db,
+        )
+      ).rows,
+  );
   if (!trunks.length) return { action: 'reject', code: '403', reason: 'Forbidden' };
   // the first of the address's trunks that carries the number: its group chain meets the trunk's groups
-  const carried = await sql<{ trunk_id: number; number_id: number }>`
+  const carried = await cached(app, `carried:${trunks.map((t) => t.id).join(',')}:${dialled}`, () =>
+    sql<{
+      trunk_id: number;
+      number_id: number;
+    }>`
     select t.id as trunk_id, n.id as number_id
     from sip_trunks t
     join sip_numbers n on n.project_id = t.project_id and n.number = ${dialled}
@@ -367,11 +433,13 @@ async function routeFromTrunk(app: ServerContext, args: RouteArgs, trunkIds: num
           select x.id, x.parent_id, up.depth + 1 from domains x join up on x.id = up.parent_id where up.depth < 64
         )
         select 1 from up join sip_trunk_groups g on g.domain_id = up.id and g.sip_trunk_id = t.id)
-    order by t.id, n.id limit 1`.execute(db);
+    order by t.id, n.id limit 1`.execute(db),
+  );
   const hit = carried.rows[0];
   const trunk = trunks.find((t) => t.id === hit?.trunk_id) ?? trunks[0]!;
-  const row = hit ? (await numbersByValue(db, [dialled], trunk.project_id)).get(dialled) : undefined;
-  const callee = await routeNumber(db, row);
+  const known = hit ? await knownNumber(app, dialled, trunk.project_id) : null;
+  const row = known?.row;
+  const callee = known?.route ?? null;
   const decision = decideRoute({
     caller: null,
     fromTrunk: { trunkId: trunk.id, projectId: trunk.project_id, caller: args.caller },
@@ -383,19 +451,21 @@ async function routeFromTrunk(app: ServerContext, args: RouteArgs, trunkIds: num
   });
   const call = { ...args, callee: dialled };
   if (decision.action === 'reject') {
-    await refusedCall(db, {
-      projectId: trunk.project_id,
-      args: call,
-      reason: decision.reason,
-      trunkId: trunk.id,
-      now,
-    });
+    afterAnswer(app, (trx) =>
+      refusedCall(trx, {
+        projectId: trunk.project_id,
+        args: call,
+        reason: decision.reason,
+        trunkId: trunk.id,
+        now,
+      }),
+    );
     return { action: 'reject', code: String(decision.code), reason: reasonText[decision.reason] };
   }
   if (decision.action !== 'route') return { action: 'reject', code: '403', reason: 'Forbidden' };
   const speechId = speechIdOf(args.call_id, args.speech_id);
   const plan = encodePlan(decision.steps);
-  await keepCall(app, {
+  keepCall(app, {
     projectId: trunk.project_id,
     args: call,
     speechId,
@@ -457,39 +527,91 @@ async function answeringNumber(app: ServerContext, r: CallRow, contact: string):
 
 /** `sip.call_event`: what happened to a call. An event for a call Lintel does not know is ignored. */
 export async function callEvent(app: ServerContext, args: CallEventArgs): Promise<{ ok: boolean }> {
-  const found =
-    await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(app.db);
-  const row = found.rows[0];
-  if (!row) return { ok: false };
-  if (row.ended_at && args.event !== 'ended') return { ok: true };
+  return (await callEvents(app, [args]))[0]!;
+}
+
+/**
+ * `sip.call_events`: what happened to calls, in the order the SIP server saw it (a batch its timer process
+ * sends, off the SIP workers). Each is written through the calls' queue (sip/call-writer.ts), after the call it
+ * concerns; the answer comes once they are committed. The time of each is when it arrived.
+ */
+export async function callEvents(app: ServerContext, list: CallEventArgs[]): Promise<{ ok: boolean }[]> {
   const now = app.clock.now();
-  let answeredBy: string | null = null;
-  if (args.event === 'answered') answeredBy = await answeringNumber(app, row, args.contact);
-  await app.db.transaction().execute(async (trx) => {
-    let updated: CallRow | undefined;
-    if (args.event === 'step') {
-      const ringing = stepNumbers(row.plan, args.step);
-      updated = (
-        await sql<CallRow>`update sip_calls set ringing = ${JSON.stringify(ringing)}::jsonb
-          where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
-      ).rows[0];
-    } else if (args.event === 'answered') {
-      updated = (
-        await sql<CallRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
-            answered_by = ${answeredBy}, h_entry = ${args.h_entry}, h_id = ${args.h_id}
-          where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
-      ).rows[0];
-    } else {
-      updated = (
-        await sql<CallRow>`update sip_calls set status = 'destroyed', ended_at = coalesce(ended_at, ${now})
-          where id = ${row.id} returning ${CALL_COLUMNS}`.execute(trx)
-      ).rows[0];
-      if (updated) await writeHistory(trx, updated, args.event === 'failed' ? resultOf(args.code) : null);
+  return Promise.all(
+    list.map(async (args) => {
+      let ok = false;
+      await app.sip.writes.push(async (trx, publishing) => {
+        ok = await applyCallEvent(app, trx, args, now, publishing);
+      });
+      return { ok };
+    }),
+  );
+}
+
+/** A call's row as an update left it, with whether it had ended before (`was_ended`). */
+type UpdatedRow = CallRow & { was_ended: boolean };
+
+async function applyCallEvent(
+  app: ServerContext,
+  trx: Kysely<DB>,
+  args: CallEventArgs,
+  now: Date,
+  publishing: (updates: CallUpdate[]) => void,
+): Promise<boolean> {
+  // an answer or an end is one statement in the usual case: the row changed unless the event changes nothing,
+  // and read back
+  let updated: UpdatedRow | undefined;
+  if (args.event === 'step') {
+    // the plan moved on (rare: nobody of a step was registered, or it failed): the numbers of that step ring now
+    const row = (
+      await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(trx)
+    ).rows[0];
+    if (!row) return false;
+    if (row.ended_at) return true;
+    updated = (
+      await sql<UpdatedRow>`update sip_calls set ringing = ${JSON.stringify(stepNumbers(row.plan, args.step))}::jsonb
+        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}, false as was_ended`.execute(trx)
+    ).rows[0];
+  } else if (args.event === 'answered') {
+    // one number rung (most calls): it answered, in one statement
+    updated = (
+      await sql<UpdatedRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
+          answered_by = coalesce(ringing->>0, callee), h_entry = ${args.h_entry}, h_id = ${args.h_id}
+        where call_id = ${args.call_id} and ended_at is null
+          and jsonb_array_length(coalesce(ringing, '[]'::jsonb)) <= 1
+        returning ${CALL_COLUMNS}, false as was_ended`.execute(trx)
+    ).rows[0];
+    if (updated) {
+      publishing(updatesOf(updated));
+      return true;
     }
-    // the row is published as it is now, once: an event repeated (an ended call ended again) changes nothing
-    if (updated && !(row.ended_at && args.event === 'ended')) await publish(app, trx, updated);
-  });
-  return { ok: true };
+    // several numbers rung: the registrar says whose contact answered (JSON-RPC, local)
+    const row = (
+      await sql<CallRow>`select ${CALL_COLUMNS} from sip_calls where call_id = ${args.call_id}`.execute(trx)
+    ).rows[0];
+    if (!row) return false;
+    if (row.ended_at) return true;
+    const answeredBy = await answeringNumber(app, row, args.contact);
+    updated = (
+      await sql<UpdatedRow>`update sip_calls set status = 'answered', answered_at = coalesce(answered_at, ${now}),
+          answered_by = ${answeredBy}, h_entry = ${args.h_entry}, h_id = ${args.h_id}
+        where id = ${row.id} and ended_at is null returning ${CALL_COLUMNS}, false as was_ended`.execute(trx)
+    ).rows[0];
+  } else {
+    updated = (
+      await sql<UpdatedRow>`with old as (select id, ended_at from sip_calls where call_id = ${args.call_id} for update)
+        update sip_calls s set status = 'destroyed', ended_at = coalesce(s.ended_at, ${now})
+        from old where s.id = old.id returning ${CALL_COLUMNS_OF_S}, old.ended_at is not null as was_ended`.execute(
+        trx,
+      )
+    ).rows[0];
+    if (updated) await writeHistory(trx, updated, args.event === 'failed' ? resultOf(args.code) : null);
+  }
+  // no row: a call Lintel does not know (an end); a row the update skipped: ended meanwhile
+  if (!updated) return args.event !== 'ended';
+  // the row is published as it is now, once: an event for an ended call (an end repeated) changes nothing
+  if (!updated.was_ended) publishing(updatesOf(updated));
+  return true;
 }
 
 /** The call's line in the history, once (its Call-ID): answered with its talk time, or how it failed. */

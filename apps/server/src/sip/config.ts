@@ -46,6 +46,11 @@ export interface SipConfig {
   /** how long Kamailio waits for Lintel's answer before its fallback route (LINTEL_SIP_ROUTE_TIMEOUT_S, default 1) */
   routeTimeoutS: number;
   /**
+   * how long the routing's facts (numbers, owners, forward rules, trunks) are kept in memory at most
+   * (LINTEL_SIP_ROUTE_CACHE_MS, default 60 s; 0: read for every call). Any change forgets them at once.
+   */
+  routeCacheMs: number;
+  /**
    * the ICE servers the web dialer's browsers use (LINTEL_SIP_ICE_SERVERS: a JSON array of RTCIceServer, or
    * URLs separated by spaces or commas); none by default: no public STUN server is asked unless configured
    */
@@ -108,6 +113,7 @@ export function loadSipConfig(env: NodeJS.ProcessEnv): SipConfig {
     iceServers: parseIceServers(env.LINTEL_SIP_ICE_SERVERS),
     routeUrl: env.LINTEL_SIP_ROUTE_URL || undefined,
     routeTimeoutS: Math.max(1, int(env.LINTEL_SIP_ROUTE_TIMEOUT_S, 1)),
+    routeCacheMs: int(env.LINTEL_SIP_ROUTE_CACHE_MS, 60_000),
   };
 }
 

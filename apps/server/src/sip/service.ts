@@ -9,6 +9,7 @@ import { notify } from '../notifications/notify';
 import { findModulesDir, renderConfig, runtimeDirFor, wsIsPlain, type SipConfig } from './config';
 import { activeSipBans } from './abuse';
 import { trunkAddresses } from './trunks';
+import { CallWriter } from './call-writer';
 
 /** Why telephony is down (locale texts `sip.reasons.<reason>` in web.json). */
 export type SipDownReason =
@@ -71,8 +72,13 @@ export class SipService {
   /** serialises starts, restarts and credential loads */
   private chain: Promise<unknown> = Promise.resolve();
 
+  /** the calls' writes, after the routing's answers and in the order of the calls' events (sip/call-writer.ts) */
+  readonly writes: CallWriter;
+
   /** made with the way to the context it is a part of (server.ts), read when it runs */
-  constructor(private readonly contextOf: () => ServerContext) {}
+  constructor(private readonly contextOf: () => ServerContext) {
+    this.writes = new CallWriter(contextOf);
+  }
 
   private get ctx(): ServerContext {
     return this.contextOf();
@@ -99,9 +105,11 @@ export class SipService {
 
   async start(): Promise<void> {
     this.stopping = false;
-    if (this.config.mode === 'off') return this.down('disabled');
     process.on('exit', this.onProcessExit);
     this.unsubscribe = this.ctx.events.subscribe((m) => {
+      // a number or a trunk changed on whichever instance: the routing reads it afresh (sip/calls.ts)
+      if (m.data.type === 'SipNumberChangedEvent' || m.data.type === 'SipTrunkChangedEvent')
+        this.ctx.routeCache.clear();
       if (m.data.type === 'SipTrunkChangedEvent' && this.state === 'up') {
         void this.serial(() =>
           this.loadTrunks().catch((err: Error) =>
@@ -114,6 +122,7 @@ export class SipService {
       const numbers = (m.data as { numbers?: unknown }).numbers;
       if (Array.isArray(numbers)) void this.serial(() => this.syncNumbers(numbers.map(String)));
     });
+    if (this.config.mode === 'off') return this.down('disabled');
     await this.serial(() => this.boot());
   }
 
@@ -124,6 +133,8 @@ export class SipService {
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     await this.chain.catch(() => undefined);
+    // the calls routed and told so far are written before the database closes
+    await this.writes.idle().catch(() => undefined);
     await this.kill();
     process.off('exit', this.onProcessExit);
     // a private temporary folder (memory:// data) goes with the instance

@@ -86,21 +86,37 @@ export const sipRoute = defineCommand({
  * What happened to a call: `step` (the plan moved on after a step failed with `code`), `answered` (the
  * dialog started; `contact` is the answering phone's), `failed` (the final failure `code`), `ended`.
  */
+const SipCallEvent = z.object({
+  call_id: SipText(255).min(1),
+  event: z.enum(['step', 'answered', 'failed', 'ended']),
+  code: z.coerce.number().int().min(0).max(999).default(0),
+  contact: SipText(512).default(''),
+  h_entry: z.coerce.number().int().min(0).nullable().default(null),
+  h_id: z.coerce.number().int().min(0).nullable().default(null),
+  step: z.coerce.number().int().min(-1).max(64).default(-1),
+});
+
 export const sipCallEvent = defineCommand({
   id: 'sip.call_event',
   http: { method: 'POST', path: '/sip/call-event' },
   access: 'sip',
   hidden: true,
-  args: z.object({
-    call_id: SipText(255).min(1),
-    event: z.enum(['step', 'answered', 'failed', 'ended']),
-    code: z.coerce.number().int().min(0).max(999).default(0),
-    contact: SipText(512).default(''),
-    h_entry: z.coerce.number().int().min(0).nullable().default(null),
-    h_id: z.coerce.number().int().min(0).nullable().default(null),
-    step: z.coerce.number().int().min(-1).max(64).default(-1),
-  }),
+  args: SipCallEvent,
   result: z.object({ ok: z.boolean() }),
+});
+
+/**
+ * What happened to calls, several at once in the order the SIP server saw it: its timer process sends the
+ * dialog events it queued (Kamailio's `mqueue` drained by an `rtimer` process), so no SIP worker waits for
+ * Lintel. `ok` for each: false for a call Lintel does not know.
+ */
+export const sipCallEvents = defineCommand({
+  id: 'sip.call_events',
+  http: { method: 'POST', path: '/sip/call-events' },
+  access: 'sip',
+  hidden: true,
+  args: z.object({ events: z.array(SipCallEvent).max(256) }),
+  result: z.object({ ok: z.array(z.boolean()) }),
 });
 
 /**
