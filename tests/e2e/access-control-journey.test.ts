@@ -115,6 +115,9 @@ describe("issue 21's Done-when: access control end to end", () => {
       serial,
       management: { protocol: 'mqtt', url: c.mqtt.url, login: c.login, password: c.password },
       heartbeatMs: 0,
+      // the platform's acknowledgement of each presentation is asserted: under a loaded machine it may take
+      // longer than a panel's usual 5 s, which would leave the event for the next push (not a failure)
+      pushTimeoutMs: 60_000,
     });
     await sim.start();
     try {

@@ -106,6 +106,19 @@ async function fillField(page: Page, resource: AnyResource, f: FieldSpec, tag: s
   switch (f.type) {
     case 'text': {
       const value = textFor(shape[f.key]!, tag);
+      // a date input takes its digits segment by segment, in the order of the browser's locale
+      if (await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type === 'date')) {
+        const [year, month, day] = value.split('-') as [string, string, string];
+        const order = await page.evaluate(() =>
+          new Intl.DateTimeFormat(navigator.language)
+            .formatToParts(new Date(2026, 11, 31))
+            .filter((p) => p.type !== 'literal')
+            .map((p) => p.type),
+        );
+        const parts: Record<string, string> = { year, month, day };
+        for (const k of order) await page.keyboard.type(parts[k] ?? '');
+        return { path: f.path, kind: 'text', value };
+      }
       await page.keyboard.press('Control+a');
       await page.keyboard.type(value);
       return { path: f.path, kind: 'text', value };
@@ -130,6 +143,16 @@ async function fillField(page: Page, resource: AnyResource, f: FieldSpec, tag: s
     case 'strings': {
       // a list of codes: the permissions' boxes (Tab past the filter and the first category's box, Space
       // ticks the first code); any other list of strings is a text area, one per line
+      // a list the schema enumerates (a schedule's days): a box per code, Space ticks the first
+      const code = await page.evaluate(() =>
+        document.activeElement?.getAttribute('type') === 'checkbox'
+          ? (document.activeElement as HTMLInputElement).value
+          : null,
+      );
+      if (code) {
+        await page.keyboard.press('Space');
+        return { path: f.path, kind: 'codes', codes: [code] };
+      }
       const boxes = await page.evaluate(() => document.activeElement?.getAttribute('type') === 'search');
       if (boxes) {
         await page.keyboard.press('Tab');
