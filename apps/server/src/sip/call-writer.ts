@@ -35,9 +35,18 @@ export class CallWriter {
   push(write: Write): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ write, done: (err) => (err ? reject(err) : resolve()) });
-      this.draining ??= this.drain().finally(() => {
-        this.draining = null;
-      });
+      this.kick();
+    });
+  }
+
+  /**
+   * Drains unless a drain runs. A write queued after the drain's last look but before it ended (another
+   * request's continuation between the two) is drained by a new one, not left until the next call's write.
+   */
+  private kick(): void {
+    this.draining ??= this.drain().finally(() => {
+      this.draining = null;
+      if (this.queue.length) this.kick();
     });
   }
 
