@@ -32,7 +32,7 @@ import {
   signedPictureUrl,
   writePictures,
 } from '../../devices/pictures';
-import { recordAccessEvents, recordAccessEventsOf } from '../../access-sync/acs';
+import { recordAccessEvents, recordAccessEventsOf, type StoredDeviceEvent } from '../../access-sync/acs';
 
 interface EventRow {
   id: number;
@@ -256,18 +256,7 @@ export const deviceEventHandlers = {
         );
         const kept = new Set(candidates.filter((_, k) => fits[k]));
         const refused = candidates.filter((_, k) => !fits[k]).map((i) => args.events[i]!.event_id);
-        const r = await sql<{
-          id: number;
-          event_id: string;
-          created_at: Date;
-          kind: string;
-          result: string | null;
-          reason: string | null;
-          identifier_type: string | null;
-          identifier_number: string | null;
-          lock: number | null;
-          image: string | null;
-        }>`
+        const r = await sql<StoredDeviceEvent & { id: number; image: string | null }>`
         insert into device_events (project_id, device_id, serial_number, domain_id, created_at, received_at, kind,
           identifier_type, identifier_number, lock, result, reason, number, image, image_bytes, event_id)
         values ${sql.join(args.events.map((e, i) => row(e, i, kept.has(i))))}
@@ -358,18 +347,7 @@ async function writeLogs(app: ServerContext, pushes: readonly LogPush[]): Promis
   return app.outbox.unit(() =>
     app.db.transaction().execute((trx) =>
       app.outbox.gathered(trx, async () => {
-        const r = await sql<{
-          id: number;
-          device_id: number;
-          event_id: string;
-          created_at: Date;
-          kind: string;
-          result: string | null;
-          reason: string | null;
-          identifier_type: string | null;
-          identifier_number: string | null;
-          lock: number | null;
-        }>`
+        const r = await sql<StoredDeviceEvent & { id: number; device_id: number }>`
           insert into device_events (project_id, device_id, serial_number, domain_id, created_at, received_at,
             kind, identifier_type, identifier_number, lock, result, reason, number, image, image_bytes, event_id)
           values ${sql.join(rows)}
