@@ -80,6 +80,31 @@ async function secondInstance(): Promise<{ port: number; exited: Promise<unknown
   return { port, exited };
 }
 
+/**
+ * POSTs `body` to `path` on a second instance and kills it (SIGKILL) while PostgreSQL runs a statement
+ * containing `statement`; returns once PostgreSQL has ended the orphaned session (and rolled it back).
+ */
+async function killedWhile(path_: string, body: unknown, statement: string): Promise<void> {
+  const { port, exited } = await secondInstance();
+  const request = fetch(`http://127.0.0.1:${port}/api/v0${path_}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  }).catch((err: unknown) => err);
+  const running = `select count(*) as n from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ilike $1`;
+  while ((await count(running, [`%${statement}%`])) === 0) {
+    expect(child!.exitCode).toBeNull();
+    await new Promise((r) => setImmediate(r));
+  }
+  child!.kill('SIGKILL');
+  await exited;
+  child = null;
+  expect(await request).toBeInstanceOf(Error);
+  // PostgreSQL ends the orphaned session (when it next writes to the dead socket) and rolls it back
+  while ((await count(running, [`%${statement}%`])) > 0) await new Promise((r) => setImmediate(r));
+}
+
 it('a server killed with kill -9 mid-commit leaves nothing of the import, which commits whole afterwards', async () => {
   const tag = uid();
   const role = (
@@ -102,27 +127,8 @@ it('a server killed with kill -9 mid-commit leaves nothing of the import, which 
   const usersBefore = await count('select count(*) as n from users');
   const membershipsBefore = await count('select count(*) as n from user_domains');
 
-  // a second instance on the same database, as its own process
-  const { port, exited } = await secondInstance();
-
-  // the commit goes to the child; it is killed while PostgreSQL runs the insert of the accounts
-  const commit = fetch(`http://127.0.0.1:${port}/api/v0/users/import/${id}/commit`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/json' },
-    body: JSON.stringify({}),
-  }).catch((err: unknown) => err);
-  const inserting = `select count(*) as n from pg_stat_activity
-    where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ilike '%insert into accounts%'`;
-  while ((await count(inserting)) === 0) {
-    expect(child!.exitCode).toBeNull();
-    await new Promise((r) => setImmediate(r));
-  }
-  child!.kill('SIGKILL');
-  await exited;
-  child = null;
-  expect(await commit).toBeInstanceOf(Error);
-  // PostgreSQL ends the orphaned session (when it next writes to the dead socket) and rolls it back
-  while ((await count(inserting)) > 0) await new Promise((r) => setImmediate(r));
+  // the commit goes to a second instance (its own process); it is killed while PostgreSQL inserts the accounts
+  await killedWhile(`/users/import/${id}/commit`, {}, 'insert into accounts');
 
   expect(await count('select count(*) as n from accounts')).toBe(accountsBefore);
   expect(await count('select count(*) as n from users')).toBe(usersBefore);
@@ -157,24 +163,12 @@ it('an identifier import killed with kill -9 mid-continue leaves no identifier o
   expect(attempt).toMatchObject({ rows: ROWS, invalid: 0 });
   const before = await count('select count(*) as n from identifiers');
 
-  const { port, exited } = await secondInstance();
-  // the continue goes to the child; it is killed while PostgreSQL inserts the identifiers
-  const going = fetch(`http://127.0.0.1:${port}/api/v0/identifiers/import/continue`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ filepath: attempt.filepath, action: 'skip' }),
-  }).catch((err: unknown) => err);
-  const inserting = `select count(*) as n from pg_stat_activity
-    where datname = current_database() and pid <> pg_backend_pid() and state = 'active' and query ilike '%insert into identifiers%'`;
-  while ((await count(inserting)) === 0) {
-    expect(child!.exitCode).toBeNull();
-    await new Promise((r) => setImmediate(r));
-  }
-  child!.kill('SIGKILL');
-  await exited;
-  child = null;
-  expect(await going).toBeInstanceOf(Error);
-  while ((await count(inserting)) > 0) await new Promise((r) => setImmediate(r));
+  // the continue goes to a second instance; it is killed while PostgreSQL inserts the identifiers
+  await killedWhile(
+    '/identifiers/import/continue',
+    { filepath: attempt.filepath, action: 'skip' },
+    'insert into identifiers',
+  );
 
   expect(await count('select count(*) as n from identifiers')).toBe(before);
   expect(
