@@ -124,8 +124,13 @@ export async function openWriter<R>(
     ...writer,
     async abort() {
       if (!file) return;
-      // a file cut short must not be taken for the whole export
+      // a file cut short must not be taken for the whole export. A write still on its way to the disc
+      // fails once the stream is destroyed (ERR_STREAM_DESTROYED, emitted as an error): that failure is
+      // the abort's own, so it is heard here, and the file goes once the stream has closed its descriptor
+      out.on('error', () => {});
+      const closed = new Promise((resolve) => out.once('close', resolve));
       out.destroy();
+      await closed;
       await fs.promises.rm(file, { force: true });
     },
   };
