@@ -128,7 +128,7 @@ export async function openWriter<R>(
       // fails once the stream is destroyed (ERR_STREAM_DESTROYED, emitted as an error): that failure is
       // the abort's own, so it is heard here, and the file goes once the stream has closed its descriptor
       out.on('error', () => {});
-      const closed = new Promise((resolve) => out.once('close', resolve));
+      const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
       out.destroy();
       await closed;
       await fs.promises.rm(file, { force: true });
