@@ -19,12 +19,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import pg from 'pg';
-import { machine, root, signIn, startServer, writeResults } from '../lib.mjs';
+import { freePort, machine, root, signIn, startServer, writeResults } from '../lib.mjs';
 
 const PANELS = Number(process.env.BENCH_PANELS ?? 50);
 const IDENTIFIERS = Number(process.env.BENCH_IDENTIFIERS ?? 10_000);
 const PG = process.env.BENCH_PG ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PORT = Number(process.env.BENCH_PORT ?? 18_400 + (process.pid % 500));
 const PASSWORD = 'Bench-access-sync-1';
 const n = (x) => Number(x).toLocaleString('en-US');
 
@@ -96,8 +95,8 @@ let db;
 const panels = [];
 try {
   server = await startServer({
-    PORT: String(PORT),
-    MQTT_PORT: String(PORT + 1),
+    PORT: String(await freePort()),
+    MQTT_PORT: String(await freePort()),
     LINTEL_ADMIN_PASSWORD: PASSWORD,
     DATABASE_URL: dbUrl,
     LINTEL_SIP: 'off',

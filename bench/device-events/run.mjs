@@ -25,7 +25,6 @@
 //   stored; the load average at each window's end.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,7 +32,7 @@ import { build } from 'esbuild';
 import mqtt from 'mqtt';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { machine, root, signIn, startServer } from '../lib.mjs';
+import { freePort, machine, root, signIn, startServer } from '../lib.mjs';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 200);
 const CONSOLES = Number(process.env.BENCH_CONSOLES ?? 5);
@@ -102,17 +101,6 @@ function cpuSince(a, b) {
   return { server: b.server - a.server, db, broker: b.broker - a.broker, bench: b.bench - a.bench };
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** A Mosquitto of the run's own (anonymous, on loopback); resolves once it accepts connections. */
 async function privateMosquitto() {
   const bin = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
@@ -122,7 +110,7 @@ async function privateMosquitto() {
   const conf = path.join(dir, 'mosquitto.conf');
   fs.writeFileSync(
     conf,
-    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n`,
+    `listener ${port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\npersistence false\nmax_queued_messages 100000\n`,
   );
   const child = spawn(bin, ['-c', conf], { stdio: 'ignore' });
   const url = `mqtt://127.0.0.1:${port}`;

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
@@ -239,6 +240,12 @@ export class SimulatedDevice {
         reconnectPeriod: 1000,
         will: { topic: t.status, payload: Buffer.from('offline'), qos: 1, retain: true },
       });
+      // each packet leaves at once (TCP no-delay), as a panel's firmware answering requests should: Nagle's
+      // algorithm would hold a small reply until the broker's delayed acknowledgement
+      const client = this.client;
+      const noDelay = () => (client.stream as Partial<Socket> | undefined)?.setNoDelay?.(true);
+      noDelay();
+      client.on('connect', noDelay);
       this.client.on('message', (topic, payload) => {
         if (topic === t.push_reply) this.onPushReply(payload);
         else void this.onRequest(topic, payload).catch(() => undefined); // a reply lost with the connection

@@ -114,7 +114,10 @@ export class EmbeddedBroker {
     broker.on('clientError', (client, err) =>
       this.opts.log.debug({ client: client.id, err: err.message }, 'mqtt: client error'),
     );
-    const server = net.createServer(broker.handle);
+    // no-delay: a request forwarded to a device (and its reply forwarded back) leaves at once. With Nagle's
+    // algorithm a small write waits for the peer's acknowledgement, which the peer delays (40 ms): a device
+    // sync sent 16 requests at a time made 185 round trips a second instead of 9,300 (docs/decisions.md)
+    const server = net.createServer({ noDelay: true }, broker.handle);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import mqtt, { type MqttClient } from 'mqtt';
@@ -16,6 +17,17 @@ import { beginDeviceAttempt } from '../auth/device-throttle';
 import { deviceFetch, deviceUrl } from './outbound';
 import { sweepOffline } from './status';
 import { resumeWaiting } from './tasks';
+
+/**
+ * The broker connection's socket sends each packet at once (TCP no-delay), on this connection and every
+ * reconnection: requests to devices are small writes that Nagle's algorithm would hold until the broker's
+ * delayed acknowledgement (docs/decisions.md, "MQTT without Nagle").
+ */
+export function sendAtOnce(client: MqttClient): void {
+  const set = () => (client.stream as Partial<Socket> | undefined)?.setNoDelay?.(true);
+  set();
+  client.on('connect', set);
+}
 
 /** A request to a device in the HTTP model (../shared/DEVICES.md): `{request_id, method, uri, body}`. */
 export interface DeviceRequest {
@@ -233,6 +245,7 @@ export class DeviceGateway {
       client = await mqtt.connectAsync(url, options);
     }
     this.client = client;
+    sendAtOnce(client);
     client.on('message', (topic, payload) => {
       this.onMessage(topic, payload).catch((err: Error) =>
         this.app.log.error({ topic, err: err.message }, 'device message failed'),
