@@ -19,7 +19,7 @@ beforeAll(() => broker.start());
 afterAll(() => broker.stop());
 
 it("the embedded broker's sockets send at once", () => {
-  const server = (broker as unknown as { server: net.Server }).server;
+  const server = (broker as unknown as { server: net.Server & { noDelay?: boolean } }).server;
   expect(server.noDelay).toBe(true);
 });
 
