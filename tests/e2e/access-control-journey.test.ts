@@ -23,6 +23,7 @@ import { SimulatedDevice } from '@lintel/device-sim';
 import { type TestServer } from '../support/server';
 import { admin, everyFeatureOn, licence, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn, pickWithKeyboard } from '../support/console';
+import { typeTime } from '../support/keyboard-form';
 import { WAIT, consoleWorld, expectText, onPage, repo, waitForPath } from '../support/web';
 import { until } from '../devices/mqtt-clients';
 
@@ -151,10 +152,22 @@ async function journey(page: Page, api: ApiClient, sim: SimulatedDevice): Promis
     await page.keyboard.press('Space');
   }
   expect(await page.getByRole('checkbox', { name: 'Saturday' }).isChecked()).toBe(false);
-  expect(await page.getByRole('textbox', { name: /^Opens/ }).inputValue()).toBe('32400');
-  expect(await page.getByRole('textbox', { name: /^Closes/ }).inputValue()).toBe('64800');
+  // the window is a time of day: the default reads 09:00–18:00, and the closing time is typed as one
+  expect(await page.getByLabel(/^Opens/).inputValue()).toBe('09:00');
+  expect(await page.getByLabel(/^Closes/).inputValue()).toBe('18:00');
+  await page.getByLabel(/^Closes/).focus();
+  await typeTime(page, '18:30');
+  expect(await page.getByLabel(/^Closes/).inputValue()).toBe('18:30');
   await page.keyboard.press('Control+Enter');
   await waitForPath(page, '/schedules');
+  // the table shows the window as times of day; the schedule holds seconds after midnight
+  const scheduleRow = page.locator('[role="row"]', { hasText: names.schedule });
+  await scheduleRow.locator('[role="gridcell"]', { hasText: /^18:30$/ }).waitFor({ timeout: WAIT });
+  await scheduleRow.locator('[role="gridcell"]', { hasText: /^09:00$/ }).waitFor({ timeout: WAIT });
+  const stored = (await getCommand('schedule.list').run({ api }, {})).data.find(
+    (s) => s.name === names.schedule,
+  );
+  expect(stored).toMatchObject({ time_from: 32_400, time_to: 66_600 });
 
   // ---- the holiday, the whole project's ----
   await openAdd(page, 'Holidays', '/holidays', 'holiday');

@@ -60,6 +60,21 @@ const shapeOf = (schema: ZodType) =>
   (schema as unknown as { shape?: Record<string, ZodType>; def?: { shape?: Record<string, ZodType> } })
     .shape ?? {};
 
+/**
+ * Types a time of day (`18:30`) into the focused time input from the keyboard, segment by segment, as the
+ * browser's locale orders and writes them (a 12-hour locale takes the hour, the minutes and A or P).
+ */
+export async function typeTime(page: Page, clock: string): Promise<void> {
+  const [h, m] = clock.split(':').map(Number) as [number, number];
+  const twelve = await page.evaluate(
+    () => new Intl.DateTimeFormat(navigator.language, { hour: 'numeric' }).resolvedOptions().hour12 === true,
+  );
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (!twelve) return page.keyboard.type(`${two(h)}${two(m)}`);
+  await page.keyboard.type(`${two(h % 12 || 12)}${two(m)}`);
+  await page.keyboard.type(h < 12 ? 'A' : 'P');
+}
+
 /** Which field of the form has the cursor: its path (`name`, `role`, `permissions`), or null. */
 function focusedField(page: Page, form: string): Promise<string | null> {
   return page.evaluate((f) => {

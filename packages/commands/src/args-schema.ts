@@ -6,6 +6,8 @@ export interface FieldTraits {
   multiline: boolean;
   /** a day (`YYYY-MM-DD`): forms draw a date input */
   date: boolean;
+  /** seconds after local midnight: forms draw a time input, the CLI takes `09:00` */
+  timeOfDay: boolean;
   /** why no form shows the field, or undefined */
   hidden?: string;
 }
@@ -149,6 +151,7 @@ export function traitsOf(schema: ZodType): FieldTraits {
     secret: meta.secret === true,
     multiline: meta.multiline === true,
     date: meta.date === true,
+    timeOfDay: meta.timeOfDay === true,
     ...(typeof meta.hidden === 'string' ? { hidden: meta.hidden } : {}),
   };
 }

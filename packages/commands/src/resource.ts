@@ -21,6 +21,8 @@ export interface ResourceField extends FilterableField {
   default?: boolean;
   /** a wide column (description, lists of names) */
   wide?: boolean;
+  /** a number of seconds after local midnight: tables show it as a time of day, `09:00` */
+  timeOfDay?: boolean;
   filterable?: boolean;
   sortable?: boolean;
   /**

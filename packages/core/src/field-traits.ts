@@ -13,7 +13,9 @@ declare module 'zod/v4/core' {
     hidden?: string;
     /** a day, `YYYY-MM-DD`: a date input in forms */
     date?: boolean;
+    /** seconds after local midnight (0 to 86,400): shown and typed as a time of day, `09:00` */
+    timeOfDay?: boolean;
   }
 }
 
-export type FieldTraitName = 'secret' | 'multiline' | 'hidden' | 'date';
+export type FieldTraitName = 'secret' | 'multiline' | 'hidden' | 'date' | 'timeOfDay';

@@ -10,6 +10,7 @@ export * from './uploads';
 export * from './gates';
 export * from './devices';
 export * from './field-traits';
+export * from './time-of-day';
 export * from './licences';
 export * from './group-licences';
 export * from './realtime';

@@ -121,3 +121,16 @@ describe('flag values', () => {
     expect(args).toEqual({ profile: { address: 'Main St', phone: '+4912345' }, name: 'y' });
   });
 });
+
+describe('a time of day', () => {
+  it("takes `09:00` as well as the seconds for a schedule's window, and names the field when neither", () => {
+    const spec = deriveFlags(getCommand('schedule.create').args).flags.find((f) => f.name === 'time-from')!;
+    expect(spec).toMatchObject({ kind: 'number', timeOfDay: true });
+    expect(parseFlag(spec, '09:00')).toEqual({ ok: true, value: 32_400 });
+    expect(parseFlag(spec, '32400')).toEqual({ ok: true, value: 32_400 });
+    expect(parseFlag(spec, 'nine')).toMatchObject({
+      ok: false,
+      problem: { field: 'time_from', rule: 'invalid_type' },
+    });
+  });
+});

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { FieldError } from '@lintel/core';
+import { secondsOfClock, type FieldError } from '@lintel/core';
 import type { ZodType } from 'zod';
 import { traitsOf } from '@lintel/commands';
 import { objectShape, shapeOf, unwrap, type Shape } from './schema';
@@ -28,6 +28,8 @@ export interface FlagSpec {
    * from stdin with `--<name>-stdin` — a flag's value stays in the shell's history and the process list
    */
   secret?: boolean;
+  /** seconds after midnight: `09:00` is taken as well as 32400 */
+  timeOfDay?: boolean;
 }
 
 /** Flags every generated command may have; an argument of the same name is given through --data only. */
@@ -96,7 +98,9 @@ function walk(
       walk(s.shape, path, parentRequired && !u.optional, out);
     } else {
       const spec = specOf(path, s, flags, parentRequired);
-      if (spec.kind === 'text' && traitsOf(schema).secret) spec.secret = true;
+      const traits = traitsOf(schema);
+      if (spec.kind === 'text' && traits.secret) spec.secret = true;
+      if (spec.kind === 'number' && traits.timeOfDay) spec.timeOfDay = true;
       out.push(spec);
     }
   }
@@ -158,7 +162,7 @@ function parseNumber(text: string): number | null {
 
 function parseOne(spec: FlagSpec, kind: 'text' | 'number' | 'choice', text: string): Parsed {
   if (kind === 'number') {
-    const n = parseNumber(text);
+    const n = (spec.timeOfDay ? secondsOfClock(text) : null) ?? parseNumber(text);
     return n === null ? problem(spec, 'invalid_type', { expected: 'number' }) : { ok: true, value: n };
   }
   if (kind === 'choice') {

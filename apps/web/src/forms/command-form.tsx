@@ -193,6 +193,18 @@ function FieldView({
       );
     }
     case 'number':
+      if (field.timeOfDay)
+        return (
+          <TextField
+            {...textProps}
+            value={typeof value === 'string' ? value : ''}
+            required={required}
+            type="time"
+            autoComplete="off"
+            hint={o.hint}
+            {...autoFocus}
+          />
+        );
       return (
         <TextField
           {...textProps}

@@ -54,6 +54,8 @@ export interface FieldSpec {
   multiline?: boolean;
   /** a day (`YYYY-MM-DD`): a date input */
   date?: boolean;
+  /** a number of seconds after midnight: a time input (`09:00`) */
+  timeOfDay?: boolean;
   /** no form shows it (declared on the schema: `.meta({hidden: why})`) */
   hidden?: string;
 }
@@ -137,6 +139,7 @@ export function describeField(key: string, schema: ZodType, parent = ''): FieldS
   if (traits.secret && type === 'text') spec.secret = true;
   if (traits.multiline && type === 'text') spec.multiline = true;
   if (traits.date && type === 'text') spec.date = true;
+  if (traits.timeOfDay && type === 'number') spec.timeOfDay = true;
   if (traits.hidden) spec.hidden = traits.hidden;
   const def = defOf(u.core);
   if (type === 'enum') {

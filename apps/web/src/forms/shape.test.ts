@@ -140,4 +140,15 @@ describe('data shaping (spec part 2 §5)', () => {
     expect(v).toEqual({ a: { b: '1' }, l: [{ x: '1' }, { x: '3' }] });
     expect(valueAt(setAt(v, 'a.c', true), 'a.c')).toBe(true);
   });
+
+  it("shows a schedule's window as times of day and sends seconds after midnight", () => {
+    const fields = commandFields('schedule.update');
+    expect(fields.find((f) => f.key === 'time_from')).toMatchObject({ type: 'number', timeOfDay: true });
+    const values = toFormValues(fields, { name: 'Office', time_from: 32_400, time_to: 86_400 });
+    // a time input holds `HH:MM`; the day's end is midnight there
+    expect(values).toMatchObject({ time_from: '09:00', time_to: '00:00' });
+    const args = shapeArgs(fields, setAt(values, 'time_from', '08:30'), 'update', values);
+    expect(args).toEqual({ time_from: 30_600 });
+    expect(getCommand('schedule.update').args.safeParse({ id: 1, ...args }).success).toBe(true);
+  });
 });

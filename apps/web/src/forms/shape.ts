@@ -1,4 +1,4 @@
-import { DUMMY_PASSWORD } from '@lintel/core';
+import { DUMMY_PASSWORD, clockOfSeconds, secondsOfClock } from '@lintel/core';
 import type { FieldSpec } from './schema';
 
 /**
@@ -44,6 +44,8 @@ export function formValue(field: FieldSpec, stored: unknown, storedPassword = fa
     case 'enum':
       return typeof v === 'string' ? v : '';
     case 'number':
+      // a time input's value: `HH:MM` (the day's end, 86,400, is midnight in a time input)
+      if (field.timeOfDay && typeof v === 'number') return clockOfSeconds(v % 86_400);
       return typeof v === 'number' ? String(v) : typeof v === 'string' ? v : '';
     case 'boolean':
       return v === true;
@@ -114,6 +116,7 @@ export function shapeValue(
     case 'number': {
       const s = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
       if (s.trim() === '') return absent();
+      if (field.timeOfDay) return secondsOfClock(s) ?? parseNumber(s);
       return parseNumber(s);
     }
     case 'boolean':

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { FieldKind } from '@lintel/core';
+import { clockOfSeconds, type FieldKind } from '@lintel/core';
 import type { Tone } from '@lintel/commands';
 import { formatDate, type DateStyle } from './format';
 import type { ColumnInfo } from './column-prefs';
@@ -119,6 +119,7 @@ export function buildColumns<Row>(
             return (ref as Loose).name as string;
         }
         if (kind === 'enum' && typeof v === 'string' && words.value) return words.value(id, v);
+        if (field.timeOfDay && typeof v === 'number') return clockOfSeconds(v);
         return valueText(kind, v, style, words);
       });
     out.push({

@@ -15,13 +15,13 @@
 import { z } from 'zod';
 import { Defaults, RepeatOptions, Weekdays } from '../constants';
 import { withoutDefaults } from './partial';
+import { TimeOfDay } from '../time-of-day';
 
 export type RepeatOption = (typeof RepeatOptions)[number];
 export type Weekday = (typeof Weekdays)[number];
 
 /** a local date, a date input in the console's forms */
 const LocalDate = z.iso.date().meta({ date: true });
-const DaySeconds = z.number().int().min(0).max(86_400);
 
 const ScheduleFields = z.object({
   name: z.string().trim().min(1).max(255),
@@ -31,8 +31,8 @@ const ScheduleFields = z.object({
   is_all_day: z.boolean().default(false),
   repeat_mode: z.enum(RepeatOptions).default('weekly'),
   repeat_days: z.array(z.enum(Weekdays)).max(7).default([]),
-  time_from: DaySeconds.default(Defaults.scheduleWindow.from),
-  time_to: DaySeconds.default(Defaults.scheduleWindow.to),
+  time_from: TimeOfDay.default(Defaults.scheduleWindow.from),
+  time_to: TimeOfDay.default(Defaults.scheduleWindow.to),
   access_rules: z.array(z.number().int().positive()).max(1000).default([]),
 });
 
