@@ -382,4 +382,71 @@ describe('the simulator at the door and the ACS log', () => {
     expect(log[0]).toMatchObject({ device: { id: d.id }, identifier: { id: id.id }, owner_type: 'user' });
     expect(log[0]!.rule).not.toBeNull();
   });
+
+  it('keeps a pass limit across panels: a pass at one leaves the other what is left of the limit', async () => {
+    const a = await simulated();
+    const b = await simulated();
+    const limited = await card({ passes_restrict_active: true, passes_restrict_max_count: 2 });
+    await rule({ devices: [a.id, b.id], identifiers: [limited.id] });
+    await sync();
+    for (const d of [a, b]) d.sim.setClock('2026-11-25T08:00:00Z');
+    // one pass at each panel: the limit of 2 is reached, whichever panel counted them
+    expect((await a.sim.presentCard(limited.value)).granted).toBe(true);
+    await sync();
+    expect((await b.sim.presentCard(limited.value)).granted).toBe(true);
+    await sync();
+    expect((await cmd('identifier.get').run({ api }, { id: limited.id })).passes_count).toBe(2);
+    for (const d of [a, b])
+      expect(await d.sim.presentCard(limited.value)).toMatchObject({
+        granted: false,
+        reason: 'pass_limit_reached',
+      });
+    expect((await cmd('identifier.get').run({ api }, { id: limited.id })).passes_count).toBe(2);
+    // the limit raised to 3: one pass more, at either panel
+    await cmd('identifier.update').run({ api }, { id: limited.id, passes_restrict_max_count: 3 } as never);
+    await sync();
+    expect((await b.sim.presentCard(limited.value)).granted).toBe(true);
+    await sync();
+    expect(await a.sim.presentCard(limited.value)).toMatchObject({
+      granted: false,
+      reason: 'pass_limit_reached',
+    });
+    expect((await cmd('identifier.get').run({ api }, { id: limited.id })).passes_count).toBe(3);
+  });
+
+  it('keeps a pass limit when a panel lost its counter with the item: its passes count as elsewhere', async () => {
+    const d = await simulated();
+    const limited = await card({ passes_restrict_active: true, passes_restrict_max_count: 2 });
+    const r = await rule({ devices: [d.id], identifiers: [limited.id] });
+    await sync();
+    d.sim.setClock('2026-11-25T08:00:00Z');
+    expect((await d.sim.presentCard(limited.value)).granted).toBe(true);
+    // the rule gone, the panel removes the item (and its counter); back, it holds what is left of the limit
+    await cmd('access_rule.delete').run({ api }, { id: r.id });
+    await sync();
+    expect(d.sim.identifiers.has(`identifier-${limited.id}`)).toBe(false);
+    await rule({ devices: [d.id], identifiers: [limited.id] });
+    await sync();
+    expect((await d.sim.presentCard(limited.value)).granted).toBe(true);
+    expect(await d.sim.presentCard(limited.value)).toMatchObject({
+      granted: false,
+      reason: 'pass_limit_reached',
+    });
+    expect((await cmd('identifier.get').run({ api }, { id: limited.id })).passes_count).toBe(2);
+
+    // a limit of 4, two passes more; then the panel loses the item by itself and a resync reads its list:
+    // given again, it holds what is left (none of its lost counter)
+    await cmd('identifier.update').run({ api }, { id: limited.id, passes_restrict_max_count: 4 } as never);
+    await sync();
+    expect((await d.sim.presentCard(limited.value)).granted).toBe(true);
+    d.sim.identifiers.delete(`identifier-${limited.id}`);
+    await cmd('device.sync_entities').run({ api }, { id: d.id });
+    await sync();
+    expect((await d.sim.presentCard(limited.value)).granted).toBe(true);
+    expect(await d.sim.presentCard(limited.value)).toMatchObject({
+      granted: false,
+      reason: 'pass_limit_reached',
+    });
+    expect((await cmd('identifier.get').run({ api }, { id: limited.id })).passes_count).toBe(4);
+  });
 });

@@ -45,6 +45,7 @@ beforeAll(async () => {
       modules: ['events', 'devices', 'http'],
       mqtt: { port: 0, host: '127.0.0.1', shared: false, requestTimeoutMs: 2000, sweepMs: 0 },
       rateLimits: { guest_open: { limit: 6, windowS: 60 }, guest_file: { limit: 3, windowS: 60 } },
+      accessSync: { pollMs: 0 },
     },
   });
   api = await admin(ts);
@@ -59,6 +60,18 @@ afterAll(async () => {
   await ts?.close();
   await smtp?.close();
 });
+
+/** Plans what changed and sends every task it made to the panels, until nothing is left to send. */
+async function sync(): Promise<void> {
+  await ts.server.context.accessSync.poll();
+  for (let round = 0; round < 200; round++) {
+    if ((await ts.server.context.jobs.drain()) === 0) {
+      const again = await ts.server.context.accessSync.poll();
+      if (again.every((o) => o.tasks === 0)) return;
+    }
+  }
+  throw new Error('the sync did not settle');
+}
 
 /** A panel on mqtt in `domain`, and its simulator, online. */
 async function panel(domain = root) {
@@ -259,6 +272,25 @@ describe('guest access', () => {
     await cmd('access_rule.delete').run({ api }, { id: prohibit });
     expect((await open(made.key_id, token)).status).toBe(200);
     expect(gate.sim.locks[1].opened).toBe(1);
+  });
+
+  it("counts the page's openings at the panel too: a QR opened once from the page passes once more there, then is refused", async () => {
+    const gate = await panel();
+    const made = await cmd('guest_access.create').run({ api }, key([await rule([gate.id])]) as never);
+    await sync();
+    expect(gate.sim.identifiers.has(`identifier-${made.data.id}`)).toBe(true);
+    const token = (await info(made.key_id)).body.devices[0].token as string;
+    expect((await open(made.key_id, token)).body).toMatchObject({ opened: true, passes_count: 1 });
+    await sync();
+    gate.sim.setClock('2026-11-27T10:00:00Z');
+    expect((await gate.sim.presentCard(made.data.value, 1, 'qr')).granted).toBe(true);
+    expect(await gate.sim.presentCard(made.data.value, 1, 'qr')).toMatchObject({
+      granted: false,
+      reason: 'pass_limit_reached',
+    });
+    expect((await info(made.key_id)).body.message).toBe('pass_limit_reached');
+    const listed = (await cmd('guest_access.list').run({ api }, {})).data.find((p) => p.id === made.data.id);
+    expect(listed).toMatchObject({ state: 'exhausted', passes_count: 2 });
   });
 
   it('says device problem when the panel cannot be reached, and gives the pass back', async () => {

@@ -7,7 +7,8 @@
  * (`reasonFromDevice`); when the device did not hold the identifier (`unknown`) and the platform knows it,
  * the platform's own decision names why (revoked, expired, outside schedule…: a panel only knows it lacks
  * the card). A granted passage names the rule the platform's decision allows by, and counts a pass of the
- * identifier (`passes_count`, once per stored event: a push sent again stores nothing).
+ * identifier (`passes_count`, once per stored event: a push sent again stores nothing) and the device's own
+ * count of it (`identifier_device_passes`, docs/decisions.md "A pass limit across devices").
  */
 import { sql, type Transaction } from 'kysely';
 import { decide, holidayDays, reasonFromDevice, type DecisionReason, type Passage } from '@lintel/core';
@@ -108,6 +109,8 @@ export async function recordAccessEventsOf(
     return a;
   };
   const passes = new Map<number, number>();
+  /** the same passes by identifier and device (`{identifier}:{device}`) */
+  const passesAt = new Map<string, number>();
   const decided: Array<{
     device: AcsDevice;
     e: StoredDeviceEvent;
@@ -172,6 +175,8 @@ export async function recordAccessEventsOf(
         }
         if (granted) {
           passes.set(Number(i.id), (passes.get(Number(i.id)) ?? 0) + 1);
+          const at = `${Number(i.id)}:${device.id}`;
+          passesAt.set(at, (passesAt.get(at) ?? 0) + 1);
           if (areas.length) {
             const seen = last.get(Number(i.id)) ?? new Map<number, Passage>();
             last.set(Number(i.id), seen);
@@ -220,11 +225,23 @@ export async function recordAccessEventsOf(
     returning id, project_id, device_id, identifier_id, decision, reason, created_at`.execute(trx);
   // in the order of the values (identities are drawn in that order)
   inserted.rows.sort((a, b) => Number(a.id) - Number(b.id));
-  // the passes the devices counted (the decision's `passes_count`; not a change the devices are sent)
-  if (passes.size)
-    await sql`update identifiers set passes_count = passes_count + v.n
-      from (values ${sql.join([...passes].map(([id, n]) => sql`(${id}::int, ${n}::int)`))}) as v(id, n)
-      where identifiers.id = v.id`.execute(trx);
+  // the passes the devices counted (the decision's `passes_count`) and, in the same statement, each device's
+  // own count of them (`identifier_device_passes`): what a device must hold of a pass limit is the limit less
+  // the passes counted elsewhere (migration 0081's trigger plans the identifier's other devices again)
+  if (passesAt.size)
+    await sql`with v(id, device, n) as (values ${sql.join(
+      [...passesAt].map(([at, n]) => {
+        const [id, device] = at.split(':').map(Number);
+        return sql`(${id}::int, ${device}::int, ${n}::int)`;
+      }),
+    )}),
+      counted as (update identifiers set passes_count = passes_count + t.n
+        from (select id, sum(n)::int as n from v group by id) as t
+        where identifiers.id = t.id returning identifiers.id)
+      insert into identifier_device_passes (identifier_id, device_id, passes)
+        select v.id, v.device, v.n from v join counted c on c.id = v.id
+      on conflict (identifier_id, device_id) do update
+        set passes = identifier_device_passes.passes + excluded.passes`.execute(trx);
   await app.outbox.emitMany(
     trx,
     AcsEventCreatedEvent,

@@ -98,6 +98,13 @@ export async function upsertLedger(
   }
 }
 
+/** The identifier an item's uid names (`identifier-{id}`), or null for an item not of the platform. */
+export function identifierIdOf(uid: string): number | null {
+  const m = /^identifier-([1-9][0-9]{0,9})$/.exec(uid);
+  const id = m ? Number(m[1]) : NaN;
+  return Number.isSafeInteger(id) && id <= 2_147_483_647 ? id : null;
+}
+
 const entityOf = (kind: LedgerKind) => (kind === 'identifier' ? 'identifier' : 'schedule');
 
 /** The outcome of one request of a batch: applied (2xx, or a DELETE of what it does not hold), or refused. */
@@ -152,6 +159,11 @@ export async function applyBatchOutcome(
       await sql`delete from device_access_ledger where device_id = ${task.device_id} and kind = ${kind}
         and key in (${sql.join(keys.slice(i, i + CHUNK))})`.execute(trx);
   }
+  // an item removed takes the device's pass counter with it: its passes are now the platform's only
+  const gone = removes.filter((r) => r.kind === 'identifier').flatMap((r) => identifierIdOf(r.key) ?? []);
+  for (let i = 0; i < gone.length; i += CHUNK)
+    await sql`delete from identifier_device_passes where device_id = ${task.device_id}
+      and identifier_id in (${sql.join(gone.slice(i, i + CHUNK))})`.execute(trx);
   // the sync errors: what it refused now is one, what it took is no longer
   for (const kind of ['identifier', 'profile'] as const) {
     const taken = outcomes.filter((o) => o.ok && o.item.kind === kind).map((o) => o.item.key);
@@ -252,6 +264,12 @@ export async function replaceFromInventory(
   // one row per key (a device listing a key twice)
   const unique = [...new Map(rows.map((r) => [`${r.kind}:${r.key}`, r])).values()];
   await upsertLedger(trx, deviceId, unique);
+  // an item the device no longer holds took its pass counter with it (identifier_device_passes)
+  const holds = held.identifiers.flatMap((i) =>
+    typeof i?.uid === 'string' ? (identifierIdOf(i.uid) ?? []) : [],
+  );
+  await sql`delete from identifier_device_passes where device_id = ${deviceId}
+    and identifier_id <> all(${sql.val(holds)}::int[])`.execute(trx);
 }
 
 /** Marks a project changed (a resync's list read, a batch that ran again): planned at the next poll. */

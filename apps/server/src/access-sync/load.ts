@@ -195,6 +195,18 @@ export async function loadProjectAccess(q: Q, projectId: number): Promise<Projec
        i.passes_restrict_max_count, i.passes_count
      from identifiers i left join users u on u.id = i.owner
      where i.project_id = ${projectId} order by i.id`.execute(q);
+  // the passes each device counted of the identifiers with a pass limit (what it holds is the limit less the
+  // passes counted elsewhere; migration 0081)
+  const passesAt = new Map<number, Map<number, number>>();
+  const counted = await sql<{ identifier_id: number; device_id: number; passes: number }>`
+    select p.identifier_id, p.device_id, p.passes from identifier_device_passes p
+      join identifiers i on i.id = p.identifier_id
+    where i.project_id = ${projectId} and i.passes_restrict_active`.execute(q);
+  for (const r of counted.rows) {
+    const m = passesAt.get(Number(r.identifier_id)) ?? new Map<number, number>();
+    m.set(Number(r.device_id), Number(r.passes));
+    passesAt.set(Number(r.identifier_id), m);
+  }
   const identifiers = new Map<number, SyncIdentifier & { name: string }>();
   const byValue = new Map<string, SyncIdentifier & { name: string }>();
   const ownRules = new Map<number, number[]>();
@@ -222,6 +234,7 @@ export async function loadProjectAccess(q: Q, projectId: number): Promise<Projec
       passes_restrict_active: r.passes_restrict_active,
       passes_restrict_max_count: Number(r.passes_restrict_max_count),
       passes_count: Number(r.passes_count),
+      passes_at: passesAt.get(Number(r.id)),
       access_rules: ownRules.get(Number(r.id)) ?? [],
       groups: owner === null ? [] : [...(groupsOf.get(owner) ?? [])],
     };

@@ -137,6 +137,17 @@ const refusal = (reason: DecisionReason): Decision => refusals.get(reason)!;
 
 // ----- the identifier itself ----------------------------------------------------------------------------------
 
+/**
+ * The pass limit a device holds for an identifier with one (docs/decisions.md "A pass limit across devices"):
+ * the limit less the passes counted elsewhere (`passesCount`, the identifier's passes everywhere, less
+ * `atDevice`, those this device counted itself). The device refuses once its own count reaches it, so it
+ * refuses exactly when this decision does with the whole count: `atDevice >= limit - (passesCount - atDevice)`
+ * is `passesCount >= limit`.
+ */
+export function devicePassLimit(limit: number, passesCount: number, atDevice: number): number {
+  return Math.max(0, limit - Math.max(0, passesCount - atDevice));
+}
+
 const parsedInstants = new Map<string, number>();
 function instantOf(iso: string): number {
   let t = parsedInstants.get(iso);

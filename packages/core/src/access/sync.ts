@@ -13,7 +13,13 @@
  * - Order: the time profiles an identifier will name go first, then deletions, then identifiers, then the
  *   profiles no longer named — so the device never holds an identifier naming a profile it lacks.
  */
-import type { AccessData, AccessIndex, AccessRuleSpec, DecisionIdentifier } from './decide';
+import {
+  devicePassLimit,
+  type AccessData,
+  type AccessIndex,
+  type AccessRuleSpec,
+  type DecisionIdentifier,
+} from './decide';
 import { DeviceIdentifierTypes, type DeviceIdentifierType, type IdentifierType } from './identifiers';
 import { holidayDays, timeProfileOf, type ScheduleSpec, type TimeProfile } from './schedules';
 
@@ -219,6 +225,11 @@ export interface SyncIdentifier extends DecisionIdentifier {
   owner_type: 'owner' | 'guest';
   /** the owner's groups with the groups above them */
   groups?: readonly number[];
+  /**
+   * the passes each device counted itself, by device id (none: no pass there); read for a pass limit, whose
+   * device holds the limit less the passes counted elsewhere (`devicePassLimit`)
+   */
+  passes_at?: ReadonlyMap<number, number>;
 }
 
 /**
@@ -227,6 +238,7 @@ export interface SyncIdentifier extends DecisionIdentifier {
  * is in force at all times) and, as deny profiles, those of the prohibitions reaching it — and the time
  * profiles named. An identifier prohibited at all times there, or whose permitting rules all name only
  * schedules that do not exist, is not held (the device refuses it as unknown; the platform names why).
+ * A pass limit is held as what is left of it once the passes counted elsewhere are taken (`devicePassLimit`).
  */
 export function wantedAt(
   device: number,
@@ -258,7 +270,13 @@ export function wantedAt(
     for (const s of [...allowed, ...deny]) named.add(s);
     items.push(
       deviceIdentifierItem(
-        { ...i, type },
+        {
+          ...i,
+          type,
+          passes_restrict_max_count: i.passes_restrict_active
+            ? devicePassLimit(i.passes_restrict_max_count, i.passes_count, i.passes_at?.get(device) ?? 0)
+            : i.passes_restrict_max_count,
+        },
         allowed.map((s) => `schedule-${s}`),
         'all',
         [...deny].map((s) => `schedule-${s}`),
