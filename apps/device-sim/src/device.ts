@@ -180,8 +180,6 @@ export class SimulatedDevice {
   readonly identifiers = new Map<string, SimIdentifier>();
   /** the face photos of its face identifiers, by uid (gone with the item) */
   readonly facePhotos = new Map<string, SimFacePhoto>();
-  /** face photos it was sent and took (tests: a photo is sent once) */
-  facePhotosTaken = 0;
   /** the log events not yet acknowledged by the platform, oldest first: sent again until they are */
   readonly pendingLogs: SimLogEntry[] = [];
   /** the events the platform acknowledged */
@@ -752,11 +750,7 @@ export class SimulatedDevice {
     if (!jpeg && !png) return { status: 422, body: { message: 'photo is no JPEG or PNG' } };
     if (createHash('sha256').update(photo).digest('hex') !== b.sha256)
       return { status: 422, body: { message: 'sha256 does not match the photo' } };
-    // the same photo again changes nothing
-    if (this.facePhotos.get(uid)?.sha256 !== b.sha256) {
-      this.facePhotos.set(uid, { photo, sha256: b.sha256 });
-      this.facePhotosTaken++;
-    }
+    this.facePhotos.set(uid, { photo, sha256: b.sha256 });
     return { status: 200, body: { uid, sha256: b.sha256 } };
   }
 
