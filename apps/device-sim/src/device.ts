@@ -741,7 +741,10 @@ export class SimulatedDevice {
     if (method !== 'PUT') return { status: 405, body: { message: 'method not allowed' } };
     if (item.identifier_type !== 'face_id')
       return { status: 422, body: { message: 'not a face identifier' } };
-    const b = (typeof body === 'object' && body !== null ? body : {}) as { photo?: unknown; sha256?: unknown };
+    const b = (typeof body === 'object' && body !== null ? body : {}) as {
+      photo?: unknown;
+      sha256?: unknown;
+    };
     if (typeof b.photo !== 'string' || typeof b.sha256 !== 'string')
       return { status: 400, body: { message: 'photo and sha256 are required' } };
     const photo = Buffer.from(b.photo, 'base64');

@@ -73,7 +73,8 @@ async function sendFacePhoto(
   item: BatchItem,
 ): Promise<ItemOutcome> {
   const sha256 = (item.body as { face_sha256?: unknown } | undefined)?.face_sha256;
-  if (item.kind !== 'identifier' || item.method !== 'PUT' || typeof sha256 !== 'string') return { item, ok: true };
+  if (item.kind !== 'identifier' || item.method !== 'PUT' || typeof sha256 !== 'string')
+    return { item, ok: true };
   const photo = await readFacePhoto(app.config, sha256);
   // replaced since the plan: the task carrying the new photo follows
   if (!photo) return { item, ok: false, error: 'face photo no longer stored' };

@@ -90,7 +90,10 @@ export async function readFacePhoto(
 }
 
 /** Removes a stored face photo (one no identifier names any more); one already gone is fine. */
-export async function removeFacePhoto(config: Pick<Config, 'storageDir'>, sha256: string | null): Promise<void> {
+export async function removeFacePhoto(
+  config: Pick<Config, 'storageDir'>,
+  sha256: string | null,
+): Promise<void> {
   if (!sha256 || !SHA256_HEX.test(sha256)) return;
   await fs.rm(facePath(config, sha256), { force: true });
 }

@@ -121,7 +121,9 @@ export async function removeUnnamedPhoto(
   config: Pick<Config, 'storageDir'>,
   sha256: string,
 ): Promise<void> {
-  const r = await sql<{ n: number }>`select count(*)::int as n from identifiers where photo_sha256 = ${sha256}`.execute(db);
+  const r = await sql<{
+    n: number;
+  }>`select count(*)::int as n from identifiers where photo_sha256 = ${sha256}`.execute(db);
   if (!Number(r.rows[0]?.n)) await removeFacePhoto(config, sha256);
 }
 
