@@ -82,6 +82,15 @@ async function simulated() {
   return { id: data.id, sim };
 }
 
+/** An 800×800 PNG of noise: a photo as large as a face photo gets (640 px of noise is a JPEG of ~300 KB). */
+async function noise(): Promise<Blob> {
+  const img = new Jimp({ width: 800, height: 800, color: 0x000000ff });
+  img.scan(0, 0, 800, 800, (_x, _y, idx) => {
+    img.bitmap.data.writeUInt32BE(Math.floor(Math.random() * 0xffffff) * 256 + 0xff, idx);
+  });
+  return new Blob([new Uint8Array(await img.getBuffer('image/png'))], { type: 'image/png' });
+}
+
 /** A PNG of one colour. */
 async function picture(color: number): Promise<Blob> {
   const png = await new Jimp({ width: 200, height: 160, color }).getBuffer('image/png');
@@ -145,15 +154,13 @@ describe('face photos on the devices', () => {
     await sync();
     expect(panel.sim.requests.length).toBe(before);
 
-    // a new photo is a difference: the item and its new photo, once
-    const second = await cmd('identifier.photo_upload').run(
-      { api },
-      { id: face.id, image: await picture(0xcc3300ff) },
-    );
+    // a new photo is a difference: the item and its new photo, once (a large one: MQTT carries it whole)
+    const second = await cmd('identifier.photo_upload').run({ api }, { id: face.id, image: await noise() });
     expect(second.photo_sha256).not.toBe(first.photo_sha256);
     await sync();
     expect(panel.sim.identifiers.get(item)?.face_sha256).toBe(second.photo_sha256);
     expect(panel.sim.facePhotos.get(item)?.sha256).toBe(second.photo_sha256);
+    expect(panel.sim.facePhotos.get(item)!.photo.length).toBeGreaterThan(100_000);
     expect(facePuts(panel.sim, item)).toHaveLength(2);
     await sync();
     expect(facePuts(panel.sim, item)).toHaveLength(2);
