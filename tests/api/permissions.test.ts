@@ -192,6 +192,14 @@ const guestPassOf = async (client: ApiClient) =>
 /** A QR identifier of the project the client signs in to. */
 const qrOf = async (client: ApiClient) =>
   (await getCommand('identifier.create').run({ api: client }, { type: 'qr' } as never)).data.id;
+const faceOf = async (client: ApiClient) =>
+  (await getCommand('identifier.create').run({ api: client }, { type: 'face' } as never)).data.id;
+/** A face identifier with its photo, made by the administrator of the client's project. */
+const facePhotoOf = async (client: ApiClient) => {
+  const id = await faceOf(client);
+  await getCommand('identifier.photo_upload').run({ api: client }, { id, image: await png() });
+  return id;
+};
 
 /** The project's wallet settings with a self-signed certificate (made once), so a pass can be signed. */
 let walletSet = false;
@@ -683,6 +691,17 @@ const listCases: Record<string, Case> = {
     perms: ['identifiers.view_all'],
     ok: async () => (await walletReady(), { id: await qrOf(api) }),
     out: async () => ({ id: await qrOf(w.P2.api) }),
+  },
+  // a face identifier's photo: uploaded like editing it, read like reading it
+  'identifier.photo_upload': {
+    perms: ['identifiers.edit', 'identifiers.view_all'],
+    ok: async () => ({ id: await faceOf(api), image: await png() }),
+    out: async () => ({ id: await faceOf(w.P2.api), image: await png() }),
+  },
+  'identifier.photo': {
+    perms: ['identifiers.view_all'],
+    ok: async () => ({ id: await facePhotoOf(api) }),
+    out: async () => ({ id: await facePhotoOf(w.P2.api) }),
   },
   // a cell to show: an identifier and a rule naming it at a device
   'access_matrix.list': {

@@ -2,12 +2,15 @@
  * `lintel identifiers qr ID --out FILE` and `lintel identifiers wallet-pass ID` (issue 21 item 1), the built
  * CLI as a child process against a real server: the QR code written as PNG (read back to the identifier's
  * value by an independent decoder) and as SVG to standard output; the wallet pass refused with the catalogue's
- * message while the project's wallet settings hold no certificate; a bad id is bad usage.
+ * message while the project's wallet settings hold no certificate; a bad id is bad usage. A face identifier's
+ * photo uploaded from a file (`photo-upload ID --image FILE`) and saved back (`photo ID --out FILE`).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { Jimp } from 'jimp';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
@@ -71,4 +74,34 @@ it('says why a wallet pass cannot be made while the wallet settings hold no cert
   expect(r.code).toBe(1);
   expect(r.stderr).toContain('The wallet settings hold no certificate: the pass cannot be signed');
   expect(fs.existsSync(path.join(out, 'x.pkpass'))).toBe(false);
+});
+
+it("uploads a face identifier's photo from a file and saves it back; another type is refused", async () => {
+  const ident = (await getCommand('identifier.create').run({ api }, { type: 'face' } as never)).data;
+  const picture = path.join(out, 'face.png');
+  fs.writeFileSync(
+    picture,
+    await new Jimp({ width: 90, height: 60, color: 0x336699ff }).getBuffer('image/png'),
+  );
+  const up = await lintel(['identifiers', 'photo-upload', String(ident.id), '--image', picture, '--json'], {
+    configDir: dir,
+  });
+  expect(up.code, up.stderr).toBe(0);
+  const { photo_sha256 } = JSON.parse(up.stdout) as { photo_sha256: string };
+  const file = path.join(out, 'face.jpg');
+  const saved = await lintel(['identifiers', 'photo', String(ident.id), '--out', file, '--json'], {
+    configDir: dir,
+  });
+  expect(saved.code, saved.stderr).toBe(0);
+  expect(JSON.parse(saved.stdout)).toMatchObject({ file, content_type: 'image/jpeg' });
+  expect(createHash('sha256').update(fs.readFileSync(file)).digest('hex')).toBe(photo_sha256);
+  // the largest square at the centre
+  const img = await Jimp.read(fs.readFileSync(file));
+  expect([img.width, img.height]).toEqual([60, 60]);
+
+  const qr = (await getCommand('identifier.create').run({ api }, { type: 'qr' } as never)).data;
+  const refused = await lintel(['identifiers', 'photo-upload', String(qr.id), '--image', picture], {
+    configDir: dir,
+  });
+  expect(refused.code).toBe(1);
 });

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import http from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import {
   AccessIndex,
@@ -66,6 +66,15 @@ export interface SimIdentifier {
   time_profiles?: string[];
   /** the keys of the time profiles in which it must not open */
   deny_time_profiles?: string[];
+  /** a face identifier's photo to come (its SHA-256, hex): `PUT …/item/{uid}/face` brings it */
+  face_sha256?: string;
+}
+
+/** A face identifier's photo as the device holds it (`PUT …/item/{uid}/face`). */
+export interface SimFacePhoto {
+  /** the picture, JPEG or PNG */
+  photo: Buffer;
+  sha256: string;
 }
 
 /** One decision at the door, as the device logged it. */
@@ -169,6 +178,8 @@ export class SimulatedDevice {
   private readonly lockTimers = new Map<number, NodeJS.Timeout>();
   /** the identifiers synced to it, by uid: the device decides from these alone, platform or not */
   readonly identifiers = new Map<string, SimIdentifier>();
+  /** the face photos of its face identifiers, by uid (gone with the item) */
+  readonly facePhotos = new Map<string, SimFacePhoto>();
   /** the log events not yet acknowledged by the platform, oldest first: sent again until they are */
   readonly pendingLogs: SimLogEntry[] = [];
   /** the events the platform acknowledged */
@@ -646,6 +657,8 @@ export class SimulatedDevice {
     }
     const p = /^\/api\/v1\/access\/identifier\/time_profile\/([A-Za-z0-9_-]{1,64})$/.exec(url.pathname);
     if (p) return this.timeProfileApi(method, p[1]!, body);
+    const f = /^\/api\/v1\/access\/identifier\/item\/([A-Za-z0-9_-]{1,64})\/face$/.exec(url.pathname);
+    if (f) return this.faceApi(method, f[1]!, body);
     const m = /^\/api\/v1\/access\/identifier\/item(?:\/([A-Za-z0-9_-]{1,64}))?$/.exec(url.pathname);
     if (!m) return null;
     const uid = m[1];
@@ -661,6 +674,7 @@ export class SimulatedDevice {
         this.index = null;
         this.writes++;
       }
+      this.facePhotos.delete(uid);
       return { status: 200, body: { uid } };
     }
     if (method === 'POST' || method === 'PUT') {
@@ -703,6 +717,44 @@ export class SimulatedDevice {
       return { status: 200, body: { uid: id } };
     }
     return { status: 405, body: { message: 'method not allowed' } };
+  }
+
+  /**
+   * A face identifier's photo (docs/decisions.md "Face photos"): `PUT …/item/{uid}/face` `{photo: base64
+   * JPEG or PNG, sha256}` for a face item it holds (404 for none, 422 for another type, a picture that is no
+   * JPEG or PNG or whose SHA-256 is not the one named); `GET` answers it, `DELETE` removes it.
+   */
+  private faceApi(method: string, uid: string, body: unknown): { status: number; body: unknown } {
+    const item = this.identifiers.get(uid);
+    if (method === 'GET') {
+      const held = this.facePhotos.get(uid);
+      return held && item
+        ? { status: 200, body: { photo: held.photo.toString('base64'), sha256: held.sha256 } }
+        : { status: 404, body: { message: 'no face photo' } };
+    }
+    if (!item) return { status: 404, body: { message: 'not found' } };
+    if (this.refuse.has(uid)) return { status: 422, body: { message: 'refused by the device' } };
+    if (method === 'DELETE') {
+      this.facePhotos.delete(uid);
+      return { status: 200, body: { uid } };
+    }
+    if (method !== 'PUT') return { status: 405, body: { message: 'method not allowed' } };
+    if (item.identifier_type !== 'face_id')
+      return { status: 422, body: { message: 'not a face identifier' } };
+    const b = (typeof body === 'object' && body !== null ? body : {}) as {
+      photo?: unknown;
+      sha256?: unknown;
+    };
+    if (typeof b.photo !== 'string' || typeof b.sha256 !== 'string')
+      return { status: 400, body: { message: 'photo and sha256 are required' } };
+    const photo = Buffer.from(b.photo, 'base64');
+    const jpeg = photo[0] === 0xff && photo[1] === 0xd8;
+    const png = photo.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    if (!jpeg && !png) return { status: 422, body: { message: 'photo is no JPEG or PNG' } };
+    if (createHash('sha256').update(photo).digest('hex') !== b.sha256)
+      return { status: 422, body: { message: 'sha256 does not match the photo' } };
+    this.facePhotos.set(uid, { photo, sha256: b.sha256 });
+    return { status: 200, body: { uid, sha256: b.sha256 } };
   }
 
   /** A time profile: `GET|PUT|DELETE /api/v1/access/identifier/time_profile/{key}`. */

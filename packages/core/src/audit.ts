@@ -38,6 +38,7 @@ export const AuditActions = [
   'password_reset',
   'password_set',
   'permission_denied',
+  'photo_uploaded',
   'project_settings_changed',
   'rate_limited',
   'register',

@@ -13,7 +13,8 @@ import { printOutcome } from '../output';
 
 /**
  * `lintel identifiers qr ID` and `lintel identifiers wallet-pass ID`: a QR identifier's QR code (PNG or SVG)
- * and its Apple Wallet pass written to a file (`--out`, `-` for standard output; default the name the server
+ * and its Apple Wallet pass, and `lintel identifiers photo ID` a face identifier's photo (JPEG; uploaded with
+ * the registry's `photo-upload ID --image FILE`), written to a file (`--out`, `-` for standard output; default the name the server
  * gives), through the same commands as the console's QR preview (`identifier.qr`, `identifier.wallet_pass`).
  */
 
@@ -27,7 +28,7 @@ interface FileOptions {
 async function save(
   ctx: CliContext,
   opts: FamilyOptions,
-  id: CommandId & ('identifier.qr' | 'identifier.wallet_pass'),
+  id: CommandId & ('identifier.qr' | 'identifier.wallet_pass' | 'identifier.photo'),
   raw: string,
   o: FileOptions,
 ): Promise<void> {
@@ -87,6 +88,18 @@ export function addIdentifierFiles(program: Commander, ctx: CliContext, opts: Fa
   offer(wallet, {
     gate: 'identifier.wallet_pass',
     titleKey: 'cli:identifiers.wallet_pass.description',
+    asks: [{ label: t('identifiers.id_label'), note: t('identifiers.id') }],
+  });
+  const photo = identifiers
+    .command('photo')
+    .description(t('identifiers.photo.description'))
+    .addArgument(idArg())
+    .option(`-o, --out <${t('placeholders.file')}>`, t('identifiers.out'))
+    .option('--json', t('options.json'))
+    .action((id: string, o: FileOptions) => save(ctx, opts, 'identifier.photo', id, o));
+  offer(photo, {
+    gate: 'identifier.photo',
+    titleKey: 'cli:identifiers.photo.description',
     asks: [{ label: t('identifiers.id_label'), note: t('identifiers.id') }],
   });
 }

@@ -190,9 +190,10 @@ export async function loadProjectAccess(q: Q, projectId: number): Promise<Projec
     passes_restrict_active: boolean;
     passes_restrict_max_count: number;
     passes_count: number;
+    photo_sha256: string | null;
   }>`select i.id, i.name, i.type, i.value, i.is_active, i.owner_type, i.owner, u.name as owner_name,
        i.period_restrict_active, i.period_restrict_from_u, i.period_restrict_to_u, i.passes_restrict_active,
-       i.passes_restrict_max_count, i.passes_count
+       i.passes_restrict_max_count, i.passes_count, i.photo_sha256
      from identifiers i left join users u on u.id = i.owner
      where i.project_id = ${projectId} order by i.id`.execute(q);
   // the passes each device counted of the identifiers with a pass limit (what it holds is the limit less the
@@ -237,6 +238,7 @@ export async function loadProjectAccess(q: Q, projectId: number): Promise<Projec
       passes_at: passesAt.get(Number(r.id)),
       access_rules: ownRules.get(Number(r.id)) ?? [],
       groups: owner === null ? [] : [...(groupsOf.get(owner) ?? [])],
+      photo_sha256: r.photo_sha256,
     };
     identifiers.set(i.id, i);
     byValue.set(`${i.type}:${i.value}`, i);

@@ -6,12 +6,13 @@
  * as sent once. The requests of one kind go `window` at a time; the kinds go in the batch's order (profiles
  * before the identifiers naming them, deletions before additions).
  */
-import type { DeviceIdentifierItem, DeviceTimeProfile } from '@lintel/core';
+import { facePhotoUri, type DeviceIdentifierItem, type DeviceTimeProfile } from '@lintel/core';
 import type { ServerContext } from '../context';
 import { AppError } from '../errors';
 import type { DeviceAddress, DeviceReply } from '../devices/gateway';
 import type { BatchItem, ItemOutcome } from './ledger';
 import { accessSyncConfig } from './config';
+import { readFacePhoto } from '../storage/files';
 
 const ok = (status: number) => status >= 200 && status < 300;
 
@@ -51,12 +52,41 @@ export async function sendBatch(
         // removing what it does not hold is done
         const applied = ok(reply.status) || (item.method === 'DELETE' && reply.status === 404);
         out[n] = applied ? { item, ok: true } : { item, ok: false, error: reasonOf(reply) };
+        if (applied) out[n] = await sendFacePhoto(app, device, `task-${taskId}-${n}`, item);
       }
     };
     await Promise.all(Array.from({ length: Math.min(window, end - start) }, worker));
     start = end;
   }
   return out;
+}
+
+/**
+ * A face identifier's item names its photo (`face_sha256`): once the device took the item, the photo follows
+ * it (`PUT …/item/{uid}/face`, `{photo, sha256}`; docs/decisions.md "Face photos"), with a request id of its
+ * own, so the item and its photo are applied or refused together and sent again together.
+ */
+async function sendFacePhoto(
+  app: ServerContext,
+  device: DeviceAddress,
+  requestId: string,
+  item: BatchItem,
+): Promise<ItemOutcome> {
+  const sha256 = (item.body as { face_sha256?: unknown } | undefined)?.face_sha256;
+  if (item.kind !== 'identifier' || item.method !== 'PUT' || typeof sha256 !== 'string')
+    return { item, ok: true };
+  const photo = await readFacePhoto(app.config, sha256);
+  // replaced since the plan: the task carrying the new photo follows
+  if (!photo) return { item, ok: false, error: 'face photo no longer stored' };
+  const reply = await app.devices.request(device, {
+    method: 'PUT',
+    uri: facePhotoUri(item.uri),
+    body: { photo: photo.toString('base64'), sha256 },
+    requestId: `${requestId}-face`,
+  });
+  if (reply.status >= 500)
+    throw new AppError('device_not_available', { serial: device.serial_number, status: reply.status });
+  return ok(reply.status) ? { item, ok: true } : { item, ok: false, error: reasonOf(reply) };
 }
 
 const PAGE = 500;

@@ -28,7 +28,8 @@ import { multipartArgs } from '../storage/uploads';
 import { NDJSON } from '../engine/bulk-import';
 import { helmetOptionsFor, storageHeaders } from './security';
 import { wsIsPlain } from '../sip/config';
-import { isPicturePath, servePicture } from './pictures';
+import { isPicturePath, reachesDir, servePicture } from './pictures';
+import { FACES_DIR } from '../storage/files';
 import { PICTURES_DIR } from '../devices/pictures';
 
 /**
@@ -220,8 +221,9 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
     decorateReply: false,
     index: false,
     setHeaders: storageHeaders,
-    // event pictures are not public: their own route below checks who asks
-    allowedPath: (pathname) => !isPicturePath(pathname),
+    // event pictures are not public: their own route below checks who asks; face photos neither
+    // (`identifier.photo` answers whoever may read the identifier)
+    allowedPath: (pathname) => !isPicturePath(pathname) && !reachesDir(pathname, FACES_DIR),
   });
   app.get(`/storage/${PICTURES_DIR}/:name`, (req, reply) => servePicture(context, req, reply));
 

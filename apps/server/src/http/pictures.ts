@@ -15,7 +15,10 @@ import { pictureReadable } from '../handlers/device-event/device-event.handler';
 import { storageHeaders } from './security';
 
 /** Whether a path under /storage/ reaches the pictures' directory, however it is spelled. */
-export function isPicturePath(pathname: string): boolean {
+export const isPicturePath = (pathname: string): boolean => reachesDir(pathname, PICTURES_DIR);
+
+/** Whether a path under /storage/ reaches a folder of it (pictures, face photos), however it is spelled. */
+export function reachesDir(pathname: string, dir: string): boolean {
   const spellings = [pathname];
   try {
     spellings.push(decodeURIComponent(pathname));
@@ -26,7 +29,7 @@ export function isPicturePath(pathname: string): boolean {
     path.posix
       .normalize(`/${p.replace(/\\/g, '/')}`)
       .toLowerCase()
-      .startsWith(`/${PICTURES_DIR}/`),
+      .startsWith(`/${dir}/`),
   );
 }
 

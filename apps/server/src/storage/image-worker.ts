@@ -1,5 +1,5 @@
 /**
- * The one path every image the server decodes takes (avatars now; face photos, logos and event pictures
+ * The one path every image the server decodes takes (avatars and face photos now; logos and event pictures
  * later): `decodeImage` first walks the file's structure (`image-guard.ts`: one header, frames inside the
  * image, at most so many scans and frames, pixels within the kind's limit), then decodes it with jimp in a
  * child process of its own — off the request path, with a heap ceiling, a bound on what the PNG data
@@ -23,7 +23,8 @@ export const defaultImageSettings: ImageSettings = { deadlineMs: 20_000, decoder
 
 export interface CropJob {
   data: Uint8Array;
-  crop: { x: number; y: number; size: number };
+  /** the square to keep, in pixels of the image; null: the largest square at its centre */
+  crop: { x: number; y: number; size: number } | null;
   /** largest side of the result */
   side: number;
   quality: number;
@@ -68,7 +69,8 @@ process.once('message', async (job) => {
   } catch {
     return done({ ok: false, error: 'malformed', reason: 'decoder' });
   }
-  const { x, y, size } = job.crop;
+  const side = Math.min(img.width, img.height);
+  const { x, y, size } = job.crop || { x: (img.width - side) >> 1, y: (img.height - side) >> 1, size: side };
   if (x + size > img.width || y + size > img.height)
     return done({ ok: false, error: 'outside', width: img.width, height: img.height });
   img.crop({ x, y, w: size, h: size });

@@ -19,6 +19,7 @@ import { FormError, Loading } from '../ui/field';
 import type { PageDef } from '../nav/pages';
 import { pageKeyOf, screenChoice } from './family-pages';
 import { QrPreviewButton } from '../features/identifiers/qr-preview';
+import { FacePhotoButton } from '../features/identifiers/face-photo';
 import { revokeAction } from '../features/identifiers/revoke-rows';
 
 const gates = (r: AnyResource, verb: string) => getCommand(`${r.noun}.${verb}` as CommandId).gates;
@@ -132,6 +133,8 @@ export function FamilyEditPage({ resource }: { resource: AnyResource }) {
         <>
           {/* a QR identifier's code, files and wallet pass (spec part 1 §2.4 "QR preview") */}
           {resource.noun === 'identifier' && record.type === 'qr' && <QrPreviewButton id={id} />}
+          {/* a face identifier's photo, shown and uploaded (checked like an avatar) */}
+          {resource.noun === 'identifier' && record.type === 'face' && <FacePhotoButton id={id} />}
           {can(gates(resource, 'delete')).can && (
             <DeleteRecordButton
               family={resource.noun}

@@ -4,6 +4,7 @@ import { defineCommand } from '../command';
 import { ImportRowError } from '../user/user.import';
 import { IdParam, savedReply } from '../resource';
 import { Identifier } from './identifier.resource';
+import { fileArg } from '../upload';
 
 /**
  * Revokes an identifier (spec part 1 §4: active → revoked): the devices refuse it from then on, and the
@@ -120,6 +121,40 @@ export const identifierWalletPass = defineCommand({
   http: { method: 'GET', path: '/identifiers/:id/wallet-pass' },
   args: IdParam,
   /** the .pkpass */
+  result: z.unknown(),
+  gates: { anyPermission: ['identifiers.view_all'] },
+  hidden: true,
+});
+
+/**
+ * A face identifier's photo (spec part 1 §3 Identifier "photo"; part 2 §7 "photo POST multipart"):
+ * `POST /identifiers/{id}/photo`, the image checked and made like an avatar — the square `{x, y, size}`
+ * (pixels of the upload; none: the largest square at its centre), at most 640 px, JPEG — and sent to the
+ * devices that hold the identifier. Gated like editing the identifier; another type is `invalid_identifier`.
+ */
+export const identifierPhotoUpload = defineCommand({
+  id: 'identifier.photo_upload',
+  http: { method: 'POST', path: '/identifiers/:id/photo' },
+  args: IdParam.extend({
+    image: fileArg('identifier_photo'),
+    x: z.coerce.number().int().min(0).max(20_000).optional(),
+    y: z.coerce.number().int().min(0).max(20_000).optional(),
+    size: z.coerce.number().int().min(16).max(20_000).optional(),
+  }),
+  /** the stored photo's SHA-256 (hex): what the devices are sent with it */
+  result: z.object({ photo_sha256: z.string() }),
+  gates: { anyPermission: ['identifiers.edit'] },
+});
+
+/**
+ * The face identifier's photo as stored (a JPEG): `GET /identifiers/{id}/photo`, gated and scoped like reading
+ * the identifier; `item_not_found` while it has none. A file, not JSON: read it with `downloadFile`.
+ */
+export const identifierPhoto = defineCommand({
+  id: 'identifier.photo',
+  http: { method: 'GET', path: '/identifiers/:id/photo' },
+  args: IdParam,
+  /** the image */
   result: z.unknown(),
   gates: { anyPermission: ['identifiers.view_all'] },
   hidden: true,

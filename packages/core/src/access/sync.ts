@@ -38,7 +38,15 @@ export interface DeviceIdentifierItem {
   time_profiles: string[];
   /** the keys of the time profiles in which it must not open (a prohibition with schedules) */
   deny_time_profiles: string[];
+  /**
+   * a face identifier's photo, by its SHA-256 (hex): `PUT …/item/{uid}/face` follows the item's PUT with the
+   * picture. In the body, so a new photo is a difference of the item; absent while it has none.
+   */
+  face_sha256?: string;
 }
+
+/** The path of an identifier item's face photo (`PUT` with `{photo: base64, sha256}`; docs/decisions.md). */
+export const facePhotoUri = (itemUri: string) => `${itemUri}/face`;
 
 /** A schedule as a device keeps it (`timeProfileOf`), named by `key`. */
 export interface DeviceTimeProfile {
@@ -102,6 +110,7 @@ export function identifierBody(i: DeviceIdentifierItem): Omit<DeviceIdentifierIt
     },
     time_profiles: [...(i.time_profiles ?? [])].sort(),
     deny_time_profiles: [...(i.deny_time_profiles ?? [])].sort(),
+    ...(typeof i.face_sha256 === 'string' ? { face_sha256: i.face_sha256 } : {}),
   };
 }
 
@@ -191,6 +200,8 @@ export function deviceIdentifierItem(
     period_restrict_to_u: string | null;
     passes_restrict_active: boolean;
     passes_restrict_max_count: number;
+    /** a face identifier's photo (SHA-256, hex), if it has one */
+    photo_sha256?: string | null;
   },
   timeProfiles: readonly string[] = [],
   lock: DeviceIdentifierItem['lock'] = 'all',
@@ -212,6 +223,7 @@ export function deviceIdentifierItem(
     },
     time_profiles: [...timeProfiles].sort(),
     deny_time_profiles: [...denyProfiles].sort(),
+    ...(i.type === 'face_id' && i.photo_sha256 ? { face_sha256: i.photo_sha256 } : {}),
   };
 }
 
@@ -230,6 +242,8 @@ export interface SyncIdentifier extends DecisionIdentifier {
    * device holds the limit less the passes counted elsewhere (`devicePassLimit`)
    */
   passes_at?: ReadonlyMap<number, number>;
+  /** a face identifier's photo (SHA-256, hex), if it has one */
+  photo_sha256?: string | null;
 }
 
 /**

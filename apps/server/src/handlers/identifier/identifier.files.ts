@@ -7,6 +7,8 @@ import { StreamedReply } from '../../pipeline/streamed-reply';
 import { Readable } from 'node:stream';
 import { QR_CONTENT_TYPES, qrPng, qrSvg, type QrFormat } from '../../access/qr-image';
 import { buildPkpass, walletEnabled, type WalletSettings } from '../../access/wallet-pass';
+import type { Config } from '../../config';
+import { readFacePhoto, removeFacePhoto, storeFacePhoto } from '../../storage/files';
 
 /**
  * The files of a QR identifier (issue 21 item 1): its QR code as an image and its Apple Wallet pass, for the
@@ -84,4 +86,57 @@ export async function walletPassReply(
     Readable.from([pkpass]),
     fileName(ident, 'pkpass'),
   );
+}
+
+/** Only a face identifier has a face photo. */
+export function assertFace(ident: Pick<Identifier, 'type'>): void {
+  if (ident.type !== 'face') throw new AppError('invalid_identifier', { type: ident.type });
+}
+
+/**
+ * Stores a face identifier's new photo (checked and made like an avatar) and names it on the identifier, in
+ * one statement that the sync's trigger sees (a new photo is a difference for the devices holding it). The
+ * photo it replaces is removed unless another identifier names the same picture.
+ */
+export async function replaceFacePhoto(
+  db: Kysely<DB>,
+  config: Pick<Config, 'storageDir' | 'images'>,
+  ident: Pick<Identifier, 'id' | 'type'>,
+  image: Blob,
+  crop: { x: number; y: number; size: number } | null,
+): Promise<string> {
+  assertFace(ident);
+  const sha256 = await storeFacePhoto(config, image, crop);
+  const before = await sql<{ photo_sha256: string | null }>`
+    update identifiers n set photo_sha256 = ${sha256} from identifiers o
+    where n.id = o.id and n.id = ${ident.id} returning o.photo_sha256`.execute(db);
+  const old = before.rows[0]?.photo_sha256 ?? null;
+  if (old && old !== sha256) await removeUnnamedPhoto(db, config, old);
+  return sha256;
+}
+
+/** Removes a stored face photo once no identifier names it. */
+export async function removeUnnamedPhoto(
+  db: Kysely<DB>,
+  config: Pick<Config, 'storageDir'>,
+  sha256: string,
+): Promise<void> {
+  const r = await sql<{
+    n: number;
+  }>`select count(*)::int as n from identifiers where photo_sha256 = ${sha256}`.execute(db);
+  if (!Number(r.rows[0]?.n)) await removeFacePhoto(config, sha256);
+}
+
+/** The face identifier's photo as stored (JPEG); `item_not_found` while it has none. */
+export async function facePhotoReply(
+  db: Kysely<DB>,
+  config: Pick<Config, 'storageDir'>,
+  ident: Pick<Identifier, 'id' | 'type'>,
+): Promise<StreamedReply> {
+  assertFace(ident);
+  const r = await sql<{ photo_sha256: string | null }>`
+    select photo_sha256 from identifiers where id = ${ident.id}`.execute(db);
+  const jpeg = await readFacePhoto(config, r.rows[0]?.photo_sha256 ?? null);
+  if (!jpeg) throw new AppError('item_not_found');
+  return new StreamedReply('image/jpeg', Readable.from([jpeg]), fileName(ident, 'jpg'));
 }

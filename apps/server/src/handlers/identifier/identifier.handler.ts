@@ -5,7 +5,7 @@ import { audit } from '../../audit/audit';
 import { assertMay, familyCtx, familyHandlers, loadOne } from '../../engine/family';
 import { identifierStore, revokeIdentifier } from './identifier.store';
 import { identifierImportHandlers } from './identifier.import';
-import { qrReply, walletPassReply } from './identifier.files';
+import { facePhotoReply, qrReply, replaceFacePhoto, walletPassReply } from './identifier.files';
 
 const family = familyHandlers(identifierStore);
 
@@ -45,4 +45,29 @@ export const identifierHandlers = {
 
   'identifier.wallet_pass': async (ctx: HandlerContext, args: { id: number }) =>
     walletPassReply(ctx.app.db, signedIn(ctx).projectId, await readable(ctx, args.id), ctx.caller.locale),
+
+  /** a face identifier's photo, checked like an avatar; audited as an update of the identifier */
+  'identifier.photo_upload': async (
+    ctx: HandlerContext,
+    args: { id: number; image: Blob; x?: number; y?: number; size?: number },
+  ) => {
+    const c = await familyCtx(ctx);
+    await assertMay(ctx.app.db, identifierStore, c.caller, args.id, 'edit', c);
+    const ident = await loadOne(ctx.app.db, identifierStore, args.id);
+    // no size: the largest square at the image's centre
+    const crop = args.size === undefined ? null : { x: args.x ?? 0, y: args.y ?? 0, size: args.size };
+    const photo_sha256 = await replaceFacePhoto(ctx.app.db, ctx.app.config, ident, args.image, crop);
+    await audit(ctx.app.db, {
+      projectId: c.caller.projectId,
+      userId: c.caller.userId,
+      action: 'photo_uploaded',
+      entity: 'identifier',
+      entityId: args.id,
+      ip: c.ip,
+    });
+    return { photo_sha256 };
+  },
+
+  'identifier.photo': async (ctx: HandlerContext, args: { id: number }) =>
+    facePhotoReply(ctx.app.db, ctx.app.config, await readable(ctx, args.id)),
 } satisfies Partial<AllHandlers>;
