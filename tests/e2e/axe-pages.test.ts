@@ -7,14 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { resources, getCommand, type CommandId } from '@lintel/commands';
 import { Pages } from '../../apps/web/src/nav/pages';
 import { type TestServer } from '../support/server';
 import { admin, everyFeatureOn, licence, rootGroup } from '../support/fixtures';
 import { exampleMaker } from '../support/family-examples';
 import { keyboardSignIn } from '../support/console';
-import { consoleWorld, freshPage } from '../support/web';
+import { axeOn, consoleWorld, freshPage } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -36,7 +35,7 @@ async function settled(page: Page): Promise<void> {
 
 async function violations(page: Page): Promise<string[]> {
   // with the experimental rule that found the EN/RU buttons named otherwise than they read
-  const result = await new AxeBuilder({ page })
+  const result = await axeOn(page)
     .options({ resultTypes: ['violations'], rules: { 'label-content-name-mismatch': { enabled: true } } })
     .analyze();
   return result.violations.map(

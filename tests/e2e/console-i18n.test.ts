@@ -7,12 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { getCommand } from '@lintel/commands';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin } from '../support/fixtures';
 import { keyboardSignIn, runFromPalette } from '../support/console';
-import { ensureBuilt, expectText, freshPage, launchChromium, repo, webDist } from '../support/web';
+import { axeOn, ensureBuilt, expectText, freshPage, launchChromium, repo, webDist } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -201,7 +200,9 @@ describe('the console in Russian and English', () => {
       const found: Record<string, string[]> = {};
       const check = async (name: string) => {
         // only violations are needed: axe skips the detail of what passed
-        const result = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
+        const result = await axeOn(page)
+          .options({ resultTypes: ['violations'] })
+          .analyze();
         const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
         if (bad.length)
           found[name] = bad.map(

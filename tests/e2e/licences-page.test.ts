@@ -9,7 +9,6 @@ import path from 'node:path';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { getCommand } from '@lintel/commands';
 import { LICENCE_FORMAT, type ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
@@ -17,6 +16,7 @@ import { admin, everyFeatureOn, failure, rootGroup, userWith } from '../support/
 import { keyboardSignIn } from '../support/console';
 import {
   WAIT,
+  axeOn,
   ensureBuilt,
   expectText,
   freshPage,
@@ -237,7 +237,9 @@ describe('the licences page', () => {
       for (const close of await page.locator('[data-testid^="alert-"] button').all()) await close.click();
       await page.locator('[data-testid^="alert-"]').first().waitFor({ state: 'detached' });
       await page.screenshot({ path: path.join(shots, 'licences.en.png') });
-      const axe = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
+      const axe = await axeOn(page)
+        .options({ resultTypes: ['violations'] })
+        .analyze();
       expect(
         axe.violations
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import AxeBuilder from '@axe-core/playwright';
+import { axeOn } from '../support/web';
 import { getCommand } from '@lintel/commands';
 import { ApiClient, MemorySessionStore, type ListQuery, type StoredSession } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
@@ -125,7 +125,7 @@ async function focusedCell(page: Page, column: number): Promise<string> {
 }
 
 async function seriousViolations(page: Page) {
-  const result = await new AxeBuilder({ page }).include('[data-testid="resource-table"]').analyze();
+  const result = await axeOn(page).include('[data-testid="resource-table"]').analyze();
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
