@@ -40,7 +40,15 @@ afterAll(async () => {
 });
 
 /** Makes a backup of every set on `from` and applies its downloaded zip on `to`. */
-async function copy(from: TestServer, fromApi: ApiClient, toApi: ApiClient): Promise<void> {
+function copy(from: TestServer, fromApi: ApiClient, toApi: ApiClient): Promise<void> {
+  // a client's failure says what it saw (a network error's cause is in its data)
+  return copyOnce(from, fromApi, toApi).catch((err: unknown) => {
+    const e = err as { code?: string; data?: unknown };
+    throw new Error(`copy failed: ${e.code}: ${JSON.stringify(e.data)}`, { cause: err });
+  });
+}
+
+async function copyOnce(from: TestServer, fromApi: ApiClient, toApi: ApiClient): Promise<void> {
   const made = await getCommand('backup.make').run({ api: fromApi }, { name: 'cross' });
   const ready = await waitReady(fromApi, made.data.id, 600_000);
   const res = await fetch(`${from.url}/api/v0/backups/${ready.id}/download`, {
