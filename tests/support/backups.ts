@@ -70,3 +70,49 @@ export async function seedUsers(db: Kysely<DB>, n: number, tag: string): Promise
     select u.id, (select id from markers where name = ${`Seed ${tag}`})
     from users u where u.project_id = 1 and u.name like ${`%s${tag}-%`} and u.id % 3 = 0`.execute(db);
 }
+
+/**
+ * Adds `n` identifiers to project 1 set-based, owned by its users in turn (every tenth a guest's, no owner),
+ * with the awkward values a copy must keep, and the access control around them: a schedule, a holiday of the
+ * root group, a rule naming every fifth identifier, every seventh user and the root group.
+ */
+export async function seedIdentifiers(db: Kysely<DB>, n: number, tag: string): Promise<void> {
+  await sql`with u as (select id, row_number() over (order by id) as rn from users where project_id = 1),
+      c as (select count(*) as n from u)
+    insert into identifiers (project_id, name, type, value, owner_type, owner, description,
+      period_restrict_active, period_restrict_from, period_restrict_to, period_restrict_from_u, period_restrict_to_u,
+      passes_restrict_active, passes_restrict_max_count, passes_count)
+    select 1, 'Карта "' || i || E'" \\\\ O''Neil\\n', 'license_plate', ${`${tag.toUpperCase()}-`} || i,
+      case when i % 10 = 0 then 'guest' else 'user' end,
+      u.id,
+      case when i % 4 = 0 then '' else 'desc ' || i end,
+      i % 3 = 0, case when i % 3 = 0 then '2026-12-01T09:00:00' end, case when i % 3 = 0 then '2027-01-01T18:00:00' end,
+      case when i % 3 = 0 then '2026-12-01T06:00:00Z'::timestamptz end,
+      case when i % 3 = 0 then '2027-01-01T15:00:00Z'::timestamptz end,
+      i % 2 = 0, case when i % 2 = 0 then 10 else 0 end, i % 5
+    -- a join, not a subquery per row: that scanned the users once per identifier
+    from generate_series(1, ${n}) i cross join c left join u on u.rn = 1 + i % c.n and i % 10 <> 0`.execute(
+    db,
+  );
+  const root = sql`(select id from domains where project_id = 1 and parent_id is null limit 1)`;
+  await sql`insert into schedules (project_id, name, valid_from, repeat_days, time_from, time_to)
+    values (1, ${`Seed ${tag}`}, '2026-01-01', '["mon", "fri"]'::jsonb, 28800, 64800)`.execute(db);
+  await sql`with h as (insert into holidays (project_id, name, date) values (1, ${`Seed ${tag}`}, '2027-01-01')
+      returning id)
+    insert into holiday_domains (holiday_id, domain_id) select h.id, ${root} from h`.execute(db);
+  await sql`insert into access_rules (project_id, name, is_shareable) values (1, ${`Seed ${tag}`}, true)`.execute(
+    db,
+  );
+  const rule = sql`(select id from access_rules where project_id = 1 and name = ${`Seed ${tag}`})`;
+  await sql`insert into access_rule_identifiers (access_rule_id, identifier_id)
+    select ${rule}, id from identifiers where project_id = 1 and value like ${`${tag.toUpperCase()}-%`} and id % 5 = 0`.execute(
+    db,
+  );
+  await sql`insert into access_rule_users (access_rule_id, user_id)
+    select ${rule}, id from users where project_id = 1 and id % 7 = 0`.execute(db);
+  await sql`insert into access_rule_schedules (access_rule_id, schedule_id)
+    select ${rule}, id from schedules where project_id = 1 and name = ${`Seed ${tag}`}`.execute(db);
+  await sql`insert into access_rule_domains (access_rule_id, domain_id) values (${rule}, ${root})`.execute(
+    db,
+  );
+}

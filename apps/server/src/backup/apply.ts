@@ -28,6 +28,8 @@ import {
 } from './format';
 import { PAGE, tableColumns } from './make';
 import { backupProgress } from './progress';
+import { markChanged } from '../access-sync/ledger';
+import { enqueueExpiry } from '../handlers/guest-access/guest-access.job';
 
 const invalid = (reason: string, data: Record<string, unknown> = {}) =>
   new AppError('invalid_backup_image', { reason, ...data });
@@ -258,20 +260,43 @@ async function loadTable(
   return n;
 }
 
+/** `(a.k1, a.k2) = (b.k1, b.k2)` over the table's key. */
+const sameKey = (t: BackupTable, a: string, b: string) => {
+  const keys = (alias: string) => sql.join(t.key.map((k) => sql.ref(`${alias}.${k}`)));
+  return sql`(${keys(a)}) = (${keys(b)})`;
+};
+
 /** Makes the project's rows of table `t` equal to the loaded temporary table (the delete half). */
 async function deleteMissing(trx: Transaction<DB>, t: BackupTable, projectId: number): Promise<void> {
   if (t.projectRow || t.shared) return;
   const tmp = sql.table(tmpName(t));
-  if (t.link) {
-    // only the links the backup lacks: deleting every link and adding them back rewrote the table and its
-    // indexes, most of an apply's time when most links are unchanged
-    const keys = (alias: string) => sql.join(t.key.map((k) => sql.ref(`${alias}.${k}`)));
-    await sql`delete from ${sql.table(t.name)} t where ${t.scope(projectId)}
-      and not exists (select 1 from ${tmp} b where (${keys('b')}) = (${keys('t')}))`.execute(trx);
-    return;
-  }
+  // of a link table too only the links the backup lacks: deleting every link and adding them back rewrote the
+  // table and its indexes, most of an apply's time when most links are unchanged
   await sql`delete from ${sql.table(t.name)} t where ${t.scope(projectId)}
-    and not exists (select 1 from ${tmp} b where b.id = t.id)`.execute(trx);
+    and not exists (select 1 from ${tmp} b where ${sameKey(t, 'b', 't')})`.execute(trx);
+}
+
+/**
+ * Before the upsert: who made a row (`madeBy`) that is no user of the project becomes null; a reference
+ * (`refs`) to a row that is not the project's refuses the apply (`invalid_related_entity`).
+ */
+async function checkRefs(trx: Transaction<DB>, t: BackupTable, projectId: number): Promise<void> {
+  const tmp = sql.table(tmpName(t));
+  for (const c of t.madeBy ?? [])
+    await sql`update ${tmp} b set ${sql.ref(c)} = null where b.${sql.ref(c)} is not null and not exists
+      (select 1 from users u where u.id = b.${sql.ref(c)} and u.project_id = ${projectId})`.execute(trx);
+  for (const [column, table] of Object.entries(t.refs ?? {})) {
+    const r = await sql<{ n: number }>`select count(*)::int as n from ${tmp} b
+      where b.${sql.ref(column)} is not null and not exists (select 1 from ${sql.table(table)} x
+        where x.id = b.${sql.ref(column)} and x.project_id = ${projectId})`.execute(trx);
+    if (r.rows[0]!.n > 0)
+      throw new AppError('invalid_related_entity', {
+        table: t.name,
+        column,
+        references: table,
+        rows: r.rows[0]!.n,
+      });
+  }
 }
 
 /** The upsert half: the backup's rows in, by id (links: added). */
@@ -299,29 +324,36 @@ async function upsert(
     trx,
   );
   const overriding = identity.rows[0]!.n > 0 ? sql`overriding system value` : sql``;
+  const updates = cols.filter((c) => !t.key.includes(c));
+  const changed = (a: string, b: string) =>
+    sql`(${sql.join(updates.map((c) => sql.ref(`${a}.${c}`)))}) is distinct from (${sql.join(
+      updates.map((c) => sql.ref(`${b}.${c}`)),
+    )})`;
   if (t.link) {
     // the links not there yet (an anti-join, not a conflict per row: most are there)
-    const keys = (alias: string) => sql.join(t.key.map((k) => sql.ref(`${alias}.${k}`)));
     await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} b
-      where not exists (select 1 from ${sql.table(t.name)} t where (${keys('t')}) = (${keys('b')}))
+      where not exists (select 1 from ${sql.table(t.name)} t where ${sameKey(t, 't', 'b')})
       on conflict do nothing`.execute(trx);
+    // a link that carries a value (a device's pass count): the value of the backup
+    if (updates.length)
+      await sql`update ${sql.table(t.name)} t set ${sql.join(
+        updates.map((c) => sql`${sql.ref(c)} = b.${sql.ref(c)}`),
+      )} from ${tmp} b where ${sameKey(t, 't', 'b')} and ${changed('t', 'b')}`.execute(trx);
     return;
   }
   if (!t.shared) {
     // an id of the backup held by another project's row: applying would take that row over
     const foreign = await sql<{ n: number }>`select count(*)::int as n from ${tmp} b
-      join ${sql.table(t.name)} t on t.id = b.id where not (${t.scope(projectId)})`.execute(trx);
+      join ${sql.table(t.name)} t on ${sameKey(t, 't', 'b')} where not (${t.scope(projectId)})`.execute(trx);
     if (foreign.rows[0]!.n > 0)
       throw new AppError('cant_perform_action', { reason: 'ids_of_another_project', table: t.name });
   }
   // rows equal to the backup's are left as they are (no new row version, no index entries): a restore mostly
   // finds most rows unchanged
-  const updates = cols.filter((c) => c !== 'id');
-  await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} order by id
-    on conflict (id) do update set ${sql.join(updates.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
-    where (${sql.join(updates.map((c) => sql.ref(`${t.name}.${c}`)))}) is distinct from (${sql.join(
-      updates.map((c) => sql`excluded.${sql.ref(c)}`),
-    )})`.execute(trx);
+  const keyList = sql.join(t.key.map((k) => sql.ref(k)));
+  await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} order by ${keyList}
+    on conflict (${keyList}) do update set ${sql.join(updates.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
+    where ${changed(t.name, 'excluded')}`.execute(trx);
   if (identity.rows[0]!.n > 0)
     await sql`select setval(pg_get_serial_sequence(${t.name}, 'id'),
       greatest((select max(id) from ${sql.table(t.name)}), 0) + 1, false)`.execute(trx);
@@ -415,14 +447,29 @@ export async function applyBackup(
     for (const t of tables) {
       backupProgress.emit('apply', { projectId, phase: 'upsert', table: t.name, rows });
       try {
+        await checkRefs(trx, t, projectId);
         await upsert(trx, t, projectId, m.tables.find((x) => x.name === t.name)!.columns);
       } catch (err) {
         throw mergeError(err, t.name);
       }
     }
+    // what the devices hold is no part of a backup: the access sync plans the project again against the
+    // applied rows (the triggers see most changes; this covers the rest — pass counts, a ledger that drifted)
+    await markChanged(trx, projectId);
+    // a restored guest pass is deleted at the end of its validity like any (a job per pass and end)
+    if (tables.some((t) => t.name === 'guest_passes')) {
+      const passes = await sql<{
+        id: number;
+        to_u: Date | string;
+      }>`select i.id, i.period_restrict_to_u as to_u
+        from guest_passes g join identifiers i on i.id = g.identifier_id
+        where g.project_id = ${projectId} and i.period_restrict_to_u is not null`.execute(trx);
+      for (const p of passes.rows) await enqueueExpiry(app, trx, Number(p.id), new Date(p.to_u));
+    }
   });
   // who may do what may have changed: forget the remembered callers (other instances: the tables' triggers)
   app.authCache.clear();
   app.estimates.clear();
+  app.accessSync.forget(projectId);
   return { entities: sets, tables: counts, rows };
 }

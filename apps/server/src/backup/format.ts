@@ -7,8 +7,8 @@
  *   (timestamps as ISO text with their offset, jsonb as JSON), every column of the table at the time.
  *
  * A reader takes a file whose `format_version` is at most its own; columns it does not know are ignored,
- * columns the file lacks take their defaults. Entity sets map to tables here: a family that lands later
- * (identifiers, access rules, schedules) adds its set and tables to `TABLES`; older files simply lack them.
+ * columns the file lacks take their defaults. Entity sets map to tables here: a family that lands later adds its
+ * set and tables to `TABLES` (as access control did); older files simply lack them.
  */
 import { sql, type RawBuilder } from 'kysely';
 import { BackupEntitySets, type BackupEntitySet } from '@lintel/commands';
@@ -20,7 +20,7 @@ export interface BackupTable {
   /** the table's name, and its file `tables/<name>.ndjson` */
   name: string;
   set: BackupEntitySet;
-  /** the columns that name a row, in keyset order */
+  /** the columns that name a row, in keyset order (its primary key: `id`, or a link's or a pass's own) */
   key: readonly string[];
   /** rows of project `p` (alias `t`) */
   scope: (p: number) => RawBuilder<unknown>;
@@ -28,14 +28,100 @@ export interface BackupTable {
   projectColumn?: string;
   /** shared with other projects: upserted, never deleted by an apply */
   shared?: boolean;
-  /** a link table (no id of its own): the project's links are replaced as a whole */
+  /** a link table (no id of its own): the project's links are replaced as a whole (other columns: updated) */
   link?: boolean;
+  /**
+   * Columns naming who made the row (`on delete set null`): one naming no user of the project the backup is
+   * applied to becomes null, so a set applied without `users` (or to a project whose users differ) keeps its
+   * rows rather than failing on who made them.
+   */
+  madeBy?: readonly string[];
+  /**
+   * Columns referencing a table with a `project_id` (column → table): each must name a row of the project the
+   * backup is applied to — a foreign key alone would let a row point at another project's user or device.
+   */
+  refs?: Readonly<Record<string, string>>;
   /** the `projects` row itself: its name, description and settings only */
   projectRow?: boolean;
 }
 
 const own = (p: number) => sql`t.project_id = ${p}`;
 const ofUsers = (p: number) => sql`t.user_id in (select id from users where project_id = ${p})`;
+const ofRules = (p: number) => sql`t.access_rule_id in (select id from access_rules where project_id = ${p})`;
+const ofAreas = (p: number) => sql`t.access_area_id in (select id from access_areas where project_id = ${p})`;
+const madeBy = ['created_by'] as const;
+const ruleLink = (name: string, column: string, table: string): BackupTable => ({
+  name,
+  set: 'access',
+  key: ['access_rule_id', column],
+  scope: ofRules,
+  link: true,
+  refs: { access_rule_id: 'access_rules', [column]: table },
+});
+const areaLink = (name: string): BackupTable => ({
+  name,
+  set: 'access',
+  key: ['access_area_id', 'device_id'],
+  scope: ofAreas,
+  link: true,
+  refs: { access_area_id: 'access_areas', device_id: 'devices' },
+});
+
+/**
+ * Access control (`access`): schedules, holidays and their groups, identifiers, guest passes (the key's hash
+ * with them, so a guest's link keeps working), the per-device pass counts (migration 0081), access rules and
+ * their relations, anti-passback areas. It references `users` (identifiers' owners, rules' users), `devices`
+ * and `groups` by id: applied without them, those must be the project's rows already. What the devices hold
+ * (`device_access_ledger`), device tasks, ACS events and `access_sync_changes` are not configuration: an
+ * apply asks the access sync to plan the project again instead (apply.ts).
+ */
+const ACCESS: readonly BackupTable[] = [
+  { name: 'schedules', set: 'access', key: ['id'], scope: own, projectColumn: 'project_id', madeBy },
+  { name: 'holidays', set: 'access', key: ['id'], scope: own, projectColumn: 'project_id', madeBy },
+  {
+    name: 'holiday_domains',
+    set: 'access',
+    key: ['holiday_id', 'domain_id'],
+    scope: (p) => sql`t.holiday_id in (select id from holidays where project_id = ${p})`,
+    link: true,
+    refs: { holiday_id: 'holidays', domain_id: 'domains' },
+  },
+  {
+    name: 'identifiers',
+    set: 'access',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    refs: { owner: 'users' },
+  },
+  {
+    name: 'guest_passes',
+    set: 'access',
+    key: ['identifier_id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    refs: { identifier_id: 'identifiers' },
+  },
+  {
+    name: 'identifier_device_passes',
+    set: 'access',
+    key: ['identifier_id', 'device_id'],
+    scope: (p) => sql`t.identifier_id in (select id from identifiers where project_id = ${p})`,
+    link: true,
+    refs: { identifier_id: 'identifiers', device_id: 'devices' },
+  },
+  { name: 'access_rules', set: 'access', key: ['id'], scope: own, projectColumn: 'project_id', madeBy },
+  ruleLink('access_rule_devices', 'device_id', 'devices'),
+  ruleLink('access_rule_schedules', 'schedule_id', 'schedules'),
+  ruleLink('access_rule_users', 'user_id', 'users'),
+  ruleLink('access_rule_identifiers', 'identifier_id', 'identifiers'),
+  ruleLink('access_rule_domains', 'domain_id', 'domains'),
+  { name: 'access_areas', set: 'access', key: ['id'], scope: own, projectColumn: 'project_id', madeBy },
+  areaLink('access_area_entry_devices'),
+  areaLink('access_area_exit_devices'),
+];
 
 /** Every table a backup may hold, in the order they are applied (parents first); deletes go in reverse. */
 export const TABLES: readonly BackupTable[] = [
@@ -61,6 +147,7 @@ export const TABLES: readonly BackupTable[] = [
   { name: 'user_domains', set: 'users', key: ['user_id', 'domain_id'], scope: ofUsers, link: true },
   { name: 'user_markers', set: 'users', key: ['user_id', 'marker_id'], scope: ofUsers, link: true },
   { name: 'devices', set: 'devices', key: ['id'], scope: own, projectColumn: 'project_id' },
+  ...ACCESS,
   { name: 'sip_numbers', set: 'sip_numbers', key: ['id'], scope: own, projectColumn: 'project_id' },
   { name: 'licenses', set: 'licences', key: ['id'], scope: own, projectColumn: 'project_id' },
 ];

@@ -19,6 +19,7 @@ export const BackupEntitySets = [
   'markers',
   'users',
   'devices',
+  'access',
   'sip_numbers',
   'licences',
 ] as const;
