@@ -105,6 +105,8 @@ const NOT_FUZZED: { reason: string; matches: (cmd: Command) => boolean }[] = [
         'user.password',
         'user.send_registration_link',
         'user.avatar_upload',
+        // a multipart image: tests/api/identifier-photo.test.ts sends a wrong type, a bad image and a GIF
+        'identifier.photo_upload',
         'user.import_start',
         'user.import_rows',
         'user.import_commit',
