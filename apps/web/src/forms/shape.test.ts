@@ -150,5 +150,11 @@ describe('data shaping (spec part 2 §5)', () => {
     const args = shapeArgs(fields, setAt(values, 'time_from', '08:30'), 'update', values);
     expect(args).toEqual({ time_from: 30_600 });
     expect(getCommand('schedule.update').args.safeParse({ id: 1, ...args }).success).toBe(true);
+    // a forward rule's period is a time of day too
+    const period = commandFields('forward_rule.create').find((f) => f.key === 'period')!;
+    expect(period.fields!.map((f) => [f.key, f.timeOfDay])).toEqual([
+      ['from', true],
+      ['to', true],
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Weekdays } from '@lintel/core';
+import { TimeOfDay, Weekdays } from '@lintel/core';
 import { defineResource } from '../resource';
 import { Id, NameLike, Ref, Timestamp } from '../refs';
 import { SipNumberValue } from '../sip-number/sip-number.resource';
@@ -11,10 +11,10 @@ import { SipNumberValue } from '../sip-number/sip-number.resource';
  */
 export const ForwardRuleTypes = ['redirect_if_no_answer', 'redirect_if_error'] as const;
 
-/** Seconds after local midnight, from and to (to before from: across midnight). */
+/** Seconds after local midnight, from and to (to before from: across midnight); typed as `09:00` too. */
 export const ForwardPeriod = z.object({
-  from: z.number().int().min(0).max(86_400),
-  to: z.number().int().min(0).max(86_400),
+  from: TimeOfDay,
+  to: TimeOfDay,
 });
 
 export const ForwardRule = z.object({
