@@ -18,6 +18,7 @@ describe('field traits', () => {
       secret: false,
       multiline: false,
       date: false,
+      timeOfDay: false,
       hidden: 'why',
     });
   });
@@ -28,6 +29,9 @@ describe('field traits', () => {
     expect(traitsOf(fieldsOf(getCommand('role.create').args).description!).multiline).toBe(true);
     expect(traitsOf(fieldsOf(getCommand('user.list').args).limit!).hidden).toMatch(/paging/);
     expect(traitsOf(fieldsOf(getCommand('user.list').args).search!).hidden).toBeUndefined();
+    // a schedule's window, through its default and the preprocessing that takes `09:00`
+    expect(traitsOf(fieldsOf(getCommand('schedule.create').args).time_from!).timeOfDay).toBe(true);
+    expect(traitsOf(fieldsOf(getCommand('schedule.create').args).name!).timeOfDay).toBe(false);
   });
 
   it('leave no password-like argument of the registry unmarked', () => {
