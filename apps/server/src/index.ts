@@ -1,4 +1,4 @@
-export { createServer, sweepStorage, type LintelServer } from './server';
+export { createServer, type LintelServer } from './server';
 export { loadConfig, defaultDeviceLimits, type Config, type DeviceLimits } from './config';
 export { sendInvitation, sendConfirmation } from './handlers/registration/codes';
 export { ManualClock, systemClock, type Clock } from './clock';

@@ -9,8 +9,6 @@ import pino from 'pino';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config';
 import type { ServerContext } from './context';
-import { sql } from 'kysely';
-import { sweepFacePhotos } from './storage/files';
 import { openDatabase, migrate } from './db/database';
 import { createMailer } from './mail/mailer';
 import { EventBus } from './realtime/bus';
@@ -71,26 +69,15 @@ const REDACT = [
   'req.headers["x-device-password"]',
 ];
 
-/**
- * `events.prune`: old outbox rows go once a day, whichever instance comes first; and the stored files no row
- * names any more (`sweepStorage`).
- */
+/** `events.prune`: old outbox rows go once a day, whichever instance comes first. */
 const EventsPruneJob = defineJob({
   kind: 'events.prune',
   payload: z.object({}),
   run: async (ctx) => {
     await ctx.app.outbox.prune();
     await pruneStatusChanges(ctx.app);
-    await sweepStorage(ctx.app);
   },
 });
-
-/** Face photos no identifier names, written over an hour ago (an upload in flight is younger). */
-export async function sweepStorage(app: Pick<ServerContext, 'db' | 'config'>): Promise<number> {
-  const r = await sql<{ sha: string }>`select distinct photo_sha256 as sha from identifiers
-    where photo_sha256 is not null`.execute(app.db);
-  return sweepFacePhotos(app.config, new Set(r.rows.map((x) => x.sha)), new Date(Date.now() - 3_600_000));
-}
 
 export async function createServer(config: Config): Promise<LintelServer> {
   // the log goes to stdout (or the tests' stream) and into the server's log file, which `log.get` reads back;

@@ -76,31 +76,6 @@ export async function storeFacePhoto(
   return sha256;
 }
 
-/**
- * Removes the stored face photos that no identifier names (`named`: the SHA-256s identifiers hold), once they
- * were written before `before`: an identifier deleted, its type changed, a backup applied over it all leave
- * its photo behind, and an upload stores its file before it names it (a younger file may be that). Returns
- * how many went.
- */
-export async function sweepFacePhotos(
-  config: Pick<Config, 'storageDir'>,
-  named: ReadonlySet<string>,
-  before: Date,
-): Promise<number> {
-  const dir = path.join(config.storageDir, FACES_DIR);
-  const names = await fs.readdir(dir).catch(() => [] as string[]);
-  let removed = 0;
-  for (const name of names) {
-    const sha256 = name.endsWith('.jpg') ? name.slice(0, -'.jpg'.length) : '';
-    if (!SHA256_HEX.test(sha256) || named.has(sha256)) continue;
-    const stat = await fs.stat(path.join(dir, name)).catch(() => null);
-    if (!stat || stat.mtime >= before) continue;
-    await fs.rm(path.join(dir, name), { force: true });
-    removed++;
-  }
-  return removed;
-}
-
 /** A stored face photo by its SHA-256; null when it is not (or no longer) stored. */
 export async function readFacePhoto(
   config: Pick<Config, 'storageDir'>,
