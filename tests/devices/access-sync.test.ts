@@ -15,10 +15,11 @@ import mqtt from 'mqtt';
 import { getCommand } from '@lintel/commands';
 import { deviceTopics, type ApiClient } from '@lintel/core';
 import { ManualClock, backoffS } from '@lintel/server';
-import { SimulatedDevice } from '@lintel/device-sim';
+import type { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid, userWith } from '../support/fixtures';
 import { until } from './mqtt-clients';
+import { settleAccessSync, simulatedPanel } from './panels';
 
 const clock = new ManualClock(new Date('2026-11-25T08:00:00Z'));
 let ts: TestServer;
@@ -60,26 +61,7 @@ afterAll(async () => {
 const db = () => ts.server.context.db;
 const cmd = getCommand;
 
-/** Plans what changed and sends every task it made, until nothing is left to send. */
-async function sync(): Promise<void> {
-  const t0 = Date.now();
-  try {
-    return await syncInner();
-  } finally {
-    if (process.env.AS_TIMING) console.log('sync ms', Date.now() - t0);
-  }
-}
-async function syncInner(): Promise<void> {
-  await ts.server.context.accessSync.poll();
-  for (let round = 0; round < 200; round++) {
-    if ((await ts.server.context.jobs.drain()) === 0) {
-      // a task's outcome can itself ask for a new plan (a resync's list, a batch sent again)
-      const again = await ts.server.context.accessSync.poll();
-      if (again.every((o) => o.tasks === 0)) return;
-    }
-  }
-  throw new Error('the sync did not settle');
-}
+const sync = () => settleAccessSync(ts);
 
 async function device(serial = `ACS-${uid()}`) {
   const { data } = await cmd('device.create').run({ api }, {
@@ -93,23 +75,7 @@ async function device(serial = `ACS-${uid()}`) {
   return { id: data.id, serial, credentials: c };
 }
 
-async function simulated() {
-  const d = await device();
-  const sim = new SimulatedDevice({
-    serial: d.serial,
-    management: {
-      protocol: 'mqtt',
-      url: d.credentials.mqtt.url,
-      login: d.credentials.login,
-      password: d.credentials.password,
-    },
-    heartbeatMs: 0,
-  });
-  sims.push(sim);
-  await sim.start();
-  await until(async () => (await cmd('device.get').run({ api }, { id: d.id })).status === 'online');
-  return { ...d, sim };
-}
+const simulated = () => simulatedPanel(api, { domain: root, sims, prefix: 'ACS' });
 
 const digits = () => String(Math.floor(Math.random() * 9e9) + 1e8);
 const card = async (extra: Record<string, unknown> = {}) =>

@@ -12,10 +12,10 @@ import { Jimp } from 'jimp';
 import { downloadFile, getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { ManualClock } from '@lintel/server';
-import { SimulatedDevice } from '@lintel/device-sim';
+import type { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
-import { until } from './mqtt-clients';
+import { settleAccessSync, simulatedPanel } from './panels';
 
 const clock = new ManualClock(new Date('2026-11-25T08:00:00Z'));
 let ts: TestServer;
@@ -49,38 +49,8 @@ afterAll(async () => {
 
 const cmd = getCommand;
 
-/** Plans what changed and sends every task it made, until nothing is left to send. */
-async function sync(): Promise<void> {
-  await ts.server.context.accessSync.poll();
-  for (let round = 0; round < 200; round++) {
-    if ((await ts.server.context.jobs.drain()) === 0) {
-      const again = await ts.server.context.accessSync.poll();
-      if (again.every((o) => o.tasks === 0)) return;
-    }
-  }
-  throw new Error('the sync did not settle');
-}
-
-async function simulated() {
-  const serial = `FACE-${uid()}`;
-  const { data } = await cmd('device.create').run({ api }, {
-    name: `Door ${serial}`,
-    type: 'panel',
-    serial_number: serial,
-    domain_id: root,
-    protocol: 'mqtt',
-  } as never);
-  const c = await cmd('device.credentials').run({ api }, { id: data.id });
-  const sim = new SimulatedDevice({
-    serial,
-    management: { protocol: 'mqtt', url: c.mqtt.url, login: c.login, password: c.password },
-    heartbeatMs: 0,
-  });
-  sims.push(sim);
-  await sim.start();
-  await until(async () => (await cmd('device.get').run({ api }, { id: data.id })).status === 'online');
-  return { id: data.id, sim };
-}
+const sync = () => settleAccessSync(ts);
+const simulated = () => simulatedPanel(api, { domain: root, sims, prefix: 'FACE' });
 
 /** An 800×800 PNG of noise: a photo as large as a face photo gets (640 px of noise is a JPEG of ~300 KB). */
 async function noise(): Promise<Blob> {

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { ManualClock } from '@lintel/server';
-import { SimulatedDevice } from '@lintel/device-sim';
+import type { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import {
   admin,
@@ -25,7 +25,7 @@ import {
   userWith,
 } from '../support/fixtures';
 import { startSmtpReceiver, type SmtpReceiver } from '../support/smtp';
-import { until } from './mqtt-clients';
+import { settleAccessSync, simulatedPanel } from './panels';
 import { dataUrlSvg, readQr, readSvgQr } from '../support/qr';
 
 const clock = new ManualClock(Date.parse('2026-11-27T08:00:00Z'));
@@ -61,44 +61,15 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-/** Plans what changed and sends every task it made to the panels, until nothing is left to send. */
-async function sync(): Promise<void> {
-  await ts.server.context.accessSync.poll();
-  for (let round = 0; round < 200; round++) {
-    if ((await ts.server.context.jobs.drain()) === 0) {
-      const again = await ts.server.context.accessSync.poll();
-      if (again.every((o) => o.tasks === 0)) return;
-    }
-  }
-  throw new Error('the sync did not settle');
-}
-
+const sync = () => settleAccessSync(ts);
 /** A panel on mqtt in `domain`, and its simulator, online. */
-async function panel(domain = root) {
-  const serial = `GA-${uid()}`;
-  const { data } = await cmd('device.create').run(
-    { api },
-    {
-      name: `Gate ${serial}`,
-      type: 'panel',
-      serial_number: serial,
-      domain_id: domain,
-      protocol: 'mqtt',
-      device_login: 'admin',
-      device_password: 'panel-secret',
-    },
-  );
-  const c = await cmd('device.credentials').run({ api }, { id: data.id });
-  const sim = new SimulatedDevice({
-    serial,
-    management: { protocol: 'mqtt', url: c.mqtt.url, login: c.login, password: c.password },
-    heartbeatMs: 0,
+const panel = (domain = root) =>
+  simulatedPanel(api, {
+    domain,
+    sims,
+    prefix: 'GA',
+    fields: { device_login: 'admin', device_password: 'panel-secret' },
   });
-  sims.push(sim);
-  await sim.start();
-  await until(async () => (await cmd('device.get').run({ api }, { id: data.id })).status === 'online');
-  return { id: data.id, name: data.name, sim };
-}
 
 const rule = async (devices: number[], extra: Record<string, unknown> = {}) =>
   (

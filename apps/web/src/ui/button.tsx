@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes, ReactNode } from 'react';
+import { useRef, type ButtonHTMLAttributes, type ReactNode } from 'react';
 import { Spinner } from './icon';
 
 type Variant = 'primary' | 'secondary' | 'ghost' | 'danger';
@@ -45,5 +45,43 @@ export function Button({
       {busy ? <Spinner /> : icon}
       {children}
     </button>
+  );
+}
+
+/**
+ * A button that asks for a file: the file input stays hidden (out of the tab order and of the accessibility
+ * tree; the button is what people reach), and is emptied after each choice so the same file can be chosen
+ * again after a refusal.
+ */
+export function FileButton({
+  accept,
+  onFile,
+  fileTestId,
+  ...button
+}: Omit<ButtonProps, 'onClick' | 'type'> & {
+  accept: string;
+  onFile: (file: File) => void;
+  /** the hidden input's test id (the tests set its files) */
+  fileTestId?: string;
+}) {
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <input
+        ref={input}
+        type="file"
+        accept={accept}
+        className="sr-only"
+        tabIndex={-1}
+        aria-hidden="true"
+        data-testid={fileTestId}
+        onChange={(e) => {
+          const file = e.target.files?.[0];
+          e.target.value = '';
+          if (file) onFile(file);
+        }}
+      />
+      <Button {...button} onClick={() => input.current?.click()} />
+    </>
   );
 }

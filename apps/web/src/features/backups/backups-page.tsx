@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { getCommand, type Backup } from '@lintel/commands';
@@ -11,7 +11,7 @@ import { dataVersionAtom, execute } from '../../commands/execute';
 import { commandTitle } from '../../commands/titles';
 import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
-import { Button } from '../../ui/button';
+import { Button, FileButton } from '../../ui/button';
 import { FormError, Loading } from '../../ui/field';
 import { Icon } from '../../ui/icon';
 
@@ -48,7 +48,6 @@ export function BackupsPage() {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
-  const input = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
     let live = true;
@@ -144,26 +143,14 @@ export function BackupsPage() {
           </>
         )}
         {may('backup.apply_file') && (
-          <>
-            <input
-              ref={input}
-              type="file"
-              accept=".zip,application/zip"
-              className="hidden"
-              onChange={(e) => {
-                const f = e.target.files?.[0];
-                e.target.value = '';
-                if (f) void fromFile(f);
-              }}
-            />
-            <Button
-              busy={busy === 'file'}
-              onClick={() => input.current?.click()}
-              icon={<Icon name="upload" />}
-            >
-              {commandTitle('backup.apply_file')}
-            </Button>
-          </>
+          <FileButton
+            accept=".zip,application/zip"
+            busy={busy === 'file'}
+            icon={<Icon name="upload" />}
+            onFile={(f) => void fromFile(f)}
+          >
+            {commandTitle('backup.apply_file')}
+          </FileButton>
         )}
       </div>
       <FormError message={error} />

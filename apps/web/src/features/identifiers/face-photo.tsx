@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { downloadFile, getCommand } from '@lintel/commands';
 import { api } from '../../api/client';
@@ -6,7 +6,7 @@ import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
 import { useCan } from '../../access/use-can';
 import { execute } from '../../commands/execute';
-import { Button } from '../../ui/button';
+import { Button, FileButton } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 
 type Tr = (key: string, params?: Record<string, unknown>) => string;
@@ -22,7 +22,6 @@ export function FacePhotoDialog({ id, onClose }: { id: number; onClose: () => vo
   const { t } = useTranslation();
   const tr = t as unknown as Tr;
   const can = useCan();
-  const input = useRef<HTMLInputElement>(null);
   const [url, setUrl] = useState<string | null>(null);
   const [missing, setMissing] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -63,7 +62,6 @@ export function FacePhotoDialog({ id, onClose }: { id: number; onClose: () => vo
       setError(describeError(e, 'identifier.photo_upload').message);
     } finally {
       setBusy(false);
-      if (input.current) input.current.value = '';
     }
   }
 
@@ -75,24 +73,14 @@ export function FacePhotoDialog({ id, onClose }: { id: number; onClose: () => vo
       testId="face-photo"
       footer={
         mayUpload ? (
-          <>
-            <input
-              ref={input}
-              type="file"
-              accept="image/jpeg,image/png"
-              className="sr-only"
-              tabIndex={-1}
-              aria-hidden="true"
-              data-testid="face-photo-file"
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                if (file) void upload(file);
-              }}
-            />
-            <Button type="button" busy={busy} onClick={() => input.current?.click()}>
-              {tr('web:identifiers.face_photo.upload')}
-            </Button>
-          </>
+          <FileButton
+            accept="image/jpeg,image/png"
+            fileTestId="face-photo-file"
+            busy={busy}
+            onFile={(file) => void upload(file)}
+          >
+            {tr('web:identifiers.face_photo.upload')}
+          </FileButton>
         ) : undefined
       }
     >

@@ -1,11 +1,11 @@
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getCommand, type User } from '@lintel/commands';
 import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
 import { useCan } from '../../access/use-can';
 import { execute } from '../../commands/execute';
-import { Button } from '../../ui/button';
+import { Button, FileButton } from '../../ui/button';
 import { Icon } from '../../ui/icon';
 import { initials } from '../../layout/user-menu';
 
@@ -32,7 +32,6 @@ export function AvatarPanel({
 }) {
   const { t } = useTranslation();
   const can = useCan();
-  const input = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const mayEdit = can(getCommand('user.avatar_upload').gates).can;
 
@@ -47,7 +46,6 @@ export function AvatarPanel({
       pushAlert('error', describeError(err).message);
     } finally {
       setBusy(false);
-      if (input.current) input.current.value = '';
     }
   }
 
@@ -85,27 +83,16 @@ export function AvatarPanel({
       )}
       {mayEdit && (
         <div className="flex flex-col items-start gap-1">
-          <input
-            ref={input}
-            type="file"
+          <FileButton
             accept="image/*"
-            className="sr-only"
-            tabIndex={-1}
-            aria-hidden="true"
-            data-testid="avatar-file"
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              if (file) void upload(file);
-            }}
-          />
-          <Button
+            fileTestId="avatar-file"
             size="sm"
             busy={busy}
             icon={<Icon name="user" className="size-3.5" />}
-            onClick={() => input.current?.click()}
+            onFile={(file) => void upload(file)}
           >
             {t('users.avatar_upload')}
-          </Button>
+          </FileButton>
           {user.avatar_url && (
             <Button size="sm" variant="ghost" disabled={busy} onClick={() => void remove()}>
               {t('users.avatar_delete')}
