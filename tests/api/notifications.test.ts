@@ -134,6 +134,27 @@ describe('the notifications of one user', () => {
     expect(await run(ca, 'notification.read_all')).toEqual({ count: 0 });
   });
 
+  it('lists the unread important ones apart, so newer ordinary ones never push them out (the popups)', async () => {
+    await run(ca, 'notification.read_all');
+    await send([a.id], 'alarm_enabled', 'Smoke 7');
+    // 25 ordinary ones after it: the first page of unread holds none of the important one
+    for (let i = 0; i < 25; i++) await send([a.id], 'alarm_processed', `Smoke ${i}`);
+    const unread = await run(ca, 'notification.unread', { limit: 5 });
+    expect(unread.data.map((n: { type: string }) => n.type)).not.toContain('alarm_enabled');
+    expect(unread.meta).toEqual({ total: 26, important: 1 });
+    expect(unread.important).toHaveLength(1);
+    expect(unread.important[0]).toMatchObject({
+      type: 'alarm_enabled',
+      sound: 'alarm',
+      data: { name: 'Smoke 7' },
+    });
+    await run(ca, 'notification.read', { id: unread.important[0].id });
+    const after = await run(ca, 'notification.unread', { limit: 5 });
+    expect(after.important).toEqual([]);
+    expect(after.meta).toEqual({ total: 25, important: 0 });
+    await run(ca, 'notification.read_all');
+  });
+
   it('another user’s notification can be neither read nor marked: 404 item_not_found', async () => {
     await send([a.id], 'device_offline', 'Panel 9');
     const mine = (await run(ca, 'notification.unread')).data[0];

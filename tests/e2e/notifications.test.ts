@@ -125,4 +125,83 @@ describe('the bell', () => {
       await context.close();
     }
   }, 90_000);
+
+  it('pops up the important ones: three shown, see all and hide all, the alarm sounding until read', async () => {
+    const api = await admin(server);
+    const user = await userWith(server, api, { permissions: [], domains: [await rootGroup(api)] });
+    const projectId = (await getCommand('profile.get').run({ api }, {})).project.id;
+    const ctx = server.server.context;
+    const send = (type: 'device_offline' | 'alarm_enabled' | 'alarm_processed', name: string) =>
+      ctx.outbox.unit(() =>
+        ctx.db
+          .transaction()
+          .execute((trx) => notify(ctx, trx, { projectId, recipients: [user.id], type, data: { name } })),
+      );
+
+    const { context, page } = await freshPage(browser);
+    try {
+      await keyboardSignIn(page, server, user.login, user.password);
+      await expect.poll(() => ctx.sockets!.subscribers(`private-users.${user.id}`)).toBe(1);
+      const popups = page.getByTestId('important-popup');
+      const region = page.getByTestId('important-popups');
+
+      // an ordinary one does not pop up; an important one does, in its own width range
+      await send('alarm_processed', 'Smoke 0');
+      await send('device_offline', 'Panel 1');
+      await expectText(popups.first(), /Device Panel 1 is offline/);
+      expect(await popups.count()).toBe(1);
+      const width = (await popups.first().boundingBox())!.width;
+      expect(width).toBeGreaterThanOrEqual(300);
+      expect(width).toBeLessThanOrEqual(450);
+      // one shown: neither "see all" nor "hide all"
+      expect(await page.getByTestId('popups-hide-all').count()).toBe(0);
+      expect(await page.getByTestId('popups-see-all').count()).toBe(0);
+      expect(await region.getAttribute('data-sounding')).toBeNull();
+
+      // an SOS alarm: it sounds; four important unread: three shown, the newest first, and "see all (4)"
+      await send('device_offline', 'Panel 2');
+      await send('alarm_enabled', 'Smoke 3');
+      await send('device_offline', 'Panel 4');
+      await expect.poll(() => popups.count()).toBe(3);
+      await expectText(popups.first(), /Device Panel 4 is offline/);
+      await expectText(popups.nth(1), /Alarm: Smoke 3/);
+      await expectText(page.getByTestId('popups-see-all'), 'See all (4)');
+      expect(await region.getAttribute('data-sounding')).toBe('true');
+
+      // Alt+I takes the focus to the newest popup; the alarm's close button marks it read: the sound stops
+      await page.keyboard.press('Alt+i');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
+        'popup-open',
+      );
+      await popups.nth(1).getByTestId('popup-dismiss').focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => region.getAttribute('data-sounding')).toBeNull();
+      const client = await user.client();
+      await expect
+        .poll(async () => (await getCommand('notification.unread').run({ api: client }, {})).meta.important)
+        .toBe(3);
+      // three left, all shown: no "see all"
+      await expect.poll(() => page.getByTestId('popups-see-all').count()).toBe(0);
+      expect(await popups.count()).toBe(3);
+
+      // following one opens where it leads and reads it
+      await popups.first().getByTestId('popup-open').click();
+      await page.waitForURL(/\/notifications$/);
+      await expect.poll(() => popups.count()).toBe(2);
+
+      // hide all: gone from this tab, even after a reload, but still unread in the bell
+      await page.getByTestId('popups-hide-all').click();
+      await expect.poll(() => popups.count()).toBe(0);
+      await page.reload();
+      await expectText(page.getByTestId('notification-count'), /\d/);
+      expect(await popups.count()).toBe(0);
+      expect((await getCommand('notification.unread').run({ api: client }, {})).meta.important).toBe(2);
+      // a new one shows again
+      await send('device_offline', 'Panel 5');
+      await expectText(popups.first(), /Device Panel 5 is offline/);
+      expect(await popups.count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  }, 90_000);
 });

@@ -27,11 +27,29 @@ export async function runFromPalette(page: Page, query: string, expectTitle: str
   await input.waitFor();
   await page.keyboard.type(query);
   const selected = page.locator('[cmdk-item][data-selected="true"]');
-  await page.waitForFunction(
-    (title) => document.querySelector('[cmdk-item][data-selected="true"] span')?.textContent === title,
-    expectTitle,
-    { timeout: WAIT },
-  );
+  try {
+    await page.waitForFunction(
+      (title) => document.querySelector('[cmdk-item][data-selected="true"] span')?.textContent === title,
+      expectTitle,
+      { timeout: WAIT },
+    );
+  } catch (err) {
+    // what the palette held instead, so a failure says why
+    const seen = await page
+      .evaluate(() => ({
+        query: document.querySelector<HTMLInputElement>('[cmdk-input]')?.value,
+        open: document.querySelector('dialog[open] [cmdk-input]') !== null,
+        focused: document.activeElement?.outerHTML.slice(0, 120),
+        selected: document.querySelector('[cmdk-item][data-selected="true"]')?.getAttribute('data-value'),
+        first: [...document.querySelectorAll('[cmdk-item]')]
+          .slice(0, 5)
+          .map((e) => e.getAttribute('data-value')),
+      }))
+      .catch(() => null);
+    throw new Error(`palette: "${expectTitle}" not chosen for "${query}"; saw ${JSON.stringify(seen)}`, {
+      cause: err,
+    });
+  }
   await selected.waitFor();
   await page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden' });

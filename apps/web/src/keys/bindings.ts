@@ -78,6 +78,8 @@ const STATIC: KeyBinding[] = [
   // /logs: read the log again, and its older lines
   { keys: 'r', labelKey: 'logs.keys.refresh', scope: 'page' },
   { keys: 'o', labelKey: 'logs.keys.older', scope: 'page' },
+  // the important notifications' popups: Alt and a letter, so it works while typing too
+  { keys: 'alt+i', labelKey: 'notifications.keys.popups', scope: 'global' },
   // the web dialer (issue 23): Alt and a letter, so they work on every screen and while typing a number
   { keys: 'alt+p', labelKey: 'dialer.keys.toggle', scope: 'dialer' },
   { keys: 'alt+a', labelKey: 'dialer.keys.answer', scope: 'dialer' },

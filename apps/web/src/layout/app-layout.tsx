@@ -8,6 +8,7 @@ import { pushAlert } from '../alerts/alerts';
 import { profileAtom, useSession } from '../session/session';
 import { useLiveProfile } from '../session/realtime';
 import { NotificationBell } from '../features/notifications/bell';
+import { ImportantPopups } from '../features/notifications/popups';
 import { useLiveNotifications } from '../features/notifications/live';
 import { useCan } from '../access/use-can';
 import { DialogHost } from '../commands/dialog-host';
@@ -216,6 +217,7 @@ export function AppLayout() {
       {profile && (
         <>
           <GlobalKeys />
+          <ImportantPopups />
           <DialerProvider />
           <Palette />
           <DialogHost />

@@ -8,12 +8,20 @@ import { IdParam } from '../resource';
  * own, so no permission gates them; a notification of someone else is not found.
  */
 
-/** The unread ones, newest first (at most `limit`), and how many are unread in all: the bell. */
+/**
+ * The unread ones, newest first (at most `limit`), and how many are unread in all: the bell. Beside them the
+ * unread important ones (at most `limit` too) and their count: the console's popups (spec part 1 §2.3), which
+ * must not lose an important one behind newer ordinary ones.
+ */
 export const notificationUnread = defineCommand({
   id: 'notification.unread',
   http: { method: 'GET', path: '/notifications/unread' },
   args: z.object({ limit: z.coerce.number().int().min(1).max(100).default(Notifications.pageSize) }),
-  result: z.object({ data: z.array(NotificationRecord), meta: z.object({ total: z.number().int() }) }),
+  result: z.object({
+    data: z.array(NotificationRecord),
+    important: z.array(NotificationRecord),
+    meta: z.object({ total: z.number().int(), important: z.number().int() }),
+  }),
 });
 
 /** One tab of /notifications: newest first, `offset` (default 0) and `limit` (default 20). */

@@ -42,11 +42,22 @@ export const notificationHandlers = {
       .selectFrom('notifications')
       .where('user_id', '=', auth.userId)
       .where('read_at', 'is', null);
-    const [rows, count] = await Promise.all([
+    const important = base.where('significance', '=', 'important');
+    const [rows, importantRows, count] = await Promise.all([
       base.select(columns).orderBy('id', 'desc').limit(args.limit).execute(),
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      important.select(columns).orderBy('id', 'desc').limit(args.limit).execute(),
+      base
+        .select((eb) => [
+          eb.fn.countAll<number>().as('n'),
+          eb.fn.count<number>('id').filterWhere('significance', '=', 'important').as('important'),
+        ])
+        .executeTakeFirstOrThrow(),
     ]);
-    return { data: rows.map(toRecord), meta: { total: Number(count.n) } };
+    return {
+      data: rows.map(toRecord),
+      important: importantRows.map(toRecord),
+      meta: { total: Number(count.n), important: Number(count.important) },
+    };
   },
 
   'notification.list': async (ctx, args) => {

@@ -5,7 +5,7 @@ import { Notifications, type NotificationRecord } from '@lintel/core';
 import { focusRing } from '../../ui/button';
 import { Icon, type IconName } from '../../ui/icon';
 import { unreadFeed, useUnread } from './live';
-import { notificationText } from './text';
+import { notificationTarget, notificationText } from './text';
 import { formatDate } from '../../resources/format';
 import { useMenuButton } from '../../layout/menu-button';
 
@@ -90,9 +90,7 @@ export function NotificationBell() {
               className={itemClass}
               onClick={() => {
                 close(false);
-                navigate(
-                  n.popup_action === 'notifications_alarm' ? '/notifications?type=alarm' : '/notifications',
-                );
+                navigate(notificationTarget(n));
               }}
             >
               <span style={{ color: n.color }} className="mt-0.5 shrink-0">

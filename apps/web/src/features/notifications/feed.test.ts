@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ManualTimers, type NotificationRecord } from '@lintel/core';
 import { UnreadFeed } from './feed';
 
-const note = (id: number): NotificationRecord => ({
+const note = (id: number, significance: 'important' | 'other' = 'important'): NotificationRecord => ({
   id,
-  type: 'device_offline',
+  type: significance === 'important' ? 'device_offline' : 'alarm_processed',
   data: { name: `Panel ${id}` },
   created_at: '2026-01-01T00:00:00.000Z',
   updated_at: '2026-01-01T00:00:00.000Z',
   read_at: null,
-  significance: 'important',
+  significance,
   icon: 'device',
   color: '#d97706',
   popup_action: 'notifications_all',
@@ -24,7 +24,8 @@ function setup() {
     timers,
     load: async () => {
       calls.load++;
-      return { data: unread, meta: { total: unread.length } };
+      const important = unread.filter((n) => n.significance === 'important');
+      return { data: unread, important, meta: { total: unread.length, important: important.length } };
     },
     markRead: async (id) => {
       calls.read.push(id);
@@ -79,5 +80,32 @@ describe('the bell’s unread feed', () => {
     await settle();
     expect(calls.read).toEqual([1, 2]);
     expect(feed.current.total).toBe(0);
+  });
+
+  it('keeps the important ones apart: an ordinary arrival leaves them, an important one joins them at once', async () => {
+    const { feed, add } = setup();
+    await feed.reload();
+    expect(feed.current.important.map((n) => n.id)).toEqual([2, 1]);
+    add(note(3, 'other'));
+    feed.arrived(note(3, 'other'));
+    expect(feed.current.important.map((n) => n.id)).toEqual([2, 1]);
+    expect(feed.current.importantTotal).toBe(2);
+    add(note(4));
+    feed.arrived(note(4));
+    expect(feed.current.important.map((n) => n.id)).toEqual([4, 2, 1]);
+    expect(feed.current).toMatchObject({ total: 4, importantTotal: 3 });
+  });
+
+  it('reads a dismissed popup at once: it leaves both lists before the server answers', async () => {
+    const { feed, calls } = setup();
+    await feed.reload();
+    const done = feed.read([2]);
+    expect(feed.current.important.map((n) => n.id)).toEqual([1]);
+    expect(feed.current.data.map((n) => n.id)).toEqual([1]);
+    expect(feed.current).toMatchObject({ total: 1, importantTotal: 1 });
+    await done;
+    expect(calls.read).toEqual([2]);
+    expect(calls.load).toBe(2);
+    expect(feed.current).toMatchObject({ total: 1, importantTotal: 1 });
   });
 });

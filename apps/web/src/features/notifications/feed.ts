@@ -3,15 +3,24 @@ import { Realtime, systemTimers, type NotificationRecord, type Timers } from '@l
 export interface UnreadState {
   data: NotificationRecord[];
   total: number;
+  /** the unread important ones, newest first, and how many there are: the popups */
+  important: NotificationRecord[];
+  importantTotal: number;
   loaded: boolean;
 }
+
+const EMPTY: UnreadState = { data: [], total: 0, important: [], importantTotal: 0, loaded: false };
 
 /** The order of `notification.unread`: the newest (highest id) first. */
 const newestFirst = (list: NotificationRecord[]) => [...list].sort((a, b) => b.id - a.id);
 
 export interface FeedDeps {
   /** reads the unread list (`notification.unread`) */
-  load(): Promise<{ data: NotificationRecord[]; meta: { total: number } }>;
+  load(): Promise<{
+    data: NotificationRecord[];
+    important: NotificationRecord[];
+    meta: { total: number; important: number };
+  }>;
   /** marks one read (`notification.read`) */
   markRead(id: number): Promise<unknown>;
   timers?: Timers;
@@ -23,7 +32,7 @@ export interface FeedDeps {
  * opened. Timers are injected, so a test moves time instead of waiting.
  */
 export class UnreadFeed {
-  private state: UnreadState = { data: [], total: 0, loaded: false };
+  private state: UnreadState = EMPTY;
   private readonly listeners = new Set<(s: UnreadState) => void>();
   private refreshTimer: unknown = null;
   private readTimer: unknown = null;
@@ -57,7 +66,13 @@ export class UnreadFeed {
           this.again = false;
           const r = await this.deps.load();
           if (this.stopped) return;
-          this.set({ data: r.data, total: r.meta.total, loaded: true });
+          this.set({
+            data: r.data,
+            total: r.meta.total,
+            important: r.important,
+            importantTotal: r.meta.important,
+            loaded: true,
+          });
         } while (this.again && !this.stopped);
       } finally {
         this.loading = null;
@@ -68,16 +83,47 @@ export class UnreadFeed {
 
   /** A notification arrived on the websocket: the list is read again 1 s later. */
   arrived(n?: NotificationRecord): void {
-    if (n && !this.state.data.some((x) => x.id === n.id))
+    if (n && !this.state.data.some((x) => x.id === n.id)) {
       // shown at once, in the server's order (newest id first) whatever order the events came in: the bell
       // marks read what it shows, so an early arrival must not push a newer one out of the first five; the
       // count is settled by the read that follows
-      this.set({ ...this.state, data: newestFirst([n, ...this.state.data]), total: this.state.total + 1 });
+      const important = n.significance === 'important';
+      this.set({
+        ...this.state,
+        data: newestFirst([n, ...this.state.data]),
+        total: this.state.total + 1,
+        important: important ? newestFirst([n, ...this.state.important]) : this.state.important,
+        importantTotal: this.state.importantTotal + (important ? 1 : 0),
+      });
+    }
     if (this.refreshTimer !== null) return;
     this.refreshTimer = this.timers.setTimeout(() => {
       this.refreshTimer = null;
       void this.reload().catch(() => undefined);
     }, Realtime.unreadRefreshDebounceMs);
+  }
+
+  /**
+   * Marks these read now (a popup dismissed or followed): they leave the lists at once, and the list is read
+   * again once the server has them.
+   */
+  async read(ids: readonly number[]): Promise<void> {
+    const gone = new Set(ids);
+    const unread = new Set([...this.state.data, ...this.state.important].map((n) => n.id));
+    const keep = (list: NotificationRecord[]) => list.filter((n) => !gone.has(n.id));
+    const important = keep(this.state.important);
+    this.set({
+      ...this.state,
+      data: keep(this.state.data),
+      total: Math.max(0, this.state.total - ids.filter((id) => unread.has(id)).length),
+      important,
+      importantTotal: Math.max(
+        0,
+        this.state.importantTotal - (this.state.important.length - important.length),
+      ),
+    });
+    await Promise.allSettled(ids.map((id) => this.deps.markRead(id)));
+    await this.reload();
   }
 
   /** The bell opened showing these: they are marked read 1 s later, unless it closed before. */

@@ -11,3 +11,20 @@ export function notificationText(t: TFunction, n: NotificationRecord): string {
     identifier_number: d.identifier_number ?? '',
   });
 }
+
+/**
+ * Where a notification leads when followed from the bell or its popup (its `popup_action`, spec part 1
+ * §2.3): an alarm to the Alarm tab; announcements and conversations, which have no screens yet, to the
+ * Important tab; the rest to all notifications.
+ */
+export function notificationTarget(n: NotificationRecord): string {
+  switch (n.popup_action) {
+    case 'notifications_alarm':
+      return '/notifications?type=alarm';
+    case 'announce':
+    case 'conversation':
+      return '/notifications?type=important';
+    default:
+      return '/notifications';
+  }
+}
