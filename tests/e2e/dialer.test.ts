@@ -295,6 +295,68 @@ describe('the web dialer', { timeout: 180_000 }, () => {
     fs.mkdirSync(shots, { recursive: true });
   });
 
+  it('two tabs of one browser: one registers, the other shows its calls and answers them; the registration passes on when that tab closes', async () => {
+    const carol = await concierge('Carol Desk');
+    const first = carol.page;
+    // the number's live contacts in Kamailio's registrar (a dropped one reads "deleted" or "expired")
+    const contacts = async () => {
+      const found = (await server.server.context.sip
+        .rpc('ul.lookup', ['location', carol.number])
+        .catch(() => null)) as { Contacts?: { Contact?: { Expires?: unknown } }[] } | null;
+      return (found?.Contacts ?? []).filter((c) => typeof c.Contact?.Expires === 'number').length;
+    };
+    await button(first).and(first.locator('[data-state="registered"]')).waitFor();
+    // a second tab of the same browser (opened from the first, as a concierge opens one)
+    const [second] = await Promise.all([
+      first.context().waitForEvent('page'),
+      first.evaluate((url) => void window.open(url, '_blank'), `${server.url}/home`),
+    ]);
+    second.setDefaultTimeout(WAIT);
+    await second.getByTestId('side-menu').waitFor();
+    // it shows the first tab's registration and says where it is, without registering itself
+    await button(second).and(second.locator('[data-state="registered"]')).waitFor();
+    await second.keyboard.press('Alt+p');
+    await second.getByTestId('dialer-mirrored').waitFor();
+    expect(await first.getByTestId('dialer-mirrored').count()).toBe(0);
+    expect(await contacts()).toBe(1);
+
+    // Bob calls Carol: both tabs show the ringing card; the second answers with Alt+A, the first talks
+    const b = bob.page;
+    await button(b).and(b.locator('[data-state="registered"]')).waitFor();
+    // Bob's dialer is open (or opens now): the number field takes the call
+    if ((await button(b).getAttribute('aria-pressed')) !== 'true') await button(b).click();
+    await b.getByTestId('dialer-entry').focus();
+    await b.keyboard.type(carol.number);
+    await b.keyboard.press('Enter');
+    await cardStatus(first, bob.number, 'new');
+    await cardStatus(second, bob.number, 'new');
+    await second.keyboard.press('Alt+a');
+    await cardStatus(b, carol.number, 'active');
+    await cardStatus(second, bob.number, 'active');
+    await cardStatus(first, bob.number, 'active');
+    await mediaFlows(first);
+    // and ends it from the second tab
+    await second.keyboard.press('Alt+x');
+    await cardStatus(b, carol.number, 'destroyed');
+    await cardStatus(second, bob.number, 'destroyed');
+
+    // the first tab closes: the second registers in its place, one contact still
+    await first.close();
+    await second.getByTestId('dialer-mirrored').waitFor({ state: 'detached' });
+    await button(second).and(second.locator('[data-state="registered"]')).waitFor();
+    await expect.poll(contacts, { timeout: WAIT }).toBe(1);
+    // and rings itself now
+    await b.getByTestId('dialer-entry').focus();
+    await b.keyboard.type(carol.number);
+    await b.keyboard.press('Enter');
+    await cardStatus(second, bob.number, 'new');
+    await second.keyboard.press('Alt+a');
+    await cardStatus(b, carol.number, 'active');
+    await mediaFlows(second);
+    await b.keyboard.press('Alt+x');
+    await cardStatus(second, bob.number, 'destroyed');
+  });
+
   it('shows a refused registration (its number got a new password) with a locked phone', async () => {
     const a = alice.page;
     await getCommand('sip_number.update').run({ api }, { id: alice.id, password: `New${uid()}x7` });

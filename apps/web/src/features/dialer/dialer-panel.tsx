@@ -520,6 +520,14 @@ export function DialerPanel() {
         </button>
       </div>
       <div className="min-h-0 flex-1 space-y-3 overflow-y-auto p-3">
+        {phone.mirrored && (
+          <p
+            className="rounded-md bg-slate-100 px-2 py-1.5 text-xs text-slate-600"
+            data-testid="dialer-mirrored"
+          >
+            {t('dialer.mirrored')}
+          </p>
+        )}
         <Confirmation />
         <section aria-label={t('dialer.calls')}>
           <h3 className="mb-1.5 text-[11px] font-semibold tracking-wide text-slate-500 uppercase">

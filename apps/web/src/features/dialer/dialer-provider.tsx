@@ -10,6 +10,7 @@ import { useShortcut } from '../../keys/shortcuts';
 import { usePageAction, type PageAction } from '../../palette/page-actions';
 import { profileAtom } from '../../session/session';
 import { SipPhone } from './sip-phone';
+import { electTab, MirrorPhone, shareWithTabs, tabChannelName, tabsCanShare } from './tab-phone';
 import { useDialerTabs } from './dialer-directory';
 import { askNotifications, startRing, stopRing, unlockAudioOnGesture } from './ringer';
 import {
@@ -48,17 +49,18 @@ export function DialerProvider() {
     if (!key) return;
     let live = true;
     let started: SipPhone | null = null;
-    void (async () => {
+    /** Registers this tab's phone (null when SIP is off or the browser has no WebRTC). */
+    const startPhone = async (): Promise<SipPhone | null> => {
       const settings = await runCommand('server.settings', {});
-      if (!live || !settings.sip_enabled) return;
+      if (!live || !settings.sip_enabled) return null;
       const sip = await runCommand('sip.profile', {});
-      if (!live || !sip) return;
+      if (!live || !sip) return null;
       if (typeof RTCPeerConnection === 'undefined' || !navigator.mediaDevices) {
         pushAlert('warning', errorText('media_not_supported'));
-        return;
+        return null;
       }
       const host = window.location.hostname;
-      started = new SipPhone(
+      const phone: SipPhone = new SipPhone(
         {
           number: sip.number,
           name: sip.name,
@@ -69,9 +71,7 @@ export function DialerProvider() {
         },
         {
           ring: () => {
-            const ringing = started
-              ?.snapshot()
-              .calls.calls.find((c) => c.status === 'new' && c.hasSipSession);
+            const ringing = phone.snapshot().calls.calls.find((c) => c.status === 'new' && c.hasSipSession);
             startRing(tr('dialer.incoming'), tr('dialer.incoming_from', { number: ringing?.number ?? '' }));
           },
           stopRing,
@@ -80,16 +80,61 @@ export function DialerProvider() {
           stopOnServer: async () => {},
         },
       );
-      setPhone(started);
-      started.register();
-    })().catch((err: unknown) => console.warn('lintel: the dialer did not start', err));
+      started = phone;
+      setPhone(phone);
+      phone.register();
+      return phone;
+    };
+    const stopPhone = () => {
+      stopRing();
+      const phone = started;
+      started = null;
+      return phone?.close() ?? Promise.resolve();
+    };
+    // a closing tab unregisters, so its number's next call does not fork to a page that is gone
+    const onPageHide = () => void stopPhone();
+    window.addEventListener('pagehide', onPageHide);
+
+    let stop: () => void;
+    if (tabsCanShare()) {
+      // one tab of this browser registers; the others show its calls (tab-phone.ts)
+      const channel = new BroadcastChannel(tabChannelName(key));
+      const end = electTab(
+        tabChannelName(key),
+        async (ended) => {
+          const phone = await startPhone().catch((err: unknown) => {
+            console.warn('lintel: the dialer did not start', err);
+            return null;
+          });
+          const unshare = phone && live ? shareWithTabs(phone, channel) : () => {};
+          await ended;
+          unshare();
+        },
+        () => {
+          const mirror = new MirrorPhone(channel, number ?? '');
+          setPhone(mirror);
+          return () => {
+            mirror.close();
+            setPhone(null);
+          };
+        },
+      );
+      stop = () => {
+        end();
+        channel.close();
+      };
+    } else {
+      void startPhone().catch((err: unknown) => console.warn('lintel: the dialer did not start', err));
+      stop = () => {};
+    }
     return () => {
       live = false;
+      window.removeEventListener('pagehide', onPageHide);
+      stop();
       setPhone(null);
-      stopRing();
-      void started?.close();
+      void stopPhone();
     };
-  }, [key, setPhone]);
+  }, [key, number, setPhone]);
 
   return phone ? <DialerKeys /> : null;
 }

@@ -9,10 +9,11 @@ import {
   type CallsState,
   type DialerCall,
 } from '@lintel/core';
-import type { PhoneSnapshot, SipPhone } from './sip-phone';
+import type { PhoneSnapshot } from './sip-phone';
+import type { DialerPhone } from './tab-phone';
 
 /** The signed-in user's phone, once the dialer shows (SIP on, web dialer licensed, a number); else null. */
-export const phoneAtom = atom<SipPhone | null>(null);
+export const phoneAtom = atom<DialerPhone | null>(null);
 /** The dialer panel beside the page. */
 export const dialerOpenAtom = atom(false);
 /** Asks the panel to focus the number field (a counter: each request focuses once). */
@@ -22,7 +23,7 @@ const idle: PhoneSnapshot = { registration: initialRegistration, calls: initialC
 const noop = () => () => {};
 
 /** The phone's registration and calls, re-rendered on each change. */
-export function usePhoneState(): PhoneSnapshot & { phone: SipPhone | null } {
+export function usePhoneState(): PhoneSnapshot & { phone: DialerPhone | null } {
   const phone = useAtomValue(phoneAtom);
   const snapshot = useSyncExternalStore(phone?.subscribe ?? noop, phone?.snapshot ?? (() => idle));
   return { ...snapshot, phone };

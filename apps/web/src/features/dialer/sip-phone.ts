@@ -65,6 +65,8 @@ const header = (invitation: Invitation, name: string): string | undefined =>
   invitation.request.getHeader(name) ?? undefined;
 
 export class SipPhone {
+  /** this tab holds the registration (tab-phone.ts) */
+  readonly mirrored = false;
   private readonly ua: UserAgent;
   private readonly registerer: Registerer;
   private readonly sessions = new Map<string, Session>();
