@@ -150,3 +150,22 @@ it('a busy port is said in one line and creates nothing; a lost first password i
   // a server that stopped no longer says it is there
   expect(fs.existsSync(path.join(configDir, 'local-server.json'))).toBe(false);
 }, 240_000);
+
+it('PORT=0: the system chooses the port; the banner and the address `lintel login` proposes name it, not 0', async () => {
+  const s = await start(0);
+  try {
+    expect(s.code).toBeNull();
+    const url = /Lintel is running at (\S+)/.exec(s.stdout)?.[1];
+    expect(url).toMatch(/^http:\/\/localhost:\d+$/);
+    const port = Number(new URL(url!).port);
+    expect(port).toBeGreaterThan(0);
+    // the server answers there: its API refuses a wrong password with the catalogue's code
+    const refused = await login(port, 'not the password');
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(fs.readFileSync(path.join(configDir, 'local-server.json'), 'utf8'))).toMatchObject({
+      url,
+    });
+  } finally {
+    await stop(s, 'SIGTERM');
+  }
+}, 120_000);

@@ -31,7 +31,10 @@ if (busy.length > 0) {
 }
 const server = await createServer(config);
 try {
-  await server.listen();
+  const address = await server.listen();
+  // PORT=0 lets the system choose: the default public address names the port it chose, not 0
+  if (!process.env.LINTEL_PUBLIC_URL && config.port === 0)
+    config.publicUrl = `http://localhost:${new URL(address).port}`;
 } catch (e) {
   // another program took the port between the check and now: one line, the password still said below
   const err = e as NodeJS.ErrnoException;
