@@ -81,6 +81,7 @@ async function run(label, calls) {
     '1',
     '-recv_timeout',
     '10000',
+    ...(process.env.BENCH_DEBUG ? ['-trace_err', '-trace_msg'] : []),
   ]);
   const seconds = (performance.now() - started) / 1000;
   const file = fs.readdirSync(dir).find((f) => f.endsWith('_rtt.csv'));
@@ -90,7 +91,18 @@ async function run(label, calls) {
     .filter(Number.isFinite)
     .sort((a, b) => a - b);
   const failed = /Failed call[^\n]*?(\d+)\s*$/m.exec(r.out)?.[1];
-  if (process.env.BENCH_DEBUG) console.log(r.out.slice(-2500));
+  if (process.env.BENCH_DEBUG) {
+    console.log(r.out.slice(-2500));
+    for (const f of fs
+      .readdirSync(dir)
+      .filter((x) => x.endsWith('_errors.log') || x.endsWith('_messages.log'))) {
+      fs.copyFileSync(
+        path.join(dir, f),
+        path.join(os.tmpdir(), `sip-routing-${label.replace(/\W+/g, '-')}-${f.split('_').pop()}`),
+      );
+      fs.rmSync(path.join(dir, f));
+    }
+  }
   return {
     label,
     calls,
@@ -105,19 +117,24 @@ async function run(label, calls) {
 }
 
 /** What the figures say (kept with them; revise when the routing changes). */
-const READING = `**Still far from the aim on this machine** (load average 13–17 on its 2 cores, shared by five agents). Lintel's
-side of a call is now one \`sip.route\` answered from memory (no statement) and the call's writes after the answer
-(its insert, answer, end, history line and CallUpdated events, a batch of calls in one transaction,
-\`sip/call-writer.ts\`); the answer and the end no longer hold a SIP worker (\`mqueue\` + \`rtimer\`). What is left is
-the server's CPU: 12–16 ms a call. A CPU profile of the server (\`BENCH_CPU_PROF=<folder>\`, one round, before the
-last change) over Lintel's run: the process busy 92% of the time, 62% of that inside PGlite (its WASM on the main
-thread and its data folder's file calls: fstat, llseek, open) running the calls' writes; the rest HTTP (the route
-and event requests, the replies' writes) and the outbox. A route request that arrives while a statement runs
-waits behind it, so setups queue (p50 250–440 ms) and those past Kamailio's 1 s bound fall back to the static rule
-or time out (the failed ones). Writing a batch's events in one statement and an answer or an end in one statement
-took the CPU a call from 14–16 ms to 12–16 ms, not the rate. Next: the writes off the main thread (PostgreSQL, whose
-statements run in its own processes, or PGlite in a worker), fewer rows a call (CallUpdated is an outbox row per
-number and state: 6 a call), and a machine not shared with other work.`;
+const READING = `**Still far from the aim on this machine** (load average 10–15 on its 2 cores, shared by five agents): 0.095–0.13
+of the static rate, p99 1.2–1.7 s against 0.1 s. Measured (a CPU profile, \`BENCH_CPU_PROF\`; the routes alone in a loop;
+\`BENCH_DEBUG=1\`: sipp's message traces and the server's metrics): the server answers \`sip.route\` in 2–4 ms by its own
+clock (metrics: 85% under 5 ms, none over 50 ms) and spends 11–12 ms of CPU a call, two thirds of it PGlite running the
+call's writes on the server's thread; the \`sip\` principal costs nothing (a secret read once, compared in constant
+time). What made most calls fail was Kamailio's: its 2 SIP workers wait for Lintel (http_client is synchronous;
+Debian 5.6 has no http_async_client), so while both waited nothing else was handled; its transaction layer then
+sent the INVITE again to the phone called after 500 ms, sipp's uas took that for an unexpected request and dropped
+the call, and the caller's BYE timed out 10 s later (6–76 of 500 failed a run before; a failed call stretches the run by
+its timeout, which is most of the gap in calls/s). Changed: the INVITE's transaction made before asking Lintel
+(\`t_newtran\`: 100 Trying at once, retransmissions absorbed), the uas answers a retransmitted INVITE as a phone does
+(and a BYE overtaking the ACK), the calls' writes wait while calls keep coming (up to 2 s) and are then written in
+short transactions with the event loop between them, and \`sip.call_events\` is answered once queued: 0–11 failed.
+8 SIP workers instead of 2 did not help here (22.6 and 25.6 calls/s in one round each): the server, not the workers, is the
+bottleneck. What is left is the server's CPU a call (its share of 2 cores under this load) and a TCP connection per
+route request (http_client keeps connections only for a named \`httpcon\`, whose URL is fixed when the configuration is
+rendered). Next: the calls' writes off the server's thread (PostgreSQL, or PGlite in a worker), fewer rows a call, a
+named keep-alive connection (an \`httpcon\` with Lintel's address, and the \`sip\` secret as its basic credentials).`;
 
 let server;
 let uas;
@@ -212,6 +229,17 @@ try {
     lintel.historyRows = (await historyCount()) - before;
     lintel.cpuMsPerCall = ((cpuOf(server.pid) - cpu0) * 1000) / (CALLS + 0);
     rounds.push({ fixed, lintel });
+    if (process.env.BENCH_DEBUG) {
+      const m = await fetch(`${server.url}/api/v0/metrics`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      console.log(
+        (await m.text())
+          .split('\n')
+          .filter((l) => l.includes('/sip/'))
+          .join('\n'),
+      );
+    }
   }
   const cell = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
   const load = os
@@ -226,7 +254,7 @@ try {
     `## sip-routing — calls through Kamailio routed by Lintel, against Kamailio's static rule
 
 ${new Date().toISOString().slice(0, 10)} · ${machine()} · load average after ${load} · server on PGlite, Kamailio 5.6 (2 UDP workers), sipp 3.6 on loopback.
-Each call: INVITE challenged, INVITE with digest, 100/180/200, ACK, BYE; setup = the authenticated INVITE to its 200 OK (sipp rtd). ${CALLS} calls offered at ${RATE}/s, at most ${LIMIT} at once, ${ROUNDS} rounds alternating. Lintel's routing: Kamailio asks \`sip.route\` (http_client, keep-alive; answered from the route cache, the call written after the answer) and queues the answer and end for its timer process, which posts them in batches to \`sip.call_events\` (no SIP worker waits). Static: the same template with Lintel's address taken away (its fallback: ring the number dialled). "Written": from the first call of the run until every call is in the history; CPU: the server process's utime + stime over that time, per call.
+Each call: INVITE challenged, INVITE with digest, 100/180/200, ACK, BYE; setup = the authenticated INVITE to its 200 OK (sipp rtd). ${CALLS} calls offered at ${RATE}/s, at most ${LIMIT} at once, ${ROUNDS} rounds alternating. Lintel's routing: Kamailio asks \`sip.route\` (http_client: synchronous, a TCP connection per query; answered from the route cache; the call's writes wait while calls keep coming, up to 2 s, \`sip/call-writer.ts\`) and queues the answer and end for its timer process, which posts them in batches to \`sip.call_events\` (no SIP worker waits). Static: the same template with Lintel's address taken away (its fallback: ring the number dialled). "Written": from the first call of the run until every call is in the history; CPU: the server process's utime + stime over that time, per call.
 
 | round | routing | calls | measured | all completed | calls/s | setup p50 ms | setup p99 ms | written | server CPU ms/call |
 |---|---|---|---|---|---|---|---|---|---|

@@ -25,3 +25,34 @@ describe('the calls’ write queue', () => {
     expect(w.pending).toBe(0);
   });
 });
+
+describe('the calls’ writes wait while calls are being set up', () => {
+  it('writes nothing in the turn a write is queued, and everything once idle() asks', async () => {
+    const w = writer();
+    const written: string[] = [];
+    const first = w.push(async () => void written.push('call'));
+    void w.push(async () => void written.push('answer'));
+    // a turn of the event loop later (a route request's reply would go out here): nothing written yet
+    await new Promise<void>((r) => setImmediate(r));
+    expect(written).toEqual([]);
+    expect(w.pending).toBe(2);
+    await w.idle();
+    await first;
+    expect(written).toEqual(['call', 'answer']);
+    expect(w.pending).toBe(0);
+  });
+
+  it('a transaction that fails costs only the write that failed, the others are written in order', async () => {
+    const w = writer();
+    const written: string[] = [];
+    const bad = w.push(async () => {
+      throw new Error('no');
+    });
+    const good = w.push(async () => void written.push('next'));
+    const refused = expect(bad).rejects.toThrow('no');
+    await w.idle();
+    await refused;
+    await good;
+    expect(written).toEqual(['next']);
+  });
+});

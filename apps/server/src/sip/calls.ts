@@ -533,19 +533,24 @@ export async function callEvent(app: ServerContext, args: CallEventArgs): Promis
 /**
  * `sip.call_events`: what happened to calls, in the order the SIP server saw it (a batch its timer process
  * sends, off the SIP workers). Each is written through the calls' queue (sip/call-writer.ts), after the call it
- * concerns; the answer comes once they are committed. The time of each is when it arrived.
+ * concerns. The time of each is when it arrived. The SIP server is answered once they are queued: the queue
+ * writes while no calls are being set up (up to its lag), longer than the SIP server waits for an answer,
+ * and it does nothing with an answer but log a failure.
  */
-export async function callEvents(app: ServerContext, list: CallEventArgs[]): Promise<{ ok: boolean }[]> {
+export function queueCallEvents(app: ServerContext, list: CallEventArgs[]): Promise<{ ok: boolean }>[] {
   const now = app.clock.now();
-  return Promise.all(
-    list.map(async (args) => {
-      let ok = false;
-      await app.sip.writes.push(async (trx, publishing) => {
-        ok = await applyCallEvent(app, trx, args, now, publishing);
-      });
-      return { ok };
-    }),
-  );
+  return list.map(async (args) => {
+    let ok = false;
+    await app.sip.writes.push(async (trx, publishing) => {
+      ok = await applyCallEvent(app, trx, args, now, publishing);
+    });
+    return { ok };
+  });
+}
+
+/** The events written: `ok` false for a call Lintel does not know. */
+export function callEvents(app: ServerContext, list: CallEventArgs[]): Promise<{ ok: boolean }[]> {
+  return Promise.all(queueCallEvents(app, list));
 }
 
 /** A call's row as an update left it, with whether it had ended before (`was_ended`). */

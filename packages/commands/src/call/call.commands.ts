@@ -108,7 +108,8 @@ export const sipCallEvent = defineCommand({
 /**
  * What happened to calls, several at once in the order the SIP server saw it: its timer process sends the
  * dialog events it queued (Kamailio's `mqueue` drained by an `rtimer` process), so no SIP worker waits for
- * Lintel. `ok` for each: false for a call Lintel does not know.
+ * Lintel. Answered once they are queued for writing (apps/server/src/sip/call-writer.ts): `ok` true for each
+ * taken.
  */
 export const sipCallEvents = defineCommand({
   id: 'sip.call_events',

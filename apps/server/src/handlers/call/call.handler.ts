@@ -6,7 +6,7 @@ import { journalPlan, journalStore, runJournal } from '../../engine/journal';
 import { exportReply } from '../../engine/export';
 import type { AuthInfo } from '../../context';
 import { signedIn, type SomeHandlers } from '../../pipeline/handler';
-import { callEvent, callEvents, liveCalls, numbersOfUser, routeCall, stopCall } from '../../sip/calls';
+import { callEvent, liveCalls, queueCallEvents, numbersOfUser, routeCall, stopCall } from '../../sip/calls';
 import { sipAuthFailed } from '../../sip/abuse';
 
 interface HistoryRow {
@@ -103,9 +103,12 @@ async function reach(db: Kysely<DB>, auth: AuthInfo): Promise<string[] | 'all'> 
 export const callHandlers = {
   'sip.route': (ctx, args) => routeCall(ctx.app, args),
   'sip.call_event': (ctx, args) => callEvent(ctx.app, args),
-  'sip.call_events': async (ctx, args) => ({
-    ok: (await callEvents(ctx.app, args.events)).map((r) => r.ok),
-  }),
+  // answered once queued (a write that fails is logged by the queue)
+  'sip.call_events': async (ctx, args) => {
+    const queued = queueCallEvents(ctx.app, args.events);
+    for (const written of queued) written.catch(() => undefined);
+    return { ok: queued.map(() => true) };
+  },
   'sip.auth_failed': (ctx, args) => sipAuthFailed(ctx.app, args),
 
   'call.list': async (ctx) => {
