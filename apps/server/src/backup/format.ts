@@ -4,7 +4,9 @@
  * - `manifest.json`: `{format: 'lintel-backup', format_version, created_at, server_version, source: {database,
  *   project_uid, project_name}, name, entities, tables: [{name, set, file, rows, columns}]}`;
  * - `tables/<table>.ndjson`: one JSON object per line per row, the row as PostgreSQL's `to_jsonb` writes it
- *   (timestamps as ISO text with their offset, jsonb as JSON), every column of the table at the time.
+ *   (timestamps as ISO text with their offset, jsonb as JSON), every column of the table at the time;
+ * - `files/<kind>/<name>` (format 2): the stored files the rows name — face photos (`faces`, with `access`),
+ *   avatars (`avatars`, with `users`) — as they are stored, counted in the manifest's `files`.
  *
  * A reader takes a file whose `format_version` is at most its own; columns it does not know are ignored,
  * columns the file lacks take their defaults. Entity sets map to tables here: a family that lands later adds its
@@ -14,7 +16,11 @@ import { sql, type RawBuilder } from 'kysely';
 import { BackupEntitySets, type BackupEntitySet } from '@lintel/commands';
 
 export const BACKUP_FORMAT = 'lintel-backup';
-export const BACKUP_FORMAT_VERSION = 1;
+/**
+ * 1: tables only; 2: and the stored files the rows name (`files/`). A file of format 1 applies as it did: the
+ * rows, no files.
+ */
+export const BACKUP_FORMAT_VERSION = 2;
 
 export interface BackupTable {
   /** the table's name, and its file `tables/<name>.ndjson` */
@@ -164,6 +170,51 @@ export function orderedSets(sets: readonly string[]): BackupEntitySet[] {
   return BackupEntitySets.filter((s) => sets.includes(s));
 }
 
+/**
+ * A kind of stored file the rows of a set name (docs/decisions.md "Files in backups"): its folder under the
+ * storage folder and in the zip (`files/<name>/`), the names a project's rows hold, and what a name may be.
+ */
+export interface BackupFileKind {
+  name: 'faces' | 'avatars';
+  set: BackupEntitySet;
+  /** a stored file's name as it may be written into the storage folder (no path, no dot first) */
+  pattern: RegExp;
+  /** the names of the files the project's rows name, one column `name` */
+  names: (p: number) => RawBuilder<{ name: string }>;
+  /** stored by content: the name is the SHA-256 of the bytes, checked on apply */
+  byContent?: boolean;
+}
+
+const AVATAR_URL = '/storage/avatars/';
+
+export const FILE_KINDS: readonly BackupFileKind[] = [
+  {
+    name: 'avatars',
+    set: 'users',
+    pattern: /^[0-9A-Za-z_-]{1,128}\.jpg$/,
+    names: (p) => sql`select distinct substr(avatar_url, ${AVATAR_URL.length + 1}) as name from users
+      where project_id = ${p} and avatar_url like ${`${AVATAR_URL}%`}`,
+  },
+  {
+    name: 'faces',
+    set: 'access',
+    pattern: /^[0-9a-f]{64}\.jpg$/,
+    byContent: true,
+    names: (p) => sql`select distinct photo_sha256 || '.jpg' as name from identifiers
+      where project_id = ${p} and photo_sha256 is not null`,
+  },
+];
+
+export const filesDirOf = (kind: string) => `files/${kind}/`;
+
+export interface ManifestFiles {
+  kind: BackupFileKind['name'];
+  set: BackupEntitySet;
+  /** the entries `files/<kind>/…` the zip holds */
+  count: number;
+  bytes: number;
+}
+
 export interface ManifestTable {
   name: string;
   set: BackupEntitySet;
@@ -181,6 +232,8 @@ export interface Manifest {
   name: string;
   entities: BackupEntitySet[];
   tables: ManifestTable[];
+  /** format 2: the stored files of each kind the zip holds (absent in format 1) */
+  files?: ManifestFiles[];
 }
 
 export const fileOf = (table: string) => `tables/${table}.ndjson`;

@@ -95,6 +95,8 @@ const Applied = z.object({
   /** rows written, by table */
   tables: z.record(z.string(), z.number().int()),
   rows: z.number().int(),
+  /** stored files written (face photos, avatars the storage folder lacked) */
+  files: z.number().int(),
 });
 
 /**
