@@ -3,7 +3,7 @@
  * into the zip beside the rows and come back with them — a photo removed from storage and an avatar deleted
  * read back byte for byte once the backup is applied. A file of format 1 (rows only) still applies; a photo
  * whose bytes are not its name, or a zip holding other files than its manifest counts, is refused and changes
- * nothing, not even the storage folder.
+ * nothing, not even the storage folder. The daily sweep of unnamed files keeps what an apply restored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
@@ -13,6 +13,7 @@ import JSZip from 'jszip';
 import { Jimp } from 'jimp';
 import { downloadFile, getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
+import { sweepStorage } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, rootGroup, tokenOf, userWith } from '../support/fixtures';
 import { projectRows, waitReady } from '../support/backups';
@@ -121,6 +122,12 @@ describe('files in backups', () => {
     expect(back.status).toBe(200);
     expect(back.bytes).toEqual(avatar.bytes);
     expect(applied.files).toBe(2);
+    // the restored files are named again: the sweep of unnamed files keeps them, however old
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    const files = [stored('faces', `${face.sha256}.jpg`), stored('avatars', path.basename(avatar.url))];
+    for (const f of files) fs.utimesSync(f, old, old);
+    await sweepStorage(ts.server.context);
+    expect(files.map((f) => fs.existsSync(f))).toEqual([true, true]);
     // applied again, the files are there already: none is written
     expect(
       (await cmd('backup.apply_file').run({ api }, { file: new File([new Uint8Array(zip)], 'b.zip') })).files,
