@@ -37,6 +37,7 @@ import { PAGE, tableColumns } from './make';
 import { backupProgress } from './progress';
 import { markChanged } from '../access-sync/ledger';
 import { STORED_FILES_LOCK } from '../storage/files';
+import { SipNumberChangedEvent, SipTrunkChangedEvent } from '../events/define';
 import { enqueueExpiry } from '../handlers/guest-access/guest-access.job';
 
 const invalid = (reason: string, data: Record<string, unknown> = {}) =>
@@ -396,7 +397,7 @@ async function upsert(
     return;
   }
   const target = await tableColumns(trx, t.name);
-  const cols = target.filter((c) => fileColumns.includes(c));
+  const cols = target.filter((c) => fileColumns.includes(c) && !t.serverColumns?.includes(c));
   const list = sql.join(cols.map((c) => sql.ref(c)));
   const identity = await sql<{
     n: number;
@@ -520,6 +521,8 @@ export async function applyBackup(
         backupProgress.emit('apply', { projectId, phase: 'load', table: t.name, rows });
       });
     }
+    // the numbers before the apply: a number it removes is told to the SIP service as well as one it adds
+    const numbersBefore = tables.some((t) => t.name === 'sip_numbers') ? await numbersOf(trx, projectId) : [];
     for (const t of [...tables].reverse()) {
       try {
         await deleteMissing(trx, t, projectId);
@@ -539,6 +542,15 @@ export async function applyBackup(
     // what the devices hold is no part of a backup: the access sync plans the project again against the
     // applied rows (the triggers see most changes; this covers the rest — pass counts, a ledger that drifted)
     await markChanged(trx, projectId);
+    // the SIP service of every instance loads the numbers and the trunks' addresses again once this commits:
+    // a restored trunk takes calls in, a restored number registers
+    if (tables.some((t) => t.name === 'sip_numbers'))
+      await app.outbox.emit(trx, SipNumberChangedEvent, {
+        projectId,
+        numbers: [...new Set([...numbersBefore, ...(await numbersOf(trx, projectId))])],
+      });
+    if (tables.some((t) => t.set === 'telephony'))
+      await app.outbox.emit(trx, SipTrunkChangedEvent, { projectId });
     // a restored guest pass is deleted at the end of its validity like any (a job per pass and end)
     if (tables.some((t) => t.name === 'guest_passes')) {
       const passes = await sql<{
@@ -563,6 +575,13 @@ export async function applyBackup(
   app.estimates.clear();
   app.accessSync.forget(projectId);
   return { entities: sets, tables: counts, rows, files };
+}
+
+async function numbersOf(trx: Transaction<DB>, projectId: number): Promise<string[]> {
+  const r = await sql<{
+    number: string;
+  }>`select number from sip_numbers where project_id = ${projectId}`.execute(trx);
+  return r.rows.map((x) => x.number);
 }
 
 /** Largest stored file an apply writes (a face photo is at most 640 px, an avatar 256 px: far less). */

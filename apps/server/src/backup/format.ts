@@ -47,6 +47,11 @@ export interface BackupTable {
    * backup is applied to — a foreign key alone would let a row point at another project's user or device.
    */
   refs?: Readonly<Record<string, string>>;
+  /**
+   * Columns that are the server's, not the configuration's: in the file, never written by an apply (a new row
+   * takes its default or its trigger's value, a row there keeps its own)
+   */
+  serverColumns?: readonly string[];
   /** the `projects` row itself: its name, description and settings only */
   projectRow?: boolean;
 }
@@ -129,6 +134,71 @@ const ACCESS: readonly BackupTable[] = [
   areaLink('access_area_exit_devices'),
 ];
 
+/**
+ * Telephony (`telephony`, after `sip_numbers`): forward rules and the numbers that follow them, SIP trunks and
+ * the groups whose calls they carry. A trunk's password is in the file as it is stored — Kamailio must present
+ * it to the provider, so it is no hash, and a restored trunk must work (docs/decisions.md "Telephony and
+ * administration in backups"). It names groups and numbers by id: applied without them, those must be the
+ * project's rows already.
+ */
+const ofForwardRules = (p: number) =>
+  sql`t.forward_rule_id in (select id from forward_rules where project_id = ${p})`;
+const TELEPHONY: readonly BackupTable[] = [
+  {
+    name: 'forward_rules',
+    set: 'telephony',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    refs: { domain_id: 'domains' },
+  },
+  {
+    name: 'sip_number_forward_rules',
+    set: 'telephony',
+    key: ['sip_number_id', 'forward_rule_id'],
+    scope: ofForwardRules,
+    link: true,
+    refs: { sip_number_id: 'sip_numbers', forward_rule_id: 'forward_rules' },
+  },
+  { name: 'sip_trunks', set: 'telephony', key: ['id'], scope: own, projectColumn: 'project_id', madeBy },
+  {
+    name: 'sip_trunk_groups',
+    set: 'telephony',
+    key: ['sip_trunk_id', 'domain_id'],
+    scope: (p) => sql`t.sip_trunk_id in (select id from sip_trunks where project_id = ${p})`,
+    link: true,
+    refs: { sip_trunk_id: 'sip_trunks', domain_id: 'domains' },
+  },
+];
+
+/**
+ * Administration (`administration`, last): mail templates (a group's, or the project's) and webhooks with
+ * their secrets (the key of their signatures: a restored webhook signs as before). A webhook's delivery log is
+ * history, not configuration; `from_event_id` is the server's (the insert's trigger sets it to the outbox's
+ * last event, so a webhook copied to another server starts there).
+ */
+const ADMINISTRATION: readonly BackupTable[] = [
+  {
+    name: 'mail_templates',
+    set: 'administration',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    refs: { domain_id: 'domains' },
+  },
+  {
+    name: 'webhooks',
+    set: 'administration',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    serverColumns: ['from_event_id'],
+  },
+];
+
 /** Every table a backup may hold, in the order they are applied (parents first); deletes go in reverse. */
 export const TABLES: readonly BackupTable[] = [
   {
@@ -155,7 +225,9 @@ export const TABLES: readonly BackupTable[] = [
   { name: 'devices', set: 'devices', key: ['id'], scope: own, projectColumn: 'project_id' },
   ...ACCESS,
   { name: 'sip_numbers', set: 'sip_numbers', key: ['id'], scope: own, projectColumn: 'project_id' },
+  ...TELEPHONY,
   { name: 'licenses', set: 'licences', key: ['id'], scope: own, projectColumn: 'project_id' },
+  ...ADMINISTRATION,
 ];
 
 /** The project row's columns a backup carries (the rest — uid, instance id — belong to the server). */

@@ -21,7 +21,9 @@ export const BackupEntitySets = [
   'devices',
   'access',
   'sip_numbers',
+  'telephony',
   'licences',
+  'administration',
 ] as const;
 export const BackupEntitySet = z.enum(BackupEntitySets);
 export type BackupEntitySet = z.infer<typeof BackupEntitySet>;
