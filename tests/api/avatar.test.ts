@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Jimp } from 'jimp';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
+import { sweepStorage } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, uid } from '../support/fixtures';
 
@@ -59,6 +62,49 @@ describe('avatars', () => {
     await getCommand('user.avatar_delete').run({ api }, { id: userId });
     expect((await fetch(`${ts.url}${avatar_url}`)).status).toBe(404);
     expect((await getCommand('user.get').run({ api }, { id: userId })).avatar_url).toBeNull();
+  });
+
+  it("a deleted user's avatar is swept from storage once an hour old; a named or a younger one stays", async () => {
+    const roles = await getCommand('role.list').run({ api }, { limit: 1, sort: 'id' });
+    const groups = await getCommand('group.full').run({ api }, {});
+    const someone = async () =>
+      (
+        await getCommand('user.create').run(
+          { api },
+          {
+            login: `sw${uid()}`,
+            name: 'Swept',
+            role: roles.data[0]!.id,
+            domains: [groups.data[0]!.id],
+            send_registration_link: false,
+          },
+        )
+      ).data.id;
+    const kept = await someone();
+    const gone = await someone();
+    const upload = async (id: number) =>
+      (
+        await getCommand('user.avatar_upload').run(
+          { api },
+          { id, image: await picture(), x: 0, y: 0, size: 90 },
+        )
+      ).avatar_url!;
+    const file = (url: string) =>
+      path.join(ts.server.context.config.storageDir, url.slice('/storage/'.length));
+    const keptUrl = await upload(kept);
+    const goneUrl = await upload(gone);
+    await getCommand('user.delete').run({ api }, { id: gone });
+    // deleting the user leaves the file, still served though nothing names it
+    expect((await fetch(`${ts.url}${goneUrl}`)).status).toBe(200);
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    for (const url of [keptUrl, goneUrl]) fs.utimesSync(file(url), old, old);
+    const young = file('/storage/avatars/in-flight.jpg');
+    fs.writeFileSync(young, 'an upload in flight');
+    expect((await sweepStorage(ts.server.context)).avatars).toBe(1);
+    expect((await fetch(`${ts.url}${goneUrl}`)).status).toBe(404);
+    expect((await fetch(`${ts.url}${keptUrl}`)).status).toBe(200);
+    expect(fs.existsSync(young)).toBe(true);
+    fs.rmSync(young);
   });
 
   it('refuses a file that is no image, a crop outside the picture, and a file over 5 MiB', async () => {

@@ -7,9 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { Jimp } from 'jimp';
 import { downloadFile, getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
+import { sweepStorage } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, failure, raw, rootGroup, userWith } from '../support/fixtures';
 
@@ -80,6 +83,38 @@ describe("a face identifier's photo", () => {
     expect(direct.status).toBe(404);
     const spelled = await fetch(`${ts.url}/storage/%66aces/${second.photo_sha256}.jpg`);
     expect(spelled.status).toBe(404);
+  });
+
+  it("a deleted identifier's photo is swept from storage once an hour old; a named or a younger one stays", async () => {
+    const dir = path.join(ts.server.context.config.storageDir, 'faces');
+    const file = (sha: string) => path.join(dir, `${sha}.jpg`);
+    const kept = await faceIdentifier();
+    const gone = await faceIdentifier();
+    const keptSha = (
+      await cmd('identifier.photo_upload').run(
+        { api },
+        { id: kept.id, image: await picture(), x: 0, y: 0, size: 110 },
+      )
+    ).photo_sha256;
+    const goneSha = (
+      await cmd('identifier.photo_upload').run(
+        { api },
+        { id: gone.id, image: await picture(), x: 260, y: 0, size: 120 },
+      )
+    ).photo_sha256;
+    await cmd('identifier.delete').run({ api }, { id: gone.id });
+    // the delete leaves the file: nothing of the database's names it now
+    expect(fs.existsSync(file(goneSha))).toBe(true);
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    for (const sha of [keptSha, goneSha]) fs.utimesSync(file(sha), old, old);
+    // an upload stores its file before it names it: a young unnamed file stays
+    const young = file('0'.repeat(64));
+    fs.writeFileSync(young, 'an upload in flight');
+    expect((await sweepStorage(ts.server.context)).faces).toBe(1);
+    expect(fs.existsSync(file(goneSha))).toBe(false);
+    expect(fs.existsSync(file(keptSha))).toBe(true);
+    expect(fs.existsSync(young)).toBe(true);
+    fs.rmSync(young);
   });
 
   it('is refused for an identifier of another type with invalid_identifier', async () => {

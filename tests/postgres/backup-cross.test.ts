@@ -1,6 +1,7 @@
 /**
- * Issue 24 item 1: a backup made on PostgreSQL applies on PGlite and back, every row equal — users and access
- * control (identifiers, a rule naming them, a schedule, a holiday). Runs in the PostgreSQL pass (DATABASE_URL
+ * Issue 24 item 1: a backup made on PostgreSQL applies on PGlite and back, every row equal — users, access
+ * control (identifiers, a rule naming them, a schedule, a holiday), telephony and administration (a forward
+ * rule, a trunk and its password, a mail template, a webhook). Runs in the PostgreSQL pass (DATABASE_URL
  * set); the PGlite server runs in memory beside it. Sizes: LINTEL_BACKUP_CROSS_USERS and
  * LINTEL_BACKUP_CROSS_IDENTIFIERS (3,000 each by default).
  */
@@ -65,6 +66,23 @@ it('a PostgreSQL backup applies on PGlite and a PGlite backup on PostgreSQL, eve
   await seedUsers(pgDb, USERS, 'pg');
   await seedIdentifiers(pgDb, IDENTIFIERS, 'pg');
   await getCommand('group.create').run({ api: pgApi }, { name: 'Корпус "А"', parent_id: null });
+  // telephony and administration, with the jsonb and the secrets a copy must keep
+  const rootOf = sql`(select id from domains where project_id = 1 and parent_id is null order by id limit 1)`;
+  await sql`insert into forward_rules (project_id, domain_id, name, numbers, queues, days, period)
+    values (1, ${rootOf}, 'Ночь "1"', '["101"]', '[["102", "103"]]', '["sat", "sun"]', '{"from": 0, "to": 3600}')`.execute(
+    pgDb,
+  );
+  await sql`insert into sip_trunks (project_id, name, outgoing_number, termination_uri, login, password)
+    values (1, 'Trunk', '100', 'sip:203.0.113.5:5060', 'lintel', 'p@ss"\\word')`.execute(pgDb);
+  await sql`insert into sip_trunk_groups (sip_trunk_id, domain_id) select id, ${rootOf} from sip_trunks where project_id = 1`.execute(
+    pgDb,
+  );
+  await sql`insert into mail_templates (project_id, mail_type, domain_id, subject, body, updated_at)
+    values (1, 'invitation', null, 'Привет', E'Hello {{name}},\n{{link}}', now())`.execute(pgDb);
+  await sql`insert into webhooks (project_id, name, url, events, secret)
+    values (1, 'Hook', 'https://hooks.example.test/x', '["RoleChangedEvent"]', 'a-secret-of-sixteen-or-more')`.execute(
+    pgDb,
+  );
 
   await copy(pgServer, pgApi, liteApi);
   const onPg = await projectRows(pgDb, 1);

@@ -8,7 +8,7 @@ import { PROJECT_COLUMNS, TABLES } from '../../apps/server/src/backup/format';
 /**
  * Every row of the project in each table a backup covers, by table, in key order, as JSON (timestamps as
  * text): two databases' snapshots compare equal when every row is equal. Project ids are left out (a backup
- * may go to another project's id).
+ * may go to another project's id), and so are the server's own columns (`serverColumns`).
  */
 export async function projectRows(db: Kysely<DB>, projectId: number): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
@@ -24,7 +24,10 @@ async function rowsOf(db: Kysely<DB>, t: (typeof TABLES)[number], projectId: num
   {
     const cols = t.projectRow
       ? sql`jsonb_build_object(${sql.join(PROJECT_COLUMNS.map((c) => sql`${sql.lit(c)}::text, t.${sql.ref(c)}`))})`
-      : sql`to_jsonb(t) - 'project_id'`;
+      : sql`to_jsonb(t) - 'project_id'${sql.join(
+          (t.serverColumns ?? []).map((c) => sql` - ${sql.lit(c)}::text`),
+          sql``,
+        )}`;
     const r = await sql<{ j: string }>`select (${cols})::text as j from ${sql.table(t.name)} t
       where ${t.scope(projectId)} order by ${sql.join(t.key.map((k) => sql.ref(`t.${k}`)))}`.execute(db);
     return r.rows.map((x) => JSON.parse(x.j) as unknown);

@@ -1,4 +1,5 @@
 export { createServer, type LintelServer } from './server';
+export { sweepStorage } from './storage/sweep';
 export { loadConfig, defaultDeviceLimits, type Config, type DeviceLimits } from './config';
 export { sendInvitation, sendConfirmation } from './handlers/registration/codes';
 export { ManualClock, systemClock, type Clock } from './clock';

@@ -10,6 +10,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Config } from './config';
 import type { ServerContext } from './context';
 import { openDatabase, migrate } from './db/database';
+import { sweepStorage } from './storage/sweep';
 import { createMailer } from './mail/mailer';
 import { EventBus } from './realtime/bus';
 import { pruneSessions } from './auth/sessions';
@@ -69,13 +70,17 @@ const REDACT = [
   'req.headers["x-device-password"]',
 ];
 
-/** `events.prune`: old outbox rows go once a day, whichever instance comes first. */
+/**
+ * `events.prune`: old outbox rows go once a day, whichever instance comes first; and the stored files no row
+ * names any more (`sweepStorage`: backups carry the files their rows name, so a file swept is not lost).
+ */
 const EventsPruneJob = defineJob({
   kind: 'events.prune',
   payload: z.object({}),
   run: async (ctx) => {
     await ctx.app.outbox.prune();
     await pruneStatusChanges(ctx.app);
+    await sweepStorage(ctx.app);
   },
 });
 

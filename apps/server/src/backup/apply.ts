@@ -6,8 +6,12 @@
  * an unchanged row left as it is), the links it adds inserted, the identity sequences moved past the largest
  * id. A process that dies meanwhile leaves nothing: the transaction never commits.
  */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import readline from 'node:readline';
-import type { Readable } from 'node:stream';
+import { createHash, randomBytes } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -20,19 +24,31 @@ import { AppError } from '../errors';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
+  FILE_KINDS,
+  filesDirOf,
   PROJECT_COLUMNS,
   TABLES,
   orderedSets,
+  type BackupFileKind,
   type BackupTable,
   type Manifest,
 } from './format';
 import { PAGE, tableColumns } from './make';
 import { backupProgress } from './progress';
 import { markChanged } from '../access-sync/ledger';
+import { STORED_FILES_LOCK } from '../storage/files';
+import { SipNumberChangedEvent, SipTrunkChangedEvent } from '../events/define';
 import { enqueueExpiry } from '../handlers/guest-access/guest-access.job';
 
 const invalid = (reason: string, data: Record<string, unknown> = {}) =>
   new AppError('invalid_backup_image', { reason, ...data });
+
+/** A stored file of the backup: its name in its kind's folder, its size, and its bytes. */
+export interface BackupFile {
+  name: string;
+  size: number;
+  open(): Promise<Readable>;
+}
 
 /** An opened backup: its manifest and a reader of each table's lines. */
 export interface BackupImage {
@@ -40,6 +56,8 @@ export interface BackupImage {
   lines(table: string): AsyncIterable<string>;
   /** the table's file as it is stored, its bytes as they are inflated */
   bytes(table: string): Promise<Readable>;
+  /** the stored files of a kind (format 2), read from the zip's directory again: none is held in memory */
+  files(kind: BackupFileKind['name']): AsyncIterable<BackupFile>;
   close(): void;
 }
 
@@ -51,18 +69,36 @@ function openZip(file: string): Promise<yauzl.ZipFile> {
   );
 }
 
-async function entriesOf(zip: yauzl.ZipFile): Promise<Map<string, yauzl.Entry>> {
+/**
+ * The zip's entries but the stored files (`files/…`), which are only counted per kind: a backup of 100,000
+ * photos does not keep 100,000 entries in memory.
+ */
+async function entriesOf(
+  zip: yauzl.ZipFile,
+): Promise<{ entries: Map<string, yauzl.Entry>; files: Map<string, number> }> {
   const entries = new Map<string, yauzl.Entry>();
+  const files = new Map<string, number>();
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (e: yauzl.Entry) => {
-      entries.set(e.fileName, e);
+      const kind = fileKindOf(e.fileName);
+      if (kind !== null) files.set(kind, (files.get(kind) ?? 0) + 1);
+      else entries.set(e.fileName, e);
       zip.readEntry();
     });
     zip.on('end', () => resolve());
     zip.on('error', () => reject(invalid('broken_zip')));
     zip.readEntry();
   });
-  return entries;
+  return { entries, files };
+}
+
+/** `faces` of `files/faces/x.jpg`; null for an entry that is no stored file. */
+function fileKindOf(entry: string): string | null {
+  if (!entry.startsWith('files/')) return null;
+  // a folder's own entry (other zip writers add them) holds nothing
+  if (entry.endsWith('/')) return null;
+  const slash = entry.indexOf('/', 'files/'.length);
+  return slash < 0 ? '' : entry.slice('files/'.length, slash);
 }
 
 function streamOf(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<Readable> {
@@ -89,6 +125,13 @@ function checkManifest(m: unknown): Manifest {
     if (!t.columns.every((c) => typeof c === 'string' && /^[a-z_][a-z0-9_]*$/.test(c)))
       throw invalid('bad_manifest', { table: t.name });
   }
+  if (o.files !== undefined) {
+    const kinds = new Map(FILE_KINDS.map((k) => [k.name, k]));
+    if (!Array.isArray(o.files)) throw invalid('bad_manifest');
+    for (const f of o.files)
+      if (kinds.get(f?.kind)?.set !== f.set || !Number.isInteger(f.count) || f.count < 0)
+        throw invalid('bad_manifest', { files: String(f?.kind) });
+  }
   const sets = orderedSets(o.entities);
   if (sets.length !== o.entities.length) throw invalid('bad_manifest');
   return { ...(o as Manifest), entities: sets };
@@ -98,7 +141,7 @@ function checkManifest(m: unknown): Manifest {
 export async function openBackup(file: string): Promise<BackupImage> {
   const zip = await openZip(file);
   try {
-    const entries = await entriesOf(zip);
+    const { entries, files } = await entriesOf(zip);
     const me = entries.get('manifest.json');
     if (!me || me.uncompressedSize > MAX_MANIFEST) throw invalid('no_manifest');
     let text = '';
@@ -112,6 +155,12 @@ export async function openBackup(file: string): Promise<BackupImage> {
     const manifest = checkManifest(parsed);
     for (const t of manifest.tables)
       if (!entries.has(t.file)) throw invalid('missing_table', { table: t.name });
+    // every stored file the manifest counts is in the zip, and none it does not count
+    for (const kind of new Set([...files.keys(), ...(manifest.files ?? []).map((f) => f.kind)])) {
+      const listed = manifest.files?.find((f) => f.kind === kind)?.count ?? 0;
+      if ((files.get(kind) ?? 0) !== listed)
+        throw invalid('file_count', { kind, files: files.get(kind) ?? 0, expected: listed });
+    }
     return {
       manifest,
       async *lines(table: string) {
@@ -132,6 +181,10 @@ export async function openBackup(file: string): Promise<BackupImage> {
         const t = manifest.tables.find((x) => x.name === table)!;
         return streamOf(zip, entries.get(t.file)!);
       },
+      async *files(kind) {
+        if (!files.get(kind)) return;
+        yield* storedFiles(file, kind);
+      },
       close: () => zip.close(),
     };
   } catch (err) {
@@ -140,10 +193,38 @@ export async function openBackup(file: string): Promise<BackupImage> {
   }
 }
 
+/**
+ * The zip's entries `files/<kind>/…` in the order they are stored, from a second reading of its directory, one
+ * entry at a time (the next is read once the caller is done with this one).
+ */
+async function* storedFiles(file: string, kind: string): AsyncGenerator<BackupFile> {
+  const zip = await openZip(file);
+  const dir = filesDirOf(kind);
+  try {
+    for (;;) {
+      const e = await new Promise<yauzl.Entry | null>((resolve, reject) => {
+        const cleanup = () =>
+          zip.removeAllListeners('entry').removeAllListeners('end').removeAllListeners('error');
+        zip.once('entry', (x: yauzl.Entry) => (cleanup(), resolve(x)));
+        zip.once('end', () => (cleanup(), resolve(null)));
+        zip.once('error', () => (cleanup(), reject(invalid('broken_zip'))));
+        zip.readEntry();
+      });
+      if (!e) return;
+      if (!e.fileName.startsWith(dir) || e.fileName.endsWith('/')) continue;
+      yield { name: e.fileName.slice(dir.length), size: e.uncompressedSize, open: () => streamOf(zip, e) };
+    }
+  } finally {
+    zip.close();
+  }
+}
+
 export interface Applied {
   entities: BackupEntitySet[];
   tables: Record<string, number>;
   rows: number;
+  /** the stored files written (those the storage folder lacked) */
+  files: number;
 }
 
 const tmpName = (t: BackupTable) => `bk_${t.name}`;
@@ -316,7 +397,7 @@ async function upsert(
     return;
   }
   const target = await tableColumns(trx, t.name);
-  const cols = target.filter((c) => fileColumns.includes(c));
+  const cols = target.filter((c) => fileColumns.includes(c) && !t.serverColumns?.includes(c));
   const list = sql.join(cols.map((c) => sql.ref(c)));
   const identity = await sql<{
     n: number;
@@ -427,6 +508,9 @@ export async function applyBackup(
   const tables = TABLES.filter((t) => sets.includes(t.set) && m.tables.some((x) => x.name === t.name));
   const counts: Record<string, number> = {};
   let rows = 0;
+  let files = 0;
+  // the stored files this apply wrote: removed again if it does not commit
+  const written: string[] = [];
   await inTransaction(app, async (trx, copyIn) => {
     // one apply per project at a time (the second waits for the first)
     await sql`select pg_advisory_xact_lock(72431, ${projectId})`.execute(trx);
@@ -437,6 +521,8 @@ export async function applyBackup(
         backupProgress.emit('apply', { projectId, phase: 'load', table: t.name, rows });
       });
     }
+    // the numbers before the apply: a number it removes is told to the SIP service as well as one it adds
+    const numbersBefore = tables.some((t) => t.name === 'sip_numbers') ? await numbersOf(trx, projectId) : [];
     for (const t of [...tables].reverse()) {
       try {
         await deleteMissing(trx, t, projectId);
@@ -456,6 +542,15 @@ export async function applyBackup(
     // what the devices hold is no part of a backup: the access sync plans the project again against the
     // applied rows (the triggers see most changes; this covers the rest — pass counts, a ledger that drifted)
     await markChanged(trx, projectId);
+    // the SIP service of every instance loads the numbers and the trunks' addresses again once this commits:
+    // a restored trunk takes calls in, a restored number registers
+    if (tables.some((t) => t.name === 'sip_numbers'))
+      await app.outbox.emit(trx, SipNumberChangedEvent, {
+        projectId,
+        numbers: [...new Set([...numbersBefore, ...(await numbersOf(trx, projectId))])],
+      });
+    if (tables.some((t) => t.set === 'telephony'))
+      await app.outbox.emit(trx, SipTrunkChangedEvent, { projectId });
     // a restored guest pass is deleted at the end of its validity like any (a job per pass and end)
     if (tables.some((t) => t.name === 'guest_passes')) {
       const passes = await sql<{
@@ -466,10 +561,79 @@ export async function applyBackup(
         where g.project_id = ${projectId} and i.period_restrict_to_u is not null`.execute(trx);
       for (const p of passes.rows) await enqueueExpiry(app, trx, Number(p.id), new Date(p.to_u));
     }
+    // the stored files the rows name (format 2), before the commit: a sweep of unnamed files (storage/sweep.ts)
+    // waits for this transaction, or ran before it and this writes again what it removed
+    const kinds = FILE_KINDS.filter((k) => sets.includes(k.set));
+    if (kinds.length) await sql`select pg_advisory_xact_lock_shared(${STORED_FILES_LOCK}, 0)`.execute(trx);
+    for (const kind of kinds) await restoreFiles(app, image, kind, written, (n) => (files += n));
+  }).catch(async (err: unknown) => {
+    await Promise.all(written.map((f) => fsp.rm(f, { force: true })));
+    throw err;
   });
   // who may do what may have changed: forget the remembered callers (other instances: the tables' triggers)
   app.authCache.clear();
   app.estimates.clear();
   app.accessSync.forget(projectId);
-  return { entities: sets, tables: counts, rows };
+  return { entities: sets, tables: counts, rows, files };
+}
+
+async function numbersOf(trx: Transaction<DB>, projectId: number): Promise<string[]> {
+  const r = await sql<{
+    number: string;
+  }>`select number from sip_numbers where project_id = ${projectId}`.execute(trx);
+  return r.rows.map((x) => x.number);
+}
+
+/** Largest stored file an apply writes (a face photo is at most 640 px, an avatar 256 px: far less). */
+const MAX_STORED_FILE = 8 * 1024 * 1024;
+
+/**
+ * Writes the backup's files of a kind that the storage folder lacks (`written` gets each), each through a
+ * `.part` file renamed once whole; a name it may not write, a file too large, or a photo whose bytes are not
+ * its name's SHA-256 is `invalid_backup_image`. A file already stored is left as it is: its name is its
+ * content (faces) or an upload's own (avatars).
+ */
+async function restoreFiles(
+  app: ServerContext,
+  image: BackupImage,
+  kind: BackupFileKind,
+  written: string[],
+  onFile: (n: number) => void,
+): Promise<void> {
+  const dir = path.join(app.config.storageDir, kind.name);
+  await fsp.mkdir(dir, { recursive: true });
+  for await (const f of image.files(kind.name)) {
+    const bad = (reason: string) => invalid(reason, { kind: kind.name, file: f.name.slice(0, 200) });
+    if (!kind.pattern.test(f.name)) throw bad('bad_file_name');
+    if (f.size > MAX_STORED_FILE) throw bad('file_too_large');
+    const target = path.join(dir, f.name);
+    if (
+      await fsp.stat(target).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      continue;
+    const part = `${target}.${randomBytes(6).toString('hex')}.part`;
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      const count = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          size += chunk.length;
+          if (size > MAX_STORED_FILE) return done(bad('file_too_large'));
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      await pipeline(await f.open(), count, fs.createWriteStream(part));
+      if (kind.byContent && `${hash.digest('hex')}.jpg` !== f.name) throw bad('file_not_its_name');
+      await fsp.rename(part, target);
+    } catch (err) {
+      await fsp.rm(part, { force: true });
+      throw err instanceof AppError ? err : bad('broken_entry');
+    }
+    written.push(target);
+    onFile(1);
+  }
 }

@@ -4,7 +4,9 @@
  * - `manifest.json`: `{format: 'lintel-backup', format_version, created_at, server_version, source: {database,
  *   project_uid, project_name}, name, entities, tables: [{name, set, file, rows, columns}]}`;
  * - `tables/<table>.ndjson`: one JSON object per line per row, the row as PostgreSQL's `to_jsonb` writes it
- *   (timestamps as ISO text with their offset, jsonb as JSON), every column of the table at the time.
+ *   (timestamps as ISO text with their offset, jsonb as JSON), every column of the table at the time;
+ * - `files/<kind>/<name>` (format 2): the stored files the rows name — face photos (`faces`, with `access`),
+ *   avatars (`avatars`, with `users`) — as they are stored, counted in the manifest's `files`.
  *
  * A reader takes a file whose `format_version` is at most its own; columns it does not know are ignored,
  * columns the file lacks take their defaults. Entity sets map to tables here: a family that lands later adds its
@@ -14,7 +16,11 @@ import { sql, type RawBuilder } from 'kysely';
 import { BackupEntitySets, type BackupEntitySet } from '@lintel/commands';
 
 export const BACKUP_FORMAT = 'lintel-backup';
-export const BACKUP_FORMAT_VERSION = 1;
+/**
+ * 1: tables only; 2: and the stored files the rows name (`files/`). A file of format 1 applies as it did: the
+ * rows, no files.
+ */
+export const BACKUP_FORMAT_VERSION = 2;
 
 export interface BackupTable {
   /** the table's name, and its file `tables/<name>.ndjson` */
@@ -41,6 +47,11 @@ export interface BackupTable {
    * backup is applied to — a foreign key alone would let a row point at another project's user or device.
    */
   refs?: Readonly<Record<string, string>>;
+  /**
+   * Columns that are the server's, not the configuration's: in the file, never written by an apply (a new row
+   * takes its default or its trigger's value, a row there keeps its own)
+   */
+  serverColumns?: readonly string[];
   /** the `projects` row itself: its name, description and settings only */
   projectRow?: boolean;
 }
@@ -123,6 +134,71 @@ const ACCESS: readonly BackupTable[] = [
   areaLink('access_area_exit_devices'),
 ];
 
+/**
+ * Telephony (`telephony`, after `sip_numbers`): forward rules and the numbers that follow them, SIP trunks and
+ * the groups whose calls they carry. A trunk's password is in the file as it is stored — Kamailio must present
+ * it to the provider, so it is no hash, and a restored trunk must work (docs/decisions.md "Telephony and
+ * administration in backups"). It names groups and numbers by id: applied without them, those must be the
+ * project's rows already.
+ */
+const ofForwardRules = (p: number) =>
+  sql`t.forward_rule_id in (select id from forward_rules where project_id = ${p})`;
+const TELEPHONY: readonly BackupTable[] = [
+  {
+    name: 'forward_rules',
+    set: 'telephony',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    refs: { domain_id: 'domains' },
+  },
+  {
+    name: 'sip_number_forward_rules',
+    set: 'telephony',
+    key: ['sip_number_id', 'forward_rule_id'],
+    scope: ofForwardRules,
+    link: true,
+    refs: { sip_number_id: 'sip_numbers', forward_rule_id: 'forward_rules' },
+  },
+  { name: 'sip_trunks', set: 'telephony', key: ['id'], scope: own, projectColumn: 'project_id', madeBy },
+  {
+    name: 'sip_trunk_groups',
+    set: 'telephony',
+    key: ['sip_trunk_id', 'domain_id'],
+    scope: (p) => sql`t.sip_trunk_id in (select id from sip_trunks where project_id = ${p})`,
+    link: true,
+    refs: { sip_trunk_id: 'sip_trunks', domain_id: 'domains' },
+  },
+];
+
+/**
+ * Administration (`administration`, last): mail templates (a group's, or the project's) and webhooks with
+ * their secrets (the key of their signatures: a restored webhook signs as before). A webhook's delivery log is
+ * history, not configuration; `from_event_id` is the server's (the insert's trigger sets it to the outbox's
+ * last event, so a webhook copied to another server starts there).
+ */
+const ADMINISTRATION: readonly BackupTable[] = [
+  {
+    name: 'mail_templates',
+    set: 'administration',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    refs: { domain_id: 'domains' },
+  },
+  {
+    name: 'webhooks',
+    set: 'administration',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    serverColumns: ['from_event_id'],
+  },
+];
+
 /** Every table a backup may hold, in the order they are applied (parents first); deletes go in reverse. */
 export const TABLES: readonly BackupTable[] = [
   {
@@ -149,7 +225,9 @@ export const TABLES: readonly BackupTable[] = [
   { name: 'devices', set: 'devices', key: ['id'], scope: own, projectColumn: 'project_id' },
   ...ACCESS,
   { name: 'sip_numbers', set: 'sip_numbers', key: ['id'], scope: own, projectColumn: 'project_id' },
+  ...TELEPHONY,
   { name: 'licenses', set: 'licences', key: ['id'], scope: own, projectColumn: 'project_id' },
+  ...ADMINISTRATION,
 ];
 
 /** The project row's columns a backup carries (the rest — uid, instance id — belong to the server). */
@@ -162,6 +240,51 @@ export function tablesOf(sets: readonly BackupEntitySet[]): BackupTable[] {
 /** Sets in their canonical order, without repeats. */
 export function orderedSets(sets: readonly string[]): BackupEntitySet[] {
   return BackupEntitySets.filter((s) => sets.includes(s));
+}
+
+/**
+ * A kind of stored file the rows of a set name (docs/decisions.md "Files in backups"): its folder under the
+ * storage folder and in the zip (`files/<name>/`), the names a project's rows hold, and what a name may be.
+ */
+export interface BackupFileKind {
+  name: 'faces' | 'avatars';
+  set: BackupEntitySet;
+  /** a stored file's name as it may be written into the storage folder (no path, no dot first) */
+  pattern: RegExp;
+  /** the names of the files the project's rows name, one column `name` */
+  names: (p: number) => RawBuilder<{ name: string }>;
+  /** stored by content: the name is the SHA-256 of the bytes, checked on apply */
+  byContent?: boolean;
+}
+
+const AVATAR_URL = '/storage/avatars/';
+
+export const FILE_KINDS: readonly BackupFileKind[] = [
+  {
+    name: 'avatars',
+    set: 'users',
+    pattern: /^[0-9A-Za-z_-]{1,128}\.jpg$/,
+    names: (p) => sql`select distinct substr(avatar_url, ${AVATAR_URL.length + 1}) as name from users
+      where project_id = ${p} and avatar_url like ${`${AVATAR_URL}%`}`,
+  },
+  {
+    name: 'faces',
+    set: 'access',
+    pattern: /^[0-9a-f]{64}\.jpg$/,
+    byContent: true,
+    names: (p) => sql`select distinct photo_sha256 || '.jpg' as name from identifiers
+      where project_id = ${p} and photo_sha256 is not null`,
+  },
+];
+
+export const filesDirOf = (kind: string) => `files/${kind}/`;
+
+export interface ManifestFiles {
+  kind: BackupFileKind['name'];
+  set: BackupEntitySet;
+  /** the entries `files/<kind>/…` the zip holds */
+  count: number;
+  bytes: number;
 }
 
 export interface ManifestTable {
@@ -181,6 +304,8 @@ export interface Manifest {
   name: string;
   entities: BackupEntitySet[];
   tables: ManifestTable[];
+  /** format 2: the stored files of each kind the zip holds (absent in format 1) */
+  files?: ManifestFiles[];
 }
 
 export const fileOf = (table: string) => `tables/${table}.ndjson`;

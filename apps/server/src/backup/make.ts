@@ -21,11 +21,15 @@ import { VERSION } from '../version';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
+  FILE_KINDS,
   fileOf,
+  filesDirOf,
   PROJECT_COLUMNS,
   tablesOf,
+  type BackupFileKind,
   type BackupTable,
   type Manifest,
+  type ManifestFiles,
 } from './format';
 import { backupProgress } from './progress';
 
@@ -191,6 +195,29 @@ async function copyTables(
   };
 }
 
+/**
+ * The names of a kind's files the project's rows name, read in the make's snapshot by a cursor (`PAGE` a
+ * fetch): memory holds a page of names, however many files there are.
+ */
+async function* fileNames(
+  trx: Transaction<DB>,
+  kind: BackupFileKind,
+  projectId: number,
+): AsyncGenerator<string> {
+  await sql`declare lintel_backup_files no scroll cursor for ${kind.names(projectId)}`.execute(trx);
+  try {
+    for (;;) {
+      const r = await sql<{
+        name: string;
+      }>`fetch forward ${sql.lit(PAGE)} from lintel_backup_files`.execute(trx);
+      for (const row of r.rows) if (kind.pattern.test(row.name)) yield row.name;
+      if (r.rows.length < PAGE) return;
+    }
+  } finally {
+    await sql`close lintel_backup_files`.execute(trx);
+  }
+}
+
 export interface MadeBackup {
   size: number;
   rows: number;
@@ -228,6 +255,7 @@ export async function makeBackup(
         name: opts.name,
         entities: opts.sets,
         tables: [],
+        files: [],
       };
       for (const t of tables)
         manifest.tables.push({
@@ -247,7 +275,29 @@ export async function makeBackup(
         const zip = new yazl.ZipFile();
         const written = pipeline(zip.outputStream, fs.createWriteStream(part));
         const failures: Error[] = [];
+        /** Adds one entry from a stream and waits until it is written (or the file failed): true to stop. */
+        const addEntry = async (source: Readable, name: string, compress: boolean): Promise<boolean> => {
+          source.on('error', (err) => {
+            failures.push(err);
+            (zip.outputStream as unknown as Readable).destroy(err);
+          });
+          zip.addReadStream(
+            source,
+            name,
+            compress ? { mtime, compressionLevel: COMPRESSION } : { mtime, compress: false },
+          );
+          // (a file that fails to be written ends the wait too: the entry is never read to its end)
+          const stopped = await Promise.race([
+            new Promise<boolean>((resolve) => source.once('close', () => resolve(false))),
+            written.then(
+              () => false,
+              () => true,
+            ),
+          ]);
+          return stopped || failures.length > 0;
+        };
         // one table's entry at a time: a zip entry's stream is read only once the one before it is written
+        let stopped = false;
         for (const t of tables) {
           counted[t.name] = 0;
           const source = Readable.from(
@@ -258,20 +308,23 @@ export async function makeBackup(
             }),
             { objectMode: false, highWaterMark: 1 << 16 },
           );
-          source.on('error', (err) => {
-            failures.push(err);
-            (zip.outputStream as unknown as Readable).destroy(err);
-          });
-          zip.addReadStream(source, fileOf(t.name), { mtime, compressionLevel: COMPRESSION });
-          // (a file that fails to be written ends the wait too: the entry is never read to its end)
-          const stopped = await Promise.race([
-            new Promise<boolean>((resolve) => source.once('close', () => resolve(false))),
-            written.then(
-              () => false,
-              () => true,
-            ),
-          ]);
-          if (stopped || failures.length) break;
+          if ((stopped = await addEntry(source, fileOf(t.name), true))) break;
+        }
+        // the stored files the snapshot's rows name, one at a time (a JPEG gains nothing from deflate)
+        for (const kind of stopped ? [] : FILE_KINDS.filter((k) => opts.sets.includes(k.set))) {
+          const entry: ManifestFiles = { kind: kind.name, set: kind.set, count: 0, bytes: 0 };
+          manifest.files!.push(entry);
+          for await (const name of fileNames(trx, kind, opts.projectId)) {
+            const file = path.join(app.config.storageDir, kind.name, name);
+            // a row naming a file that is not stored (gone before this backup) has none to carry
+            const stat = await fsp.stat(file).catch(() => null);
+            if (!stat?.isFile()) continue;
+            if ((stopped = await addEntry(fs.createReadStream(file), filesDirOf(kind.name) + name, false)))
+              break;
+            entry.count++;
+            entry.bytes += stat.size;
+          }
+          if (stopped) break;
         }
         // the manifest comes last: its counts are the rows the entries hold, read from the one snapshot
         for (const m of manifest.tables) m.rows = counted[m.name] ?? 0;

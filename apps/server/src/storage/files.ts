@@ -45,11 +45,21 @@ export async function storeAvatar(
 ): Promise<string> {
   const jpeg = await croppedJpeg(config, 'avatar', image, crop, AVATAR_SIZE);
   const name = `${randomBytes(12).toString('hex')}.jpg`;
-  const dir = path.join(config.storageDir, 'avatars');
+  const dir = path.join(config.storageDir, AVATARS_DIR);
   await fs.mkdir(dir, { recursive: true });
   await fs.writeFile(path.join(dir, name), jpeg);
   return `/storage/avatars/${name}`;
 }
+
+/**
+ * The advisory lock (with key 0) between a backup's apply, which restores stored files and names them in its
+ * transaction (shared), and the sweep of files nobody names (exclusive): the sweep never reads the names
+ * before an apply commits and removes a file the apply found stored.
+ */
+export const STORED_FILES_LOCK = 72432;
+
+/** The folder of avatars under the storage folder (served under /storage/avatars/). */
+export const AVATARS_DIR = 'avatars';
 
 /** The folder of face photos under the storage folder: not served under /storage/ (http/app.ts). */
 export const FACES_DIR = 'faces';

@@ -21,7 +21,9 @@ export const BackupEntitySets = [
   'devices',
   'access',
   'sip_numbers',
+  'telephony',
   'licences',
+  'administration',
 ] as const;
 export const BackupEntitySet = z.enum(BackupEntitySets);
 export type BackupEntitySet = z.infer<typeof BackupEntitySet>;
@@ -95,6 +97,8 @@ const Applied = z.object({
   /** rows written, by table */
   tables: z.record(z.string(), z.number().int()),
   rows: z.number().int(),
+  /** stored files written (face photos, avatars the storage folder lacked) */
+  files: z.number().int(),
 });
 
 /**

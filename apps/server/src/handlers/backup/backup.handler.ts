@@ -48,7 +48,7 @@ async function applyFile(
       userId: auth.userId,
       action: 'backup_applied',
       ip: ctx.caller.ip,
-      data: { ...source, entities: applied.entities, rows: applied.rows },
+      data: { ...source, entities: applied.entities, rows: applied.rows, files: applied.files },
     });
     return applied;
   } finally {
