@@ -192,6 +192,10 @@ const NOT_FUZZED: { reason: string; matches: (cmd: Command) => boolean }[] = [
         // pass type, team and organisation texts and three PEMs; tests/api/identifier-files.test.ts sends a
         // text that is no PEM, a key of another certificate and the placeholder
         'settings.wallet_update',
+        // the broker: a restart's type (an enum) and two PEM files; tests/devices/broker-service.test.ts sends
+        // a text that is no certificate, a key of another certificate, and both to an external broker
+        'broker.restart',
+        'settings.broker_update',
         // a type (an enum), a group id, a subject and a body whose placeholders tests/api/mail-templates.test.ts
         // leaves out
         'mail_template.create',

@@ -777,6 +777,12 @@ const listCases: Record<string, Case> = {
   'settings.wallet_get': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.wallet_update': { perms: ['project_settings.change'], ok: () => ({ team_id: 'MATRIX1234' }) },
   'settings.retention_update': { perms: ['project_settings.change'], ok: () => ({ audit_event: 365 }) },
+  'broker.status': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.broker_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  // the platform's connection made again: cheap, and the same on every run of the matrix
+  'broker.restart': { perms: ['project_settings.change'], ok: () => ({ type: 'connection' }) },
+  // no certificate stored: removing none is a success that changes nothing
+  'settings.broker_delete': { perms: ['project_settings.change'], ok: () => ({}) },
   // mail templates: the project's need project settings; a group's, its edit rights (tests/api/mail-templates
   // holds the groups' cases); here the project's, so the gate is project_settings.change
   'mail_template.types': { perms: ['project_settings.change'], ok: () => ({}) },
@@ -1090,6 +1096,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     "tests/api/mail-templates.test.ts runs it and refuses callers without the project's or the group's rights (the rights depend on the template's group, which the generic runner does not make)",
   'mail_template.send_preview':
     'sends mail, counted against the recipient: tests/api/mail-templates.test.ts sends one to a real SMTP receiver; its gate is that of mail_template.preview, which the matrix holds',
+  'settings.broker_update':
+    'its arguments are a certificate and its key (PEM files) the generic runner does not make: tests/devices/broker-service.test.ts uploads them, refuses a viewer and checks the key is never returned',
   'settings.mail_test':
     'needs a mail server to send to: tests/api/settings.test.ts runs it against a real SMTP receiver; its gate is the same as settings.mail_update, which the matrix holds',
   'resources.meta': 'self-service: start-up data every signed-in user reads (no permission gate)',

@@ -189,6 +189,11 @@ export interface MqttConfig {
   port: number;
   /** the embedded broker's address to listen on (MQTT_HOST, default HOST) */
   host: string;
+  /**
+   * the embedded broker's TLS port (MQTT_TLS_PORT, default 8884; 0: any free port), where it serves mqtts:// once
+   * a certificate is uploaded (`settings.broker_update`); none: no TLS listener
+   */
+  tlsPort?: number;
   /** the broker address devices are told to connect to (MQTT_PUBLIC_URL); default from MQTT_URL or the public URL's host */
   publicUrl?: string;
   /**
@@ -325,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mqtt: {
       url: env.MQTT_URL || undefined,
       port: int(env.MQTT_PORT, 1884),
+      tlsPort: int(env.MQTT_TLS_PORT, 8884),
       host: env.MQTT_HOST || env.HOST || '0.0.0.0',
       publicUrl: env.MQTT_PUBLIC_URL || undefined,
       shared: bool(env.MQTT_SHARED, Boolean(env.MQTT_URL)),

@@ -23,6 +23,7 @@ import * as worker from './system/worker.commands';
 import * as log from './system/log.commands';
 import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
+import * as broker from './broker/broker.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
 import * as call from './call/call.commands';
 import * as door from './door/door.commands';
@@ -88,6 +89,7 @@ export * from './system/worker.commands';
 export * from './system/log.commands';
 export * from './ip-blocking/ip-blocking.commands';
 export * from './settings/settings.commands';
+export * from './broker/broker.commands';
 export * from './mail-template/mail-template.commands';
 export * from './openapi';
 export * from './call/call.commands';
@@ -161,6 +163,7 @@ const modules = [
   log,
   ipBlocking,
   settings,
+  broker,
   mailTemplate,
   call,
   door,

@@ -11,6 +11,8 @@ export const AuditActions = [
   'backup_deleted',
   'backup_made',
   'backup_schedule_changed',
+  'broker_certificate_changed',
+  'broker_restarted',
   'broker_sync',
   'create',
   'credentials_reset',

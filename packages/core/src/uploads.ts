@@ -58,6 +58,8 @@ export const UploadKinds = {
     types: ['application/gzip', 'application/zip', 'application/x-tar'],
     refusal: 'invalid_backup_image',
   },
+  /** a PEM certificate or private key (the embedded MQTT broker's TLS): text, never a binary DER */
+  certificate: { maxBytes: 64 * KiB, types: ['text/plain'] },
   /** a device's own backup, imported into the project settings */
   device_backup: {
     maxBytes: 32 * MiB,

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import tls from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import type { FastifyBaseLogger } from 'fastify';
@@ -38,6 +39,15 @@ export class EmbeddedBroker {
   /** publishes and subscriptions refused (for the log and the tests) */
   readonly refusals: Array<{ serial: string; topic: string; action: 'publish' | 'subscribe' }> = [];
   port = 0;
+  /** the TLS listener's port once it listens (0: none) */
+  tlsPort = 0;
+  private tlsServer: tls.Server | null = null;
+  private readonly tlsSockets = new Set<net.Socket>();
+  /** the certificate and key the TLS listener serves (PEM), from the broker settings */
+  private certificate: { cert: string; key: string } | null = null;
+  /** when the broker last started, and how many times `restart` ran */
+  startedAt: Date | null = null;
+  restarts = 0;
 
   constructor(
     private readonly opts: {
@@ -48,8 +58,93 @@ export class EmbeddedBroker {
       passwordOf(serial: string): Promise<string | null>;
       /** counts a sign-in attempt by address and serial; throws when over the limits (auth/device-throttle.ts) */
       throttle?(ip: string, serial: string): { succeeded(): Promise<void> };
+      /** the TLS listener's port (MQTT_TLS_PORT; 0: any free port); none: no TLS listener */
+      tlsPort?: number;
+      /** the server's clock */
+      now?: () => Date;
     },
   ) {}
+
+  /** aedes's version */
+  get version(): string | null {
+    const b = this.broker as (Aedes & { version?: string }) | null;
+    return b ? `aedes ${b.version ?? ''}`.trim() : null;
+  }
+
+  /** clients connected now (the platform's connection included) */
+  get clients(): number | null {
+    return this.broker ? this.broker.connectedClients : null;
+  }
+
+  get listeners(): Array<{ protocol: 'mqtt' | 'mqtts'; port: number }> {
+    if (!this.server) return [];
+    return [
+      { protocol: 'mqtt' as const, port: this.port },
+      ...(this.tlsServer ? [{ protocol: 'mqtts' as const, port: this.tlsPort }] : []),
+    ];
+  }
+
+  /** whether this broker can serve TLS (MQTT_TLS_PORT is set) */
+  get tlsConfigured(): boolean {
+    return this.opts.tlsPort !== undefined;
+  }
+
+  /**
+   * Serves TLS with this certificate and key from now on (null: closes the TLS listener). Connections already
+   * open keep the certificate they were made with. A certificate the TLS stack refuses throws, and the listener
+   * is left as it was.
+   */
+  async setCertificate(pem: { cert: string; key: string } | null): Promise<void> {
+    if (pem) tls.createSecureContext(pem);
+    this.certificate = pem;
+    if (!this.broker) return;
+    // a new certificate for the listener there is: the connections made from now on present it
+    if (pem && this.tlsServer) this.tlsServer.setSecureContext(pem);
+    else if (pem) await this.listenTls();
+    else await this.closeTls();
+  }
+
+  private async listenTls(): Promise<void> {
+    const broker = this.broker;
+    if (!broker || !this.certificate || this.opts.tlsPort === undefined) return;
+    const server = tls.createServer({ ...this.certificate, noDelay: true }, broker.handle);
+    server.on('connection', (socket: net.Socket) => {
+      this.tlsSockets.add(socket);
+      socket.once('close', () => this.tlsSockets.delete(socket));
+    });
+    server.on('tlsClientError', (err) =>
+      this.opts.log.debug({ err: err.message }, 'mqtt: a TLS handshake failed'),
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.tlsPort || this.opts.tlsPort, this.opts.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.tlsServer = server;
+    this.tlsPort = (server.address() as net.AddressInfo).port;
+  }
+
+  /** Closes the TLS listener and the connections it still has (the certificate was removed, or the broker stops). */
+  private async closeTls(): Promise<void> {
+    const server = this.tlsServer;
+    this.tlsServer = null;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of this.tlsSockets) socket.destroy();
+    await closed;
+  }
+
+  /**
+   * Stops the broker and starts it again on the same ports: every client is disconnected (devices reconnect by
+   * themselves, as after any outage), retained messages and sessions are gone (it keeps none on disk).
+   */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+    this.restarts += 1;
+  }
 
   async start(): Promise<void> {
     const broker = await Aedes.createBroker({
@@ -121,12 +216,20 @@ export class EmbeddedBroker {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host, () => {
+      server.listen(this.port || this.opts.port, this.opts.host, () => {
         server.off('error', reject);
         resolve();
       });
     });
     this.port = (server.address() as net.AddressInfo).port;
+    // a TLS port in use does not keep devices on plain MQTT out: the status shows no mqtts listener
+    await this.listenTls().catch((err: Error) =>
+      this.opts.log.error(
+        { err: err.message, port: this.opts.tlsPort },
+        'mqtt: the TLS listener did not start',
+      ),
+    );
+    this.startedAt = this.opts.now?.() ?? new Date();
   }
 
   private async authenticate(
@@ -189,5 +292,6 @@ export class EmbeddedBroker {
     this.broker = null;
     if (broker) await new Promise<void>((resolve) => broker.close(() => resolve()));
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await this.closeTls();
   }
 }

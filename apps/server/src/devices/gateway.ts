@@ -1,8 +1,9 @@
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import mqtt, { type MqttClient } from 'mqtt';
-import { registry, type Command } from '@lintel/commands';
+import { registry, type BrokerStatus, type Command } from '@lintel/commands';
 import { deviceTopicFilter, deviceTopics, parseDeviceTopic } from '@lintel/core';
 import type { ServerContext } from '../context';
 import { AppError } from '../errors';
@@ -17,6 +18,15 @@ import { beginDeviceAttempt } from '../auth/device-throttle';
 import { deviceFetch, deviceUrl } from './outbound';
 import { sweepOffline } from './status';
 import { resumeWaiting } from './tasks';
+import {
+  certificateInfo,
+  loadBrokerCertificate,
+  peerCertificateInfo,
+  type BrokerCertificate,
+} from './broker-settings';
+
+/** What an external broker says of itself on its `$SYS` topics (Mosquitto publishes them, retained). */
+const SYS_TOPICS = ['$SYS/broker/version', '$SYS/broker/uptime', '$SYS/broker/clients/connected'];
 
 /**
  * The broker connection's socket sends each packet at once (TCP no-delay), on this connection and every
@@ -115,6 +125,12 @@ export class DeviceGateway {
   private pushesMade: WindowCounter | null = null;
   /** device messages refused because their device was over its budget or the queue was full */
   refused = 0;
+  /** what an external broker said on its `$SYS` topics, by topic */
+  private readonly sys = new Map<string, string>();
+  /** restarts of the broker or of the platform's connection by `broker.restart` */
+  private restarts = 0;
+  /** the embedded broker's certificate, as stored (from the broker settings) */
+  private certificate: BrokerCertificate | null = null;
 
   /**
    * The gateway is a part of the context it serves (`context.devices`) and dispatches into it: it is made
@@ -213,10 +229,18 @@ export class DeviceGateway {
       this.broker = new EmbeddedBroker({
         port: cfg.port,
         host: cfg.host,
+        tlsPort: cfg.tlsPort,
+        now: () => this.app.clock.now(),
         log: this.app.log,
         passwordOf: async (serial) => (await deviceBySerial(this.app, serial))?.password ?? null,
         throttle: (ip, serial) => beginDeviceAttempt(this.app, ip, serial),
       });
+      this.certificate = await loadBrokerCertificate(this.app);
+      if (this.certificate)
+        await this.broker.setCertificate(this.certificate).catch((err: Error) => {
+          // a stored certificate the TLS stack refuses does not keep devices on plain MQTT out
+          this.app.log.error({ err: err.message }, 'mqtt: the stored TLS certificate was refused');
+        });
       await this.broker.start();
       url = `mqtt://127.0.0.1:${this.broker.port}`;
       auth = { username: PLATFORM_USER, password: this.broker.platformPassword };
@@ -247,6 +271,7 @@ export class DeviceGateway {
     this.client = client;
     sendAtOnce(client);
     client.on('message', (topic, payload) => {
+      if (topic.startsWith('$SYS/')) return void this.sys.set(topic, payload.toString('utf8').slice(0, 200));
       this.onMessage(topic, payload).catch((err: Error) =>
         this.app.log.error({ topic, err: err.message }, 'device message failed'),
       );
@@ -292,6 +317,94 @@ export class DeviceGateway {
     const refused = granted.filter((g) => g.qos === 128);
     if (refused.length)
       this.app.log.error({ topics: refused.map((g) => g.topic) }, 'mqtt: the broker refused a subscription');
+    // what an external broker says of itself, when it lets the platform read it (a refusal is no fault)
+    if (!this.broker) await client.subscribeAsync(SYS_TOPICS, { qos: 0 }).catch(() => undefined);
+  }
+
+  /** The broker as this instance knows it (`broker.status`). */
+  brokerStatus(): Omit<BrokerStatus, 'instance'> {
+    const cfg = this.app.config.mqtt;
+    const embedded = this.broker;
+    const sysInt = (topic: string) => {
+      const n = parseInt(this.sys.get(topic) ?? '', 10);
+      return Number.isFinite(n) ? n : null;
+    };
+    const uptime = embedded
+      ? embedded.startedAt &&
+        Math.floor((this.app.clock.now().getTime() - embedded.startedAt.getTime()) / 1000)
+      : sysInt('$SYS/broker/uptime');
+    const stream = this.client?.stream as Partial<TLSSocket> | undefined;
+    return {
+      kind: cfg.url ? 'external' : 'embedded',
+      state: this.connected ? 'up' : 'down',
+      url: this.brokerUrl(),
+      version: embedded ? embedded.version : (this.sys.get('$SYS/broker/version') ?? null),
+      listeners: embedded ? embedded.listeners : [],
+      clients: embedded ? embedded.clients : sysInt('$SYS/broker/clients/connected'),
+      started_at: embedded
+        ? (embedded.startedAt?.toISOString() ?? null)
+        : uptime === null
+          ? null
+          : new Date(this.app.clock.now().getTime() - uptime * 1000).toISOString(),
+      uptime_s: uptime === null ? null : Math.max(0, uptime),
+      restarts: this.restarts,
+      dynsec: Boolean(this.dynsec),
+      messages_handled: this.handled,
+      messages_refused: this.refused,
+      certificate: embedded
+        ? embedded.listeners.some((l) => l.protocol === 'mqtts') && this.certificate
+          ? certificateInfo(this.certificate.cert)
+          : null
+        : this.connected && typeof stream?.getPeerCertificate === 'function'
+          ? peerCertificateInfo(stream.getPeerCertificate())
+          : null,
+    };
+  }
+
+  /**
+   * Restarts the embedded broker (`broker`: its listeners closed, every client disconnected, started again on
+   * the same ports) or the platform's connection to its broker (`connection`), and waits up to `waitMs` for
+   * the platform to be connected again (its subscriptions taken again by the connect handler).
+   */
+  async restart(type: 'broker' | 'connection', waitMs = 10_000): Promise<void> {
+    const client = this.client;
+    if (!client) throw new AppError('device_not_available', { reason: 'broker' });
+    if (type === 'broker' && !this.broker)
+      throw new AppError('cant_perform_action', { reason: 'external_broker' });
+    this.app.log.info({ type }, 'mqtt: restart');
+    // the platform leaves first, so it does not knock on a closed door every reconnect period
+    await Promise.race([client.endAsync(), new Promise((r) => setTimeout(r, 5_000).unref())]);
+    try {
+      if (type === 'broker') await this.broker!.restart();
+    } finally {
+      this.restarts += 1;
+      const connected = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        timer.unref();
+        client.once('connect', () => (clearTimeout(timer), resolve()));
+      });
+      client.reconnect();
+      await connected;
+    }
+    // the subscriptions the connect handler takes again: a reply to the restart finds them in place
+    if (client.connected) await this.subscribe(client).catch(() => undefined);
+  }
+
+  /** The embedded broker's TLS certificate (null: removed): the listener takes it at once. */
+  async setCertificate(pem: BrokerCertificate | null): Promise<void> {
+    if (!this.broker) throw new AppError('cant_perform_action', { reason: 'external_broker' });
+    await this.broker.setCertificate(pem);
+    this.certificate = pem;
+  }
+
+  /** The certificate the embedded broker serves, as stored; the TLS port; whether this instance runs one. */
+  get tls(): { certificate: BrokerCertificate | null; port: number | null; embedded: boolean } {
+    const b = this.broker;
+    return {
+      certificate: this.certificate,
+      port: b?.listeners.find((l) => l.protocol === 'mqtts')?.port || this.app.config.mqtt.tlsPort || null,
+      embedded: Boolean(b) || !this.app.config.mqtt.url,
+    };
   }
 
   /** Instances on one database share their group; other installations on the same broker have their own. */

@@ -33,6 +33,7 @@ import { systemHandlers, workerHandlers } from './system/system.handler';
 import { logHandlers } from './system/log.handler';
 import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
 import { settingsHandlers } from './settings/settings.handler';
+import { brokerHandlers } from './broker/broker.handler';
 import { mailTemplateHandlers } from './mail-template/mail-template.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
@@ -70,6 +71,7 @@ export const handlers = {
   ...logHandlers,
   ...ipBlockingHandlers,
   ...settingsHandlers,
+  ...brokerHandlers,
   ...mailTemplateHandlers,
   ...callHandlers,
   ...doorHandlers,

@@ -5,6 +5,7 @@ import {
   getCommand,
   PASSWORD_PLACEHOLDER,
   type CommandId,
+  type BrokerStatus,
   type IpBan,
   type IpBlockingStatus,
   type IpWhitelistEntry,
@@ -21,11 +22,11 @@ import { dataVersionAtom, execute } from '../../commands/execute';
 import { commandTitle } from '../../commands/titles';
 import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
-import { Button } from '../../ui/button';
+import { Button, FileButton } from '../../ui/button';
 import { FormError, inputClass, LabelledField, Loading, TextField } from '../../ui/field';
 
 type Tr = (key: string, params?: Record<string, unknown>) => string;
-const Tabs = ['general', 'mail', 'mail_templates', 'ip_blocking', 'wallet', 'journals'] as const;
+const Tabs = ['general', 'mail', 'mail_templates', 'ip_blocking', 'broker', 'wallet', 'journals'] as const;
 type Tab = (typeof Tabs)[number];
 
 /** Runs a command from a form: its error as an alert, a success alert when it says so. */
@@ -596,6 +597,208 @@ function MailTemplatesTab({ tr }: { tr: Tr }) {
   );
 }
 
+/** One line of a status: a term and what it is. */
+function Fact({ term, children, id }: { term: string; children: ReactNode; id: string }) {
+  return (
+    <>
+      <dt className="text-slate-500">{term}</dt>
+      <dd data-testid={`broker-${id}`}>{children}</dd>
+    </>
+  );
+}
+
+/**
+ * The MQTT broker (issue 24 item 2; spec part 2 §7 "Broker service: status, restart {type}", "broker GET and
+ * POST multipart"): what the server knows of its broker — the embedded one wholly, an external one by its
+ * connection and `$SYS` topics —, its restarts, and the embedded broker's TLS certificate and key (two PEM
+ * files; the key is never shown again).
+ */
+function BrokerTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
+  const formatDate = useFormatDate();
+  const [data, error, reload] = useLoad(async () => {
+    const [status, settings] = await Promise.all([
+      runCommand('broker.status', {}),
+      runCommand('settings.broker_get', {}),
+    ]);
+    return { status, settings };
+  });
+  const [files, setFiles] = useState<{ certificate?: File; key?: File }>({});
+  const [busy, setBusy] = useState(false);
+  if (error) return <FormError message={error} />;
+  if (!data) return <Loading />;
+  const s: BrokerStatus = data.status;
+  const cert = data.settings.data.certificate;
+  const unknown = tr('general_settings.broker.unknown');
+  const restart = (type: 'broker' | 'connection') => {
+    setBusy(true);
+    void run('broker.restart', { type }, tr('general_settings.broker.restarted')).finally(() => {
+      setBusy(false);
+      reload();
+    });
+  };
+  return (
+    <div className="flex flex-col gap-5" data-testid="broker-tab">
+      <Section title={commandTitle('broker.status')}>
+        <p
+          className={`text-sm font-medium ${s.state === 'up' ? 'text-green-800' : 'text-red-800'}`}
+          data-testid="broker-state"
+        >
+          {tr(`general_settings.broker.state.${s.state}`)}
+        </p>
+        <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+          <Fact term={tr('general_settings.broker.kind.' + s.kind)} id="kind">
+            {s.dynsec ? tr('general_settings.broker.dynsec') : ''}
+          </Fact>
+          <Fact term={tr('general_settings.broker.url')} id="url">
+            <span className="font-mono text-xs">{s.url}</span>
+          </Fact>
+          <Fact term={tr('general_settings.broker.version')} id="version">
+            {s.version ?? unknown}
+          </Fact>
+          {s.listeners.length > 0 && (
+            <Fact term={tr('general_settings.broker.listeners')} id="listeners">
+              {s.listeners.map((l) => `${l.protocol}://:${l.port}`).join(', ')}
+            </Fact>
+          )}
+          <Fact term={tr('general_settings.broker.clients')} id="clients">
+            {s.clients ?? unknown}
+          </Fact>
+          <Fact term={tr('general_settings.broker.started_at')} id="started">
+            {s.started_at ? formatDate(s.started_at) : unknown}
+          </Fact>
+          <Fact term={tr('general_settings.broker.restarts')} id="restarts">
+            {s.restarts}
+          </Fact>
+        </dl>
+        <p className="text-xs text-slate-500">
+          {tr('general_settings.broker.messages', {
+            handled: s.messages_handled,
+            refused: s.messages_refused,
+          })}{' '}
+          · {tr('general_settings.broker.instance', { instance: s.instance })}
+        </p>
+        {canChange && (
+          <div className="flex flex-wrap gap-2">
+            {s.kind === 'embedded' && (
+              <Button busy={busy} onClick={() => restart('broker')}>
+                {tr('general_settings.broker.restart_broker')}
+              </Button>
+            )}
+            <Button busy={busy} variant="ghost" onClick={() => restart('connection')}>
+              {tr('general_settings.broker.restart_connection')}
+            </Button>
+          </div>
+        )}
+        <p className="text-xs text-slate-500">
+          {tr(
+            s.kind === 'embedded'
+              ? 'general_settings.broker.restart_hint'
+              : 'general_settings.broker.external_hint',
+          )}
+        </p>
+      </Section>
+      <Section title={tr('general_settings.broker.certificate')}>
+        {(cert ?? s.certificate) ? (
+          <dl
+            className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm"
+            data-testid="broker-certificate"
+          >
+            {(() => {
+              const c = (cert ?? s.certificate)!;
+              return (
+                <>
+                  <Fact term={tr('general_settings.broker.subject')} id="subject">
+                    {c.subject}
+                  </Fact>
+                  <Fact term={tr('general_settings.broker.issuer')} id="issuer">
+                    {c.issuer}
+                  </Fact>
+                  <Fact term={tr('general_settings.broker.validity')} id="validity">
+                    {tr('general_settings.broker.valid', {
+                      from: formatDate(c.valid_from),
+                      to: formatDate(c.valid_to),
+                    })}
+                  </Fact>
+                  {c.names.length > 0 && (
+                    <Fact term={tr('general_settings.broker.names')} id="names">
+                      {c.names.join(', ')}
+                    </Fact>
+                  )}
+                  <Fact term={tr('general_settings.broker.fingerprint')} id="fingerprint">
+                    <span className="font-mono text-xs break-all">{c.fingerprint}</span>
+                  </Fact>
+                </>
+              );
+            })()}
+          </dl>
+        ) : (
+          <p className="text-sm text-slate-500" data-testid="broker-no-certificate">
+            {tr('general_settings.broker.no_certificate')}
+          </p>
+        )}
+        {data.settings.applies && (
+          <p className="text-xs text-slate-500">
+            {data.settings.data.tls_port !== null
+              ? tr('general_settings.broker.tls_port', { port: data.settings.data.tls_port })
+              : tr('general_settings.broker.tls_off')}
+            {data.settings.data.key ? ` ${tr('general_settings.broker.key_stored')}` : ''}
+          </p>
+        )}
+        {canChange && data.settings.applies && (
+          <div className="flex flex-wrap items-center gap-2">
+            <FileButton
+              accept=".pem,.crt,.cer,text/plain"
+              fileTestId="broker-certificate-file"
+              onFile={(f) => setFiles({ ...files, certificate: f })}
+            >
+              {tr('general_settings.broker.certificate_file')}
+              {files.certificate ? `: ${files.certificate.name}` : ''}
+            </FileButton>
+            <FileButton
+              accept=".pem,.key,text/plain"
+              fileTestId="broker-key-file"
+              onFile={(f) => setFiles({ ...files, key: f })}
+            >
+              {tr('general_settings.broker.key_file')}
+              {files.key ? `: ${files.key.name}` : ''}
+            </FileButton>
+            <Button
+              variant="primary"
+              busy={busy}
+              onClick={() => {
+                if (!files.certificate || !files.key)
+                  return pushAlert('error', tr('general_settings.broker.choose'));
+                setBusy(true);
+                void run(
+                  'settings.broker_update',
+                  { certificate: files.certificate, key: files.key },
+                  tr('general_settings.broker.uploaded'),
+                ).then((ok) => {
+                  setBusy(false);
+                  if (ok) setFiles({});
+                  reload();
+                });
+              }}
+            >
+              {tr('general_settings.broker.upload')}
+            </Button>
+            {data.settings.data.certificate && (
+              <Button
+                variant="ghost"
+                onClick={() =>
+                  void run('settings.broker_delete', {}, tr('general_settings.saved')).then(() => reload())
+                }
+              >
+                {tr('general_settings.broker.remove')}
+              </Button>
+            )}
+          </div>
+        )}
+      </Section>
+    </div>
+  );
+}
+
 function JournalsTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
   const [data, error, reload] = useLoad(() => runCommand('settings.retention_get', {}));
   const [days, setDays] = useState('');
@@ -689,6 +892,7 @@ export function GeneralSettingsPage() {
       {tab === 'mail' && <MailTab tr={tr} canChange={canChange} />}
       {tab === 'mail_templates' && <MailTemplatesTab tr={tr} />}
       {tab === 'ip_blocking' && <IpBlockingTab tr={tr} canChange={canChange} />}
+      {tab === 'broker' && <BrokerTab tr={tr} canChange={canChange} />}
       {tab === 'wallet' && <WalletTab tr={tr} canChange={canChange} />}
       {tab === 'journals' && <JournalsTab tr={tr} canChange={canChange} />}
     </div>
