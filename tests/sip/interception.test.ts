@@ -21,6 +21,7 @@ import {
   userWith,
 } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
+import { buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
 import { SipPhone, sessionIn, sippCall, sippCredentials, sipTestConfig } from './sip-support';
 
 const INTERCEPT = 'calls.can_intercept_call_like_concierge';
@@ -135,6 +136,28 @@ describe('interception', { timeout: 120_000 }, () => {
       { is_active: false, domains: [] },
     );
     expect(stopped).toMatchObject({ isActive: false, groups: [building] });
+
+    // the same through the CLI (generated from the registry): `lintel calls intercept`, `lintel calls interception`
+    const built = buildCli();
+    expect(built.status, built.stderr).toBe(0);
+    const dir = freshConfigDir();
+    const login = await lintel(['login', '--server', ts.url, '--login', c.login, '--password-stdin'], {
+      configDir: dir,
+      input: `${c.password}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const none2 = await lintel(['calls', 'intercept', '--is-active', '--json'], { configDir: dir });
+    expect(none2.code).toBe(1);
+    expect(none2.stderr).toMatch(/interception_group_required|Select at least one group/);
+    const cli = await lintel(['calls', 'intercept', '--is-active', '--domains', String(building), '--json'], {
+      configDir: dir,
+    });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ isActive: true, groups: [building] });
+    const shown = await lintel(['calls', 'interception', '--json'], { configDir: dir });
+    expect(JSON.parse(shown.stdout)).toMatchObject({ isActive: true, groups: [building] });
+    await lintel(['calls', 'intercept', '--no-is-active', '--json'], { configDir: dir });
+    removeConfigDirs();
 
     // without the permission: refused
     const flat = await userWith(ts, api, { permissions: ['calls.call_own_group'], domains: [building] });
