@@ -978,6 +978,15 @@ const listCases: Record<string, Case> = {
     perms: ['calls.can_intercept_call_like_concierge'],
     ok: async () => (await callRows(), {}),
   },
+  // a concierge's interception settings (tests/sip/interception.test.ts: the groups he may choose, the refusals)
+  'call.interception': {
+    perms: ['calls.can_intercept_call_like_concierge'],
+    ok: () => ({}),
+  },
+  'call.intercept': {
+    perms: ['calls.can_intercept_call_like_concierge'],
+    ok: () => ({ is_active: false, domains: [] }),
+  },
   // the doors a concierge may open (tests/cli/doors.test.ts opens one and refuses the others)
   'door.list': {
     perms: ['calls.call_all'],
@@ -1127,6 +1136,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
   'sip.call_events':
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/calls.test.ts refuses sessions and wrong secrets",
+  'sip.join':
+    "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/interception.test.ts joins a waiting call through it and refuses a number that may not intercept",
   'sip.auth_failed':
     "the SIP server's own call (the installation's SIP secret), never a person's: tests/sip/register.test.ts bans an address through it and refuses sessions",
   'door.open':

@@ -323,11 +323,13 @@ async function sippServer(
  * One call of a sipp scenario of tests/sip/scenarios against the SIP server, from `from` (a loopback address:
  * a provider's, or one that is no trunk's), with one line of injected fields. Resolves whether it ran as
  * written. `provider-call`: fields DID;caller, answered then hung up; `provider-not-found`: refused 404;
- * `invite-challenged`: challenged 407; `call-not-found`: number;[authentication];callee, refused 404.
+ * `invite-challenged`: challenged 407; `call-not-found`: number;[authentication];callee, refused 404;
+ * `panel-call`: number;[authentication];callee, rings (as long as it is not answered), answered, hung up by the
+ * far end.
  */
 export async function sippCall(
   sip: SipConfig,
-  scenario: 'provider-call' | 'provider-not-found' | 'invite-challenged' | 'call-not-found',
+  scenario: 'provider-call' | 'provider-not-found' | 'invite-challenged' | 'call-not-found' | 'panel-call',
   fields: string[],
   opts: { from?: string; waitMs?: number } = {},
 ): Promise<{ ok: boolean; output: string }> {

@@ -78,6 +78,8 @@ export const ErrorCatalogue = {
   no_media_devices: 424,
   /** the web dialer: the browser has no WebRTC or media devices at all */
   media_not_supported: 424,
+  /** starting call interception with no group selected (spec part 2 §5 "Call interception") */
+  interception_group_required: 422,
   // Identifiers (spec part 2 §8)
   /** "Error saving identifier {name}" */
   identifier_save_error: 422,

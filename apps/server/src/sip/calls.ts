@@ -14,6 +14,7 @@ import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { CallUpdatedEvent } from '../events/define';
 import type { CallUpdate, Write } from './call-writer';
+import { INTERCEPT, interceptionsIn } from './interception';
 
 /**
  * Calls (issue 22 items 5, 6, 8): the SIP server asks where each new call goes (`routeCall`: the facts read
@@ -232,6 +233,7 @@ export type RouteAnswer = {
   trunk_from?: string;
   trunk_login?: string;
   trunk_password?: string;
+  hold?: string;
 };
 
 /** A call the routing refused, in its project's history: `failed`, with why (`wrong_number`, …). */
@@ -258,14 +260,24 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
     callerRow && !callee
       ? await cached(app, `trunks-of:${callerRow.id}`, () => trunksFor(app.db, callerRow))
       : { groups: [], trunks: [] };
+  // a panel's call: the concierges intercepting its group take it (sip/interception.ts)
+  const panel = callerRow && callerRow.user_id === null && callerRow.device_id !== null;
+  const interceptions = panel
+    ? await cached(app, `interceptions:${callerRow.project_id}`, () =>
+        interceptionsIn(app.db, callerRow.project_id),
+      )
+    : [];
   const decision = decideRoute({
     caller,
     callee,
     callerGroups: trunks.groups,
     trunks: trunks.trunks,
     dialled: args.callee,
-    // waiting calls and interception settings are issue 22 item 7: none are kept yet
-    interceptions: [],
+    interceptions,
+    waiting: {
+      ringS: app.config.sip.interceptRingS,
+      holdS: app.config.sip.waitingHoldS,
+    },
     now: app.clock.now().getTime(),
     timeZone: calleeKnown?.row.time_zone ?? 'UTC',
   });
@@ -325,7 +337,11 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
   const plan = encodePlan(decision.steps);
   const ringing = decision.steps[0]!.numbers;
   keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
-  return { action: 'route', plan, id: speechId };
+  if (decision.via !== 'interception') return { action: 'route', plan, id: speechId };
+  // an intercepted call nobody answers in time waits: the SIP server holds its INVITE (`hold`: kept where a
+  // concierge who joins finds it), and Lintel marks it waiting
+  waitLater(app, args.call_id);
+  return { action: 'route', plan, id: speechId, hold: '1' };
 }
 
 /**
@@ -697,4 +713,65 @@ export async function stopCall(
     }
   });
   return ended ? serverCall(ended) : serverCall({ ...row, status: 'destroyed' });
+}
+
+// ----- waiting calls (issue 22 item 7; docs/decisions.md "Telephony: waiting calls and interception") ------------
+
+/**
+ * An intercepted call still unanswered after LINTEL_SIP_INTERCEPT_RING_S becomes `waiting`, an `awaiting` call:
+ * the SIP server goes on holding its INVITE (the panel hears it ring), and any concierge who may intercept can
+ * join it (`joinCall`). A timer of the instance that routed it; a Lintel restarted meanwhile leaves the call
+ * `calling`, joinable all the same.
+ */
+function waitLater(app: ServerContext, callId: string): void {
+  const timer = setTimeout(() => {
+    app.sip.writes
+      .push(async (trx, publishing) => {
+        const row = (
+          await sql<CallRow>`update sip_calls set status = 'waiting', type = 'awaiting'
+            where call_id = ${callId} and ended_at is null and answered_at is null and status = 'calling'
+            returning ${CALL_COLUMNS}`.execute(trx)
+        ).rows[0];
+        if (row) publishing(updatesOf(row));
+      })
+      .catch(() => undefined);
+  }, app.config.sip.interceptRingS * 1000);
+  timer.unref();
+}
+
+/**
+ * `sip.join`: a concierge's phone asks to take a waiting call (a SIP MESSAGE naming its speech id, sent from his
+ * number). Allowed when the number is one of a user of the call's project who may intercept and the call is an
+ * intercepted call nobody has answered; the answer names the call's SIP Call-ID, whose held INVITE the SIP
+ * server then also sends to his phone (tsilo's `ts_append_to`), which answers it.
+ */
+export async function joinCall(
+  app: ServerContext,
+  args: { caller: string; speech_id: string },
+): Promise<{ action: 'join' | 'reject'; call_id?: string; code?: string; reason?: string }> {
+  const rows = await sql<{ call_id: string; ok: boolean }>`
+    select s.call_id, exists (
+      select 1 from sip_numbers n join users u on u.project_id = n.project_id and (n.user_id = u.id or (
+          jsonb_typeof(u.profile->'sip_number_id') = 'number' and (u.profile->>'sip_number_id')::numeric = n.id))
+        join roles r on r.id = u.role_id
+      where n.number = ${args.caller} and n.is_active and n.project_id = s.project_id
+        and r.permissions @> ${JSON.stringify([INTERCEPT])}::jsonb) as ok
+    from sip_calls s
+    where s.speech_id = ${args.speech_id} and s.via = 'interception' and s.ended_at is null
+      and s.answered_at is null
+    order by s.id desc limit 1`.execute(app.db);
+  const row = rows.rows[0];
+  if (!row) return { action: 'reject', code: '404', reason: 'Not Found' };
+  if (!row.ok) return { action: 'reject', code: '403', reason: 'Forbidden' };
+  // his number rings the call from now on (its channel hears of it; the answer names whose phone took it),
+  // written before the answer, so before any event of his branch
+  await app.sip.writes.push(async (trx, publishing) => {
+    const updated = (
+      await sql<CallRow>`update sip_calls set ringing = case when ringing ? ${args.caller} then ringing
+          else ringing || ${JSON.stringify([args.caller])}::jsonb end
+        where call_id = ${row.call_id} and ended_at is null returning ${CALL_COLUMNS}`.execute(trx)
+    ).rows[0];
+    if (updated) publishing(updatesOf(updated));
+  });
+  return { action: 'join', call_id: row.call_id };
 }

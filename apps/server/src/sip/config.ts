@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_INTERCEPT_RING_S, DEFAULT_WAITING_HOLD_S } from '@lintel/core';
 
 /**
  * The SIP service's settings (environment, else defaults). `local`: Lintel renders Kamailio's configuration
@@ -50,6 +51,13 @@ export interface SipConfig {
    * (LINTEL_SIP_ROUTE_CACHE_MS, default 60 s; 0: read for every call). Any change forgets them at once.
    */
   routeCacheMs: number;
+  /**
+   * how long an intercepted panel call rings the intercepting concierges before it waits
+   * (LINTEL_SIP_INTERCEPT_RING_S, default 20), and how long the platform then holds it for a concierge to take
+   * it (LINTEL_SIP_WAITING_HOLD_S, default 300)
+   */
+  interceptRingS: number;
+  waitingHoldS: number;
   /**
    * the ICE servers the web dialer's browsers use (LINTEL_SIP_ICE_SERVERS: a JSON array of RTCIceServer, or
    * URLs separated by spaces or commas); none by default: no public STUN server is asked unless configured
@@ -114,6 +122,8 @@ export function loadSipConfig(env: NodeJS.ProcessEnv): SipConfig {
     routeUrl: env.LINTEL_SIP_ROUTE_URL || undefined,
     routeTimeoutS: Math.max(1, int(env.LINTEL_SIP_ROUTE_TIMEOUT_S, 1)),
     routeCacheMs: int(env.LINTEL_SIP_ROUTE_CACHE_MS, 60_000),
+    interceptRingS: Math.max(1, int(env.LINTEL_SIP_INTERCEPT_RING_S, DEFAULT_INTERCEPT_RING_S)),
+    waitingHoldS: Math.max(1, int(env.LINTEL_SIP_WAITING_HOLD_S, DEFAULT_WAITING_HOLD_S)),
   };
 }
 
@@ -174,6 +184,15 @@ export function renderConfig(
     REALM: config.realm.replace(/[^A-Za-z0-9._-]/g, ''),
     TLS_CONFIG: tlsConfig ?? '',
     ROUTE_TIMEOUT_S: String(Math.max(1, Math.floor(config.routeTimeoutS ?? 1))),
+    // the longest plan: three minutes (the SIP default) or an intercepted call's ring and wait, and a margin
+    MAX_INV_LIFETIME_MS: String(
+      Math.max(
+        180,
+        (config.interceptRingS ?? DEFAULT_INTERCEPT_RING_S) +
+          (config.waitingHoldS ?? DEFAULT_WAITING_HOLD_S) +
+          60,
+      ) * 1000,
+    ),
   };
   return template.replace(/\{\{([A-Z_]+)\}\}/g, (_m, name: string) => {
     const v = values[name];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineCommand, NoArgs } from '../command';
 import { defineJournal } from '../journal';
-import { Timestamp } from '../refs';
+import { Ids, Ref, Timestamp } from '../refs';
 import type { ResourceField } from '../resource';
 
 /**
@@ -79,6 +79,27 @@ export const sipRoute = defineCommand({
     trunk_from: z.string().optional(),
     trunk_login: z.string().optional(),
     trunk_password: z.string().optional(),
+    /** an intercepted panel call: the SIP server holds its INVITE where a concierge who joins finds it */
+    hold: z.string().optional(),
+  }),
+});
+
+/**
+ * A concierge's phone asks to take a waiting call (a SIP MESSAGE from his number naming the call's speech id):
+ * `join` with the SIP Call-ID of the call whose held INVITE the SIP server then sends to his phone too, or
+ * `reject` with the SIP status it answers (404 no such waiting call, 403 a number that may not intercept).
+ */
+export const sipJoin = defineCommand({
+  id: 'sip.join',
+  http: { method: 'POST', path: '/sip/join' },
+  access: 'sip',
+  hidden: true,
+  args: z.object({ caller: SipText(64).min(1), speech_id: SipText(128).min(1) }),
+  result: z.object({
+    action: z.enum(['join', 'reject']),
+    call_id: z.string().optional(),
+    code: z.string().optional(),
+    reason: z.string().optional(),
   }),
 });
 
@@ -166,6 +187,46 @@ export const callStop = defineCommand({
   args: z.object({ id: z.string().min(1).max(128) }),
   result: z.object({ data: ServerCall }),
   gates: { anyPermission: [...CallGates], licence: ['sip'] },
+});
+
+// ----- interception (spec part 1 §2.5 "Call interception panel", §3 "Interception settings", §4; part 2 §5, §7) --
+
+/** Who intercepts: the permission that allows call interception and waiting calls (spec part 2 §6). */
+export const InterceptGates = ['calls.can_intercept_call_like_concierge'] as const;
+
+/**
+ * A concierge's interception settings (spec part 1 §3): whether he intercepts now, the groups whose panels'
+ * calls come to him (ids), and the groups he may choose from (`userGroups`: his groups and those below them,
+ * the project's for `calls.call_all`, by name).
+ */
+export const InterceptionSettings = z.object({
+  isActive: z.boolean(),
+  groups: z.array(z.number().int()),
+  userGroups: z.array(Ref),
+});
+export type InterceptionSettings = z.infer<typeof InterceptionSettings>;
+
+/** The caller's interception settings (`GET /calls/interception`). */
+export const callInterception = defineCommand({
+  id: 'call.interception',
+  http: { method: 'GET', path: '/calls/interception' },
+  args: NoArgs,
+  result: InterceptionSettings,
+  gates: { anyPermission: [...InterceptGates], licence: ['sip'] },
+});
+
+/**
+ * Starts or stops intercepting (`POST /calls/interception {is_active, domains}`): while active, the calls of
+ * the panels of those groups ring the caller's number (and wait for a concierge when none answers). Starting
+ * needs at least one group (`interception_group_required`, spec part 2 §5); a group he may not choose is
+ * `invalid_related_entity`. The groups are kept when he stops, for the next start.
+ */
+export const callIntercept = defineCommand({
+  id: 'call.intercept',
+  http: { method: 'POST', path: '/calls/interception' },
+  args: z.object({ is_active: z.boolean(), domains: Ids(500).default([]) }),
+  result: InterceptionSettings,
+  gates: { anyPermission: [...InterceptGates], licence: ['sip'] },
 });
 
 // ----- call history (spec part 1 §3 "History item", §4 call results; part 2 §7 "Call history") ------------

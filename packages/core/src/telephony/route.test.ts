@@ -259,9 +259,24 @@ describe('interception', () => {
     expect(d).toEqual({
       action: 'route',
       via: 'interception',
-      steps: [{ numbers: ['600', '601'], timeout: 60, next: END }],
+      // they ring 20 s, then the call waits 300 s more, held by the SIP server (the server marks it waiting)
+      steps: [{ numbers: ['600', '601'], timeout: 320, next: END }],
       rules: [],
     });
+  });
+  it('the ring and the wait as configured; the caller (a panel whose number a concierge holds) is not rung', () => {
+    const d = decideRoute(
+      input({
+        caller: panel,
+        callee: num('200'),
+        interceptions: [
+          { conciergeNumber: '601', groupIds: [42] },
+          { conciergeNumber: '900', groupIds: [42] },
+        ],
+        waiting: { ringS: 5, holdS: 120 },
+      }),
+    );
+    expect(d).toMatchObject({ via: 'interception', steps: [{ numbers: ['601'], timeout: 125, next: END }] });
   });
   it('even a number Lintel does not hold: the concierge takes the panel’s call', () => {
     const d = decideRoute(

@@ -17,6 +17,10 @@ export const DEFAULT_NO_ANSWER_TIMEOUT_S = 10;
 export const DEFAULT_FORWARD_TIMEOUT_S = 60;
 /** How long a number rings when nothing forwards it (and in the SIP server's fallback when Lintel is silent). */
 export const DEFAULT_RING_TIMEOUT_S = 60;
+/** How long an intercepted panel call rings the intercepting concierges before it waits (issue 22 item 7). */
+export const DEFAULT_INTERCEPT_RING_S = 20;
+/** How long the platform holds a waiting call for a concierge to take it before the caller hears "no answer". */
+export const DEFAULT_WAITING_HOLD_S = 300;
 
 export type ForwardRuleType = 'redirect_if_no_answer' | 'redirect_if_error';
 export type ForwardMode = 'disabled' | 'manual' | 'picked';
@@ -91,6 +95,12 @@ export interface RouteInput {
   /** the number dialled, as the INVITE named it */
   dialled: string;
   interceptions: readonly RouteInterception[];
+  /**
+   * an intercepted call rings the intercepting concierges `ringS` (default 20), then waits `holdS` more
+   * (default 300) for one of them, or any concierge who may intercept, to take it (the server marks it
+   * waiting; the SIP server holds its INVITE)
+   */
+  waiting?: { ringS?: number; holdS?: number };
   /** now, ms since the epoch, and the zone the rules' days and periods are read in */
   now: number;
   timeZone: string;
@@ -166,7 +176,15 @@ export function decideRoute(input: RouteInput): RouteDecision {
       return {
         action: 'route',
         via: 'interception',
-        steps: [{ numbers: concierges, timeout: DEFAULT_RING_TIMEOUT_S, next: { ...END } }],
+        steps: [
+          {
+            numbers: concierges,
+            timeout:
+              Math.max(1, input.waiting?.ringS ?? DEFAULT_INTERCEPT_RING_S) +
+              Math.max(1, input.waiting?.holdS ?? DEFAULT_WAITING_HOLD_S),
+            next: { ...END },
+          },
+        ],
         rules: [],
       };
   }

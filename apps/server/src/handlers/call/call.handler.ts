@@ -6,8 +6,18 @@ import { journalPlan, journalStore, runJournal } from '../../engine/journal';
 import { exportReply } from '../../engine/export';
 import type { AuthInfo } from '../../context';
 import { signedIn, type SomeHandlers } from '../../pipeline/handler';
-import { callEvent, liveCalls, queueCallEvents, numbersOfUser, routeCall, stopCall } from '../../sip/calls';
+import {
+  callEvent,
+  joinCall,
+  liveCalls,
+  queueCallEvents,
+  numbersOfUser,
+  routeCall,
+  stopCall,
+} from '../../sip/calls';
 import { sipAuthFailed } from '../../sip/abuse';
+import { INTERCEPT, interceptionOf, setInterception } from '../../sip/interception';
+import { callerOf } from '../../engine/family';
 
 interface HistoryRow {
   id: number;
@@ -89,8 +99,6 @@ export const callHistoryStore = journalStore<CallHistoryItem>({
   load: loadHistory,
 });
 
-const INTERCEPT = 'calls.can_intercept_call_like_concierge';
-
 /** Whose calls a user manages: every call of the project for a concierge who intercepts, else his numbers'. */
 async function reach(db: Kysely<DB>, auth: AuthInfo): Promise<string[] | 'all'> {
   return auth.permissions.has(INTERCEPT) ? 'all' : numbersOfUser(db, auth.userId);
@@ -110,6 +118,7 @@ export const callHandlers = {
     return { ok: queued.map(() => true) };
   },
   'sip.auth_failed': (ctx, args) => sipAuthFailed(ctx.app, args),
+  'sip.join': (ctx, args) => joinCall(ctx.app, args),
 
   'call.list': async (ctx) => {
     const auth = signedIn(ctx);
@@ -122,6 +131,10 @@ export const callHandlers = {
     if (!call) throw new AppError('item_not_found');
     return { data: call };
   },
+
+  /** A concierge's interception settings, and starting or stopping it (sip/interception.ts). */
+  'call.interception': (ctx) => interceptionOf(ctx.app, callerOf(ctx)),
+  'call.intercept': (ctx, args) => setInterception(ctx.app, callerOf(ctx), args),
 
   /** The project's history, newest first (keyset by time and id). */
   'call_history.list': async (ctx, args) =>
