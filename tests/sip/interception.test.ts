@@ -276,8 +276,13 @@ describe('interception', { timeout: 120_000 }, () => {
     await sessionIn(a.phone.incoming[0]!, [SessionState.Terminated]);
     // taken: nobody joins it any more
     expect(await join(b.phone, call.id)).toBe(404);
+    // Kamailio's dialogs before the stop: said with the server's log if the phone is not hung up (seen once in
+    // about twenty runs, not reproduced since)
+    const dialogs = JSON.stringify(await ts.server.context.sip.rpc('dlg.list', []).catch((e) => String(e)));
     await getCommand('call.stop').run({ api }, { id: call.id });
-    await sessionIn(held, [SessionState.Terminated]);
+    await sessionIn(held, [SessionState.Terminated]).catch((err: Error) => {
+      throw new Error(`${err.message}; dialogs before the stop: ${dialogs}; log: ${ts.logs().slice(-4000)}`);
+    });
     const done = await run;
     expect(done.ok, done.output).toBe(true);
   });
