@@ -111,8 +111,8 @@ export function DialerProvider() {
           unshare();
         },
         () => {
-          const mirror = new MirrorPhone(channel, number ?? '');
-          setPhone(mirror);
+          // shown once the holding tab shares a phone (none when it found SIP off)
+          const mirror: MirrorPhone = new MirrorPhone(channel, number ?? '', () => setPhone(mirror));
           return () => {
             mirror.close();
             setPhone(null);

@@ -73,4 +73,26 @@ describe('the dialer shared between tabs', () => {
     expect(shared.onmessage).toBeNull();
     mirror.close();
   });
+
+  it('shows nothing until the holding tab shares a phone (it shares none when SIP is off)', async () => {
+    const holder = channel('dialer-c');
+    let hellos = 0;
+    holder.onmessage = (e: MessageEvent<{ type: string }>) => {
+      if (e.data.type === 'hello') hellos++;
+    };
+    let live = 0;
+    const mirror = new MirrorPhone(channel('dialer-c'), '101', () => live++);
+    // a holding tab that found SIP off hears the newcomer and answers nothing: the mirror stays unshown
+    await until(() => hellos === 1);
+    expect(live).toBe(0);
+    holder.onmessage = null;
+    const held = new HeldPhone();
+    const stop = shareWithTabs(held, holder);
+    await until(() => live === 1);
+    held.change({ ...held.state, calls: { ...held.state.calls, ringing: true } });
+    await until(() => mirror.snapshot().calls.ringing);
+    expect(live).toBe(1);
+    stop();
+    mirror.close();
+  });
 });

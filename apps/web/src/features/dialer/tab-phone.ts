@@ -43,14 +43,24 @@ export class MirrorPhone implements DialerPhone {
   private state: PhoneSnapshot;
   private readonly listeners = new Set<() => void>();
 
+  /**
+   * `onLive`: called at the first state the holding tab sends — until then there is nothing to show (the
+   * holding tab may have found SIP off, or no WebRTC, and share nothing).
+   */
   constructor(
     private readonly channel: BroadcastChannel,
     ownNumber: string,
+    onLive: () => void = () => {},
   ) {
     this.state = { registration: initialRegistration, calls: initialCalls(ownNumber) };
+    let live = false;
     channel.onmessage = (e: MessageEvent<TabMessage>) => {
       if (e.data?.type !== 'snapshot') return;
       this.state = e.data.snapshot;
+      if (!live) {
+        live = true;
+        onLive();
+      }
       for (const l of this.listeners) l();
     };
     // the holder answers with what it has now
