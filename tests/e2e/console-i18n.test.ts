@@ -26,6 +26,10 @@ let ids: { user: number; role: number; group: number };
 const UNTRANSLATED = new Set([
   'Lintel',
   'SIP',
+  // the devices' protocol (the MQTT broker's tab and commands), its TLS and the certificates' file format
+  'MQTT',
+  'TLS',
+  'PEM',
   // the name of a format (the metrics' text format), like SIP
   'Prometheus',
   'UID',
