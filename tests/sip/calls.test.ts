@@ -14,7 +14,8 @@ import { startTestServer, type TestServer } from '../support/server';
 import { admin, everyFeatureOn, licence, raw, rootGroup, tokenOf, uid, userWith } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
 import { bin, buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
-import { SipPhone, sessionIn, sippProvider, sipTestConfig } from './sip-support';
+import type { SipPhone } from './sip-support';
+import { registerWhenKnown, sessionIn, sippProvider, sipTestConfig } from './sip-support';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -44,17 +45,9 @@ async function phone(): Promise<SipPhone> {
     { number: n, name: `Flat ${uid()}`, domain_id: group, password },
   );
   numberIds.set(n, data.id);
-  const end = Date.now() + 20_000;
-  for (;;) {
-    try {
-      const p = await SipPhone.register(sip, n, password);
-      phones.push(p);
-      return p;
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const p = await registerWhenKnown(sip, n, password);
+  phones.push(p);
+  return p;
 }
 
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {

@@ -22,7 +22,8 @@ import {
 } from '../support/fixtures';
 import { RawSocket } from '../support/ws';
 import { buildCli, freshConfigDir, lintel, removeConfigDirs } from '../cli/support';
-import { SipPhone, sessionIn, sippCall, sippCredentials, sipTestConfig } from './sip-support';
+import type { SipPhone } from './sip-support';
+import { registerWhenKnown, sessionIn, sippCall, sippCredentials, sipTestConfig } from './sip-support';
 
 const INTERCEPT = 'calls.can_intercept_call_like_concierge';
 
@@ -47,17 +48,9 @@ afterAll(async () => {
 });
 
 async function registered(number: string, password: string): Promise<SipPhone> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    try {
-      const p = await SipPhone.register(sip, number, password);
-      phones.push(p);
-      return p;
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const p = await registerWhenKnown(sip, number, password);
+  phones.push(p);
+  return p;
 }
 
 /** A number (of a user, of a device, or of the group) and its password. */

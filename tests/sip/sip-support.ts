@@ -368,3 +368,19 @@ export async function sippPhone(
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * A phone registered with a number just made in Lintel: the number reaches Kamailio on its own time, so the
+ * REGISTER is tried again until accepted, within a generous bound in time (not a count of tries).
+ */
+export async function registerWhenKnown(sip: SipConfig, number: string, password: string): Promise<SipPhone> {
+  const end = Date.now() + 20_000;
+  for (;;) {
+    try {
+      return await SipPhone.register(sip, number, password);
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
