@@ -25,16 +25,13 @@ export const pgliteOnlyTests = ['tests/api/pglite-saturation.test.ts', 'tests/ap
 const storagePass = process.env.LINTEL_TEST_PASS === 'storage';
 
 /**
- * The files that run one at a time, after the others (`npm test` runs two phases, scripts/test.mjs): the
- * browser's, the SIP server's and the terminal's (a pseudo-terminal read against the clock of keystrokes).
- * Each drives a real program of its own — Chromium, Kamailio with sipp and sip.js, a TTY — whose answers a
- * second file's load on a 2-core machine delayed past their tests' bounds (two forks: a SIP call still
- * "Establishing" at 30 s, a REGISTER that met no credentials for 20 s). Everything else runs in as many forks
- * as there are cores.
+ * The files that drive a real program of their own against the clock — Chromium, a pseudo-terminal read
+ * against the clock of keystrokes — run after the others (`npm test` runs three phases, scripts/test.mjs), two
+ * at a time: each spends half its time waiting on Chromium's or the terminal's answers (keyboard-journeys:
+ * 95 s of CPU in 188 s alone), so one at a time left a core idle for a third of CI.
  */
-export const serialTests = [
+export const browserTests = [
   'tests/e2e/**/*.test.ts',
-  'tests/sip/**/*.test.ts',
   'tests/cli/context.test.ts',
   'tests/cli/device-commands.test.ts',
   'tests/cli/families.test.ts',
@@ -45,36 +42,45 @@ export const serialTests = [
   'tests/cli/palette-keys.test.ts',
   'tests/cli/session.test.ts',
 ];
-/** `parallel`, `serial`, or unset (a file or two run by hand: one phase, as before) */
+/**
+ * The files that drive Kamailio (with sipp, sip.js, baresip or a browser's dialer) run last, one at a time:
+ * a second file's load on a 2-core machine delayed their calls past their tests' bounds (a SIP call still
+ * "Establishing" at 30 s). They are also browser files when they drive Chromium; this list wins.
+ */
+export const sipTests = ['tests/sip/**/*.test.ts', 'tests/e2e/dialer*.test.ts', 'tests/e2e/sip-*.test.ts'];
+/** the files of every phase but the first (the parallel one) */
+export const serialTests = [...browserTests, ...sipTests];
+/** `parallel`, `browser`, `sip`, or unset (a file or two run by hand: one phase, as before) */
 const phase = process.env.LINTEL_TEST_PHASE;
+const cores = os.availableParallelism();
 const forks =
   Number(process.env.LINTEL_TEST_FORKS) ||
-  (phase === 'serial' ? 1 : phase === 'parallel' ? os.availableParallelism() : 0) ||
-  Math.max(1, os.availableParallelism() - 1);
+  (phase === 'sip' ? 1 : phase === 'browser' ? Math.min(2, cores) : phase === 'parallel' ? cores : 0) ||
+  Math.max(1, cores - 1);
+const phaseFiles = phase === 'browser' ? browserTests : phase === 'sip' ? sipTests : null;
 
 export default defineConfig({
   test: {
-    include:
-      phase === 'serial'
-        ? storagePass
-          ? serialTests.filter((f) => storageTests.includes(f))
-          : serialTests
-        : storagePass
-          ? storageTests
-          : ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.{ts,tsx}', 'tests/**/*.test.ts'],
+    include: phaseFiles
+      ? storagePass
+        ? phaseFiles.filter((f) => storageTests.includes(f))
+        : phaseFiles
+      : storagePass
+        ? storageTests
+        : ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.{ts,tsx}', 'tests/**/*.test.ts'],
     // tests/postgres: what only PostgreSQL has, run in the pass with DATABASE_URL set
     exclude: [
       '**/node_modules/**',
       '**/dist/**',
       ...(process.env.DATABASE_URL ? [] : ['tests/postgres/**']),
       ...(storagePass ? pgliteOnlyTests : []),
-      ...(phase === 'parallel' ? serialTests : []),
+      ...(phase === 'parallel' ? serialTests : phase === 'browser' ? sipTests : []),
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // `npm test`'s parallel phase: a fork per core (servers on free ports, databases of their own); its
-    // serial phase: one. Run by hand without a phase: one core is left to vitest's own process (a fork's
+    // browser phase: two; its SIP phase: one. Run by hand without a phase: one core is left to vitest's own process (a fork's
     // progress reports must be answered within vitest's fixed 60 s). LINTEL_TEST_FORKS overrides either.
     // docs/decisions.md, "The suite's own time".
     poolOptions: { forks: { maxForks: forks, minForks: 1 } },

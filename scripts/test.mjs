@@ -58,10 +58,11 @@ const reportOf = (phase) => path.join(root, '.test-results', `vitest${phase ? `-
 fs.mkdirSync(path.join(root, '.test-results'), { recursive: true });
 const cpuDir = path.join(root, '.test-results', 'cpu');
 fs.rmSync(cpuDir, { recursive: true, force: true });
-// The whole suite runs in two phases (vitest.config.ts, `serialTests`): the files that share nothing but the
-// machine in a fork per core, then those that drive a browser, the SIP server or a terminal one at a time. A
-// command line naming files or options runs them once, as vitest would.
-const phases = vitestArgs.length ? [undefined] : ['parallel', 'serial'];
+// The whole suite runs in three phases (vitest.config.ts): the files that share nothing but the machine in a
+// fork per core, then those that drive a browser or a terminal two at a time (`browserTests`), then those
+// that drive the SIP server one at a time (`sipTests`). A command line naming files or options runs them
+// once, as vitest would.
+const phases = vitestArgs.length ? [undefined] : ['parallel', 'browser', 'sip'];
 const cpuBefore = childrenCpuMs();
 let status = 0;
 for (const phase of phases) {
@@ -81,8 +82,8 @@ for (const phase of phases) {
       '--reporter=json',
       `--reporter=${path.join(root, 'scripts/vitest-failures.mjs')}`,
       `--outputFile.json=${report}`,
-      // the storage pass has no serial files
-      ...(phase === 'serial' ? ['--passWithNoTests'] : []),
+      // the storage pass has no browser or SIP files
+      ...(phase && phase !== 'parallel' ? ['--passWithNoTests'] : []),
       ...vitestArgs,
     ],
     { env },
