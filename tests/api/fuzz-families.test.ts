@@ -195,6 +195,11 @@ const NOT_FUZZED: { reason: string; matches: (cmd: Command) => boolean }[] = [
         // pass type, team and organisation texts and three PEMs; tests/api/identifier-files.test.ts sends a
         // text that is no PEM, a key of another certificate and the placeholder
         'settings.wallet_update',
+        // the SIP settings and the push server: a realm, an address, ports, ICE servers, bounded seconds, a
+        // provider with its keys; tests/api/telephony-settings.test.ts sends each field bad, a TURN server
+        // without its credential, a key that is not one and the placeholder with nothing behind it
+        'settings.sip_update',
+        'settings.push_update',
         // the broker: a restart's type (an enum) and two PEM files; tests/devices/broker-service.test.ts sends
         // a text that is no certificate, a key of another certificate, and both to an external broker
         'broker.restart',

@@ -777,6 +777,11 @@ const listCases: Record<string, Case> = {
   'settings.wallet_get': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.wallet_update': { perms: ['project_settings.change'], ok: () => ({ team_id: 'MATRIX1234' }) },
   'settings.retention_update': { perms: ['project_settings.change'], ok: () => ({ audit_event: 365 }) },
+  'settings.sip_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  // telephony is off on the matrix's server: saved, and nothing to restart
+  'settings.sip_update': { perms: ['project_settings.change'], ok: () => ({ ring_timeout_s: 60 }) },
+  'settings.push_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.push_update': { perms: ['project_settings.change'], ok: () => ({ provider: 'none' }) },
   'broker.status': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.broker_get': { perms: ['project_settings.view'], ok: () => ({}) },
   // the platform's connection made again: cheap, and the same on every run of the matrix

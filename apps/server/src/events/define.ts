@@ -247,6 +247,18 @@ export const SipTrunkChangedEvent = defineEvent({
 });
 
 /**
+ * The SIP settings changed (settings.sip_update): every instance's SIP service (sip/service.ts) reads them
+ * again, and renders its Kamailio's configuration anew and restarts it when what it was configured with
+ * changed. Names who changed them, never an ICE server's credential.
+ */
+export const SipSettingsChangedEvent = defineEvent({
+  topic: 'private-sip-settings',
+  type: 'SipSettingsChangedEvent',
+  payload: z.object({ projectId: z.number().int() }),
+  audience: { kind: 'permission', permission: 'project_settings.view' },
+});
+
+/**
  * A call changed (issue 22 item 6; spec part 2 §7 "Call updates: subscribe to a channel for the user's number
  * and listen for the CallUpdated event carrying a call"): sent on `private-calls.{number}` for each number of
  * the call (the caller, the number dialled, those rung and the one that answered).
@@ -275,5 +287,6 @@ export const eventDefs = {
   DeviceSearchEvent,
   SipNumberChangedEvent,
   SipTrunkChangedEvent,
+  SipSettingsChangedEvent,
   CallUpdatedEvent,
 } as const;

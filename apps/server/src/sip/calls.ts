@@ -275,8 +275,8 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
     dialled: args.callee,
     interceptions,
     waiting: {
-      ringS: app.config.sip.interceptRingS,
-      holdS: app.config.sip.waitingHoldS,
+      ringS: app.sip.config.interceptRingS,
+      holdS: app.sip.config.waitingHoldS,
     },
     now: app.clock.now().getTime(),
     timeZone: calleeKnown?.row.time_zone ?? 'UTC',
@@ -735,7 +735,7 @@ function waitLater(app: ServerContext, callId: string): void {
         if (row) publishing(updatesOf(row));
       })
       .catch(() => undefined);
-  }, app.config.sip.interceptRingS * 1000);
+  }, app.sip.config.interceptRingS * 1000);
   timer.unref();
 }
 

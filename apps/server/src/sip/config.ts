@@ -63,6 +63,56 @@ export interface SipConfig {
    * URLs separated by spaces or commas); none by default: no public STUN server is asked unless configured
    */
   iceServers: IceServer[];
+  /**
+   * what Kamailio advertises behind NAT (the SIP settings' public address and port; none by default: the
+   * address it listens on), and how long a call rings unanswered before it is given up (default 60 s)
+   */
+  publicAddress?: string;
+  publicPort?: number;
+  ringTimeoutS: number;
+}
+
+/**
+ * The SIP settings an installer saved (table `sip_settings`, settings.sip_update), each replacing the
+ * environment's value; a key left out is the environment's.
+ */
+export interface StoredSipSettings {
+  realm?: string;
+  public_address?: string;
+  public_port?: number;
+  ice_servers?: IceServer[];
+  ring_timeout_s?: number;
+  route_timeout_s?: number;
+  intercept_ring_s?: number;
+  waiting_hold_s?: number;
+}
+
+/** The SIP service's settings in force: the environment's, with the saved SIP settings over them. */
+export function withSipSettings(base: SipConfig, s: StoredSipSettings): SipConfig {
+  return {
+    ...base,
+    realm: s.realm ?? base.realm,
+    publicAddress: s.public_address !== undefined ? s.public_address || undefined : base.publicAddress,
+    publicPort: s.public_port ?? base.publicPort,
+    iceServers: s.ice_servers ?? base.iceServers,
+    ringTimeoutS: s.ring_timeout_s ?? base.ringTimeoutS ?? 60,
+    routeTimeoutS: s.route_timeout_s ?? base.routeTimeoutS,
+    interceptRingS: s.intercept_ring_s ?? base.interceptRingS,
+    waitingHoldS: s.waiting_hold_s ?? base.waitingHoldS,
+  };
+}
+
+/** What the rendered configuration depends on among the settings: a change of it needs Kamailio restarted. */
+export function renderedKey(c: SipConfig): string {
+  return JSON.stringify([
+    c.realm,
+    c.publicAddress ?? '',
+    c.publicPort ?? 0,
+    c.ringTimeoutS,
+    c.routeTimeoutS,
+    c.interceptRingS,
+    c.waitingHoldS,
+  ]);
 }
 
 export interface IceServer {
@@ -124,6 +174,9 @@ export function loadSipConfig(env: NodeJS.ProcessEnv): SipConfig {
     routeCacheMs: int(env.LINTEL_SIP_ROUTE_CACHE_MS, 60_000),
     interceptRingS: Math.max(1, int(env.LINTEL_SIP_INTERCEPT_RING_S, DEFAULT_INTERCEPT_RING_S)),
     waitingHoldS: Math.max(1, int(env.LINTEL_SIP_WAITING_HOLD_S, DEFAULT_WAITING_HOLD_S)),
+    publicAddress: env.LINTEL_SIP_PUBLIC_ADDRESS || undefined,
+    publicPort: int(env.LINTEL_SIP_PUBLIC_PORT, 0) || undefined,
+    ringTimeoutS: Math.max(1, int(env.LINTEL_SIP_RING_TIMEOUT_S, 60)),
   };
 }
 
@@ -172,11 +225,17 @@ export function renderConfig(
   template = fs.readFileSync(templatePath(), 'utf8'),
 ): string {
   const plain = config.wsPlain && isLoopback(config.host);
+  // behind NAT: the public address (and port) Kamailio writes in Via, Record-Route and Contact
+  const pub = config.publicAddress?.includes(':') ? `[${config.publicAddress}]` : config.publicAddress;
+  const advertise = (port: number) => (pub ? ` advertise ${pub}:${port}` : '');
   const values: Record<string, string> = {
     DEFINES: plain ? '' : '#!define WITH_WSS',
     DEBUG: String(config.debug),
     SIP_HOST: config.host,
     SIP_PORT: String(config.port),
+    SIP_ADVERTISE: advertise(config.publicPort ?? config.port),
+    WS_ADVERTISE: advertise(config.wsPort),
+    FR_INV_TIMER_MS: String(Math.max(1, config.ringTimeoutS ?? 60) * 1000),
     WS_PORT: String(config.wsPort),
     RPC_HOST: '127.0.0.1',
     RPC_PORT: String(config.rpcPort),

@@ -6,7 +6,16 @@ import { sql } from 'kysely';
 import type { NotificationType } from '@lintel/core';
 import type { ServerContext } from '../context';
 import { notify } from '../notifications/notify';
-import { findModulesDir, renderConfig, runtimeDirFor, wsIsPlain, type SipConfig } from './config';
+import {
+  findModulesDir,
+  renderConfig,
+  renderedKey,
+  runtimeDirFor,
+  withSipSettings,
+  wsIsPlain,
+  type SipConfig,
+  type StoredSipSettings,
+} from './config';
 import { activeSipBans } from './abuse';
 import { trunkAddresses } from './trunks';
 import { CallWriter } from './call-writer';
@@ -27,12 +36,21 @@ export interface SipStatus {
     pid: number | null;
     restarts: number;
     started_at: string | null;
+    sip_port: number | null;
+    ws_port: number | null;
+    public_address: string | null;
+    uptime_s: number | null;
+    contacts: number | null;
+    dialogs: number | null;
   }[];
   listen: { sip_port: number; ws_port: number; ws_secure: boolean; realm: string } | null;
   numbers: number;
   /** the last time telephony went down, and why (it may be up again since) */
   last_failure: { reason: SipDownReason; at: string } | null;
 }
+
+/** What a change of the SIP settings did to the SIP server. */
+export type SipApplied = 'restarted' | 'reinitialised' | 'unchanged' | 'not_running' | 'failed';
 
 /** the back-off between restarts of a Kamailio that died: 0.5 s doubling up to 30 s */
 const BACKOFF_MIN_MS = 500;
@@ -69,6 +87,11 @@ export class SipService {
   /** where Kamailio reaches Lintel's SIP routes (sip.route, sip.call_event), once this instance listens */
   private routeBase: string | null = null;
   private secretValue: string | null = null;
+  /** the saved SIP settings (table `sip_settings`), over the environment's; read at start and on each change */
+  private stored: StoredSipSettings = {};
+  private settingsLive = false;
+  /** what the running Kamailio was configured with (renderedKey; a remote one: its realm) */
+  private runningKey: string | null = null;
   /** serialises starts, restarts and credential loads */
   private chain: Promise<unknown> = Promise.resolve();
 
@@ -84,8 +107,60 @@ export class SipService {
     return this.contextOf();
   }
 
-  private get config(): SipConfig {
-    return this.ctx.config.sip;
+  /** The SIP service's settings in force: the environment's (config.sip) with the saved SIP settings over them. */
+  get config(): SipConfig {
+    return withSipSettings(this.ctx.config.sip, this.stored);
+  }
+
+  /** The saved SIP settings as they are in the database (an empty object: none saved). */
+  async readSettings(): Promise<StoredSipSettings> {
+    const row = await sql<{
+      settings: StoredSipSettings | string;
+    }>`select settings from sip_settings where id`.execute(this.ctx.db);
+    const v = row.rows[0]?.settings;
+    return (typeof v === 'string' ? (JSON.parse(v) as StoredSipSettings) : v) ?? {};
+  }
+
+  /**
+   * The settings in force, read afresh unless this instance runs the SIP service (which keeps them current from
+   * SipSettingsChangedEvent): an instance without the `sip` module makes numbers' HA1 with the saved realm too.
+   */
+  async currentConfig(): Promise<SipConfig> {
+    if (this.settingsLive) return this.config;
+    return withSipSettings(this.ctx.config.sip, await this.readSettings());
+  }
+
+  /**
+   * The SIP settings changed (settings.sip_update here, or SipSettingsChangedEvent from another instance):
+   * read them, and when what Kamailio was configured with changed, render its configuration again and restart
+   * it (local), or load the numbers' credentials for the new realm (remote). `projectId`: whose people are told
+   * of the SIP reboot (the instance where the change was made tells them; the others restart quietly).
+   */
+  async applySettings(projectId: number | null): Promise<SipApplied> {
+    this.stored = await this.readSettings();
+    if (!this.settingsLive || this.stopping) return 'not_running';
+    const c = this.config;
+    if (c.mode === 'off') return 'not_running';
+    if (c.mode === 'remote') {
+      if (this.state !== 'up') return 'not_running';
+      if (this.runningKey === c.realm) return 'unchanged';
+      if (projectId !== null) await this.notifyReboot(projectId, 'sip_reboot_started');
+      const ok = await this.serial(() =>
+        this.loadCredentials(true).then(
+          () => ((this.runningKey = c.realm), true),
+          () => false,
+        ),
+      );
+      if (projectId !== null)
+        await this.notifyReboot(projectId, ok ? 'sip_reboot_completed' : 'sip_reboot_error');
+      return ok ? 'reinitialised' : 'failed';
+    }
+    if (!this.installed()) return 'not_running';
+    if (this.state === 'up' && this.runningKey === renderedKey(c)) return 'unchanged';
+    this.ctx.log.info('the SIP settings changed: the SIP server is restarted with them');
+    if (projectId !== null) await this.restart(projectId);
+    else await this.serial(() => this.relaunch());
+    return this.state === 'up' ? 'restarted' : 'failed';
   }
 
   get rpcUrl(): string {
@@ -106,7 +181,18 @@ export class SipService {
   async start(): Promise<void> {
     this.stopping = false;
     process.on('exit', this.onProcessExit);
+    this.stored = await this.readSettings().catch((err: Error) => {
+      this.ctx.log.warn({ err: err.message }, 'the SIP settings could not be read: the environment is used');
+      return {};
+    });
+    this.settingsLive = true;
     this.unsubscribe = this.ctx.events.subscribe((m) => {
+      if (m.data.type === 'SipSettingsChangedEvent') {
+        void this.applySettings(null).catch((err: Error) =>
+          this.ctx.log.warn({ err: err.message }, 'the SIP settings did not reach the SIP server'),
+        );
+        return;
+      }
       // a number or a trunk changed on whichever instance: the routing reads it afresh (sip/calls.ts)
       if (m.data.type === 'SipNumberChangedEvent' || m.data.type === 'SipTrunkChangedEvent')
         this.ctx.routeCache.clear();
@@ -130,6 +216,7 @@ export class SipService {
     this.stopping = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.settingsLive = false;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     await this.chain.catch(() => undefined);
@@ -162,6 +249,12 @@ export class SipService {
                 pid: this.child?.pid ?? null,
                 restarts: this.restarts,
                 started_at: this.startedAt?.toISOString() ?? null,
+                sip_port: c.mode === 'local' ? c.port : null,
+                ws_port: c.mode === 'local' ? c.wsPort : null,
+                public_address: c.publicAddress ?? null,
+                uptime_s: null,
+                contacts: null,
+                dialogs: null,
               },
             ],
       listen:
@@ -183,7 +276,32 @@ export class SipService {
       if (!ok && this.state === 'up') this.down('unreachable');
       if (ok && this.state !== 'up') await this.serial(() => this.boot());
     }
-    return this.status();
+    const status = this.status();
+    if (this.state === 'up' && status.instances[0]) Object.assign(status.instances[0], await this.figures());
+    return status;
+  }
+
+  /**
+   * What the SIP node says of itself (spec part 1 §2.4 "SIP nodes"): how long it has run, the contacts its
+   * registrar holds and the dialogs in progress; null for what it does not answer.
+   */
+  private async figures(): Promise<{
+    uptime_s: number | null;
+    contacts: number | null;
+    dialogs: number | null;
+  }> {
+    const stat = async (name: string) => {
+      // by its bare name (`group:name` is not a name it takes); answers `group:name = value` lines
+      const lines = await this.rpc<string[]>('stats.get_statistics', [name]).catch(() => null);
+      const found = lines?.map((l) => new RegExp(`:${name} = (\\d+)`).exec(l)).find(Boolean);
+      return found ? Number(found[1]) : null;
+    };
+    const uptime = await this.rpc<{ uptime?: number }>('core.uptime').catch(() => null);
+    return {
+      uptime_s: typeof uptime?.uptime === 'number' ? Math.floor(uptime.uptime) : null,
+      contacts: await stat('location_contacts'),
+      dialogs: await stat('active_dialogs'),
+    };
   }
 
   /** Loads every number's credentials again (spec: SIP instances re-initialised). */
@@ -206,15 +324,18 @@ export class SipService {
   /** Restarts the SIP server (local: a new Kamailio; remote: its credentials loaded again). */
   async restart(projectId: number): Promise<SipStatus> {
     await this.notifyReboot(projectId, 'sip_reboot_started');
-    await this.serial(async () => {
-      if (this.restartTimer) clearTimeout(this.restartTimer);
-      this.restartTimer = null;
-      await this.kill();
-      this.backoffMs = BACKOFF_MIN_MS;
-      await this.boot();
-    });
+    await this.serial(() => this.relaunch());
     await this.notifyReboot(projectId, this.state === 'up' ? 'sip_reboot_completed' : 'sip_reboot_error');
     return this.status();
+  }
+
+  /** A new Kamailio (local) with the settings in force, or the remote one reached again. */
+  private async relaunch(): Promise<void> {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    await this.kill();
+    this.backoffMs = BACKOFF_MIN_MS;
+    await this.boot();
   }
 
   /**
@@ -307,6 +428,7 @@ export class SipService {
     if (this.config.mode === 'remote') {
       try {
         this.version = await this.rpc<string>('core.version');
+        this.runningKey = this.config.realm;
         await this.loadCredentials(true);
         await this.loadBans();
         await this.trunksLoaded();
@@ -358,7 +480,9 @@ export class SipService {
     this.killStale(pidFile);
     const tls = wsIsPlain(this.config) ? undefined : this.tlsConfig(dir);
     const cfg = path.join(dir, 'kamailio.cfg');
-    fs.writeFileSync(cfg, renderConfig(this.config, modulesDir, tls), { mode: 0o600 });
+    const config = this.config;
+    fs.writeFileSync(cfg, renderConfig(config, modulesDir, tls), { mode: 0o600 });
+    this.runningKey = renderedKey(config);
     this.stderr = [];
     const child = spawn(
       this.config.bin,

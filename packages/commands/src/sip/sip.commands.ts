@@ -11,6 +11,15 @@ export const SipInstance = z.object({
   /** restarts after it died, since Lintel started */
   restarts: z.number().int(),
   started_at: z.string().nullable(),
+  /** the SIP node's ports: SIP over UDP and TCP, SIP over websocket (spec part 1 §2.4 "SIP nodes") */
+  sip_port: z.number().int().nullable(),
+  ws_port: z.number().int().nullable(),
+  /** the address it advertises behind NAT (the SIP settings' public address), null when none */
+  public_address: z.string().nullable(),
+  /** what Kamailio says when asked (`core.uptime`, `ul.dump`, `dlg.stats_active`); null when it does not answer */
+  uptime_s: z.number().int().nullable(),
+  contacts: z.number().int().nullable(),
+  dialogs: z.number().int().nullable(),
 });
 
 /**

@@ -1,8 +1,10 @@
 import type { AuditAction } from '@lintel/core';
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import {
   PASSWORD_PLACEHOLDER,
   type MailServerSettings,
+  type PushSettings,
   type WalletSettings as ShownWalletSettings,
 } from '@lintel/commands';
 import { signedIn, type HandlerContext, type SomeHandlers } from '../../pipeline/handler';
@@ -85,6 +87,68 @@ function walletReply(w: WalletSettings | undefined) {
     wwdr_certificate: w?.wwdr_certificate ? PASSWORD_PLACEHOLDER : '',
   };
   return { data, enabled: walletEnabled(w) };
+}
+
+const pushSecrets = ['fcm_service_account', 'apns_key', 'api_key'] as const;
+const PUSH_DEFAULTS: PushSettings = {
+  provider: 'none',
+  endpoint_url: '',
+  fcm_project_id: '',
+  fcm_service_account: '',
+  apns_team_id: '',
+  apns_key_id: '',
+  apns_topic: '',
+  apns_key: '',
+  apns_production: true,
+  api_key: '',
+};
+
+function pushReply(p: Partial<PushSettings> | undefined) {
+  const data = { ...PUSH_DEFAULTS, ...(p ?? {}) };
+  for (const k of pushSecrets) data[k] = data[k] ? PASSWORD_PLACEHOLDER : '';
+  return { data, ready: data.provider !== 'none' && !pushProblems({ ...PUSH_DEFAULTS, ...p }).length };
+}
+
+/** A private key that Node reads, of this type (an APNs `.p8` is EC; a service account's is RSA). */
+function keyOfType(pem: string, type: 'ec' | 'rsa'): boolean {
+  try {
+    return crypto.createPrivateKey(pem).asymmetricKeyType === type;
+  } catch {
+    return false;
+  }
+}
+
+/** What the provider lacks or cannot use, as field errors (empty: it can send). */
+function pushProblems(p: PushSettings): { field: string; rule: string }[] {
+  const out: { field: string; rule: string }[] = [];
+  const need = (field: keyof PushSettings) => !p[field] && out.push({ field, rule: 'required' });
+  if (p.provider === 'fcm') {
+    need('fcm_project_id');
+    need('fcm_service_account');
+    if (p.fcm_service_account) {
+      let account: { type?: unknown; client_email?: unknown; private_key?: unknown } = {};
+      try {
+        account = JSON.parse(p.fcm_service_account) as typeof account;
+      } catch {
+        // not JSON: refused below
+      }
+      const ok =
+        account.type === 'service_account' &&
+        typeof account.client_email === 'string' &&
+        typeof account.private_key === 'string' &&
+        keyOfType(account.private_key, 'rsa');
+      if (!ok) out.push({ field: 'fcm_service_account', rule: 'invalid_value' });
+    }
+  } else if (p.provider === 'apns') {
+    need('apns_team_id');
+    need('apns_key_id');
+    need('apns_topic');
+    need('apns_key');
+    if (p.apns_key && !keyOfType(p.apns_key, 'ec')) out.push({ field: 'apns_key', rule: 'invalid_value' });
+  } else if (p.provider === 'gateway') {
+    need('endpoint_url');
+  }
+  return out;
 }
 
 const auditStore = journals.find((j) => j.noun === 'audit_event')!;
@@ -199,6 +263,36 @@ export const settingsHandlers = {
       ...Object.fromEntries(walletSecrets.map((k) => [`${k}_changed`, next[k] !== stored[k]])),
     });
     return walletReply(next);
+  },
+
+  'settings.push_get': async (ctx) =>
+    pushReply((await project(ctx)).settings.push_settings as Partial<PushSettings> | undefined),
+
+  'settings.push_update': async (ctx, args) => {
+    const stored = { ...PUSH_DEFAULTS, ...(((await project(ctx)).settings.push_settings ?? {}) as object) };
+    const next: PushSettings = { ...stored };
+    for (const [k, v] of Object.entries(args) as [keyof PushSettings, unknown][]) {
+      if (v === undefined) continue;
+      // a secret: the placeholder keeps the stored one, an empty string removes it
+      if ((pushSecrets as readonly string[]).includes(k)) {
+        if (v === PASSWORD_PLACEHOLDER) continue;
+        (next as Record<string, unknown>)[k] = String(v).trim();
+      } else (next as Record<string, unknown>)[k] = v;
+    }
+    const problems = pushProblems(next);
+    if (problems.length) throw new AppError('check_fields_data', { fields: problems });
+    await setSetting(ctx, 'push_settings', next);
+    await changed(ctx, 'push_settings_changed', {
+      provider: next.provider,
+      endpoint_url: next.endpoint_url,
+      fcm_project_id: next.fcm_project_id,
+      apns_team_id: next.apns_team_id,
+      apns_key_id: next.apns_key_id,
+      apns_topic: next.apns_topic,
+      apns_production: next.apns_production,
+      ...Object.fromEntries(pushSecrets.map((k) => [`${k}_changed`, next[k] !== stored[k]])),
+    });
+    return pushReply(next);
   },
 
   'settings.retention_get': async (ctx) => retention(ctx, await project(ctx)),

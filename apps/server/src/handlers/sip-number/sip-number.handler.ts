@@ -20,10 +20,11 @@ const base = tableStore(sipNumberResource, {
  * The password as Kamailio checks it: its HA1 for the number and the installation's realm, never the password
  * (docs/decisions.md "Telephony: the SIP service"). The placeholder keeps the stored one.
  */
-function credentials(values: Record<string, unknown>, number: string, ctx: FamilyCtx) {
+async function credentials(values: Record<string, unknown>, number: string, ctx: FamilyCtx) {
   const { password, ...rest } = values;
   if (password === undefined || password === DUMMY_PASSWORD) return rest;
-  const realm = ctx.app.config.sip.realm;
+  // the realm in force: the SIP settings' (settings.sip_update), else LINTEL_SIP_REALM
+  const realm = (await ctx.app.sip.currentConfig()).realm;
   return { ...rest, password_ha1: sipHa1(number, realm, String(password)), ha1_realm: realm };
 }
 
@@ -34,7 +35,7 @@ function credentials(values: Record<string, unknown>, number: string, ctx: Famil
 export const sipNumberStore: typeof base = {
   ...base,
   async create(trx, args, ctx) {
-    const id = await base.create(trx, credentials(args, args.number, ctx) as typeof args, ctx);
+    const id = await base.create(trx, (await credentials(args, args.number, ctx)) as typeof args, ctx);
     await ctx.app.outbox.emit(trx, SipNumberChangedEvent, {
       projectId: ctx.caller.projectId,
       numbers: [args.number],
@@ -59,7 +60,7 @@ export const sipNumberStore: typeof base = {
       throw new AppError('check_fields_data', {
         fields: [{ field: 'password', rule: 'required' }],
       });
-    await base.update(trx, id, credentials(args, number, ctx) as typeof args, ctx, before);
+    await base.update(trx, id, (await credentials(args, number, ctx)) as typeof args, ctx, before);
     await ctx.app.outbox.emit(trx, SipNumberChangedEvent, {
       projectId: ctx.caller.projectId,
       numbers: [...new Set([before.number, number])],

@@ -29,7 +29,8 @@ export const sipHandlers = {
     const auth = signedIn(ctx);
     if (!ctx.app.sip.enabled) return null;
     const number = await userSipNumber(ctx.app, auth.userId);
-    const sip = ctx.app.config.sip;
+    // the settings in force: the SIP settings' realm and ICE servers over the environment's
+    const sip = await ctx.app.sip.currentConfig();
     if (!number?.password_ha1 || !number.is_active || number.ha1_realm !== sip.realm) return null;
     return {
       number: number.number,

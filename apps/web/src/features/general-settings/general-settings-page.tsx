@@ -1,5 +1,4 @@
 import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
-import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import {
   getCommand,
@@ -18,54 +17,30 @@ import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
 import { useCan } from '../../access/use-can';
-import { dataVersionAtom, execute } from '../../commands/execute';
 import { commandTitle } from '../../commands/titles';
 import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
 import { Button, FileButton } from '../../ui/button';
 import { FormError, inputClass, LabelledField, Loading, TextField } from '../../ui/field';
 
-type Tr = (key: string, params?: Record<string, unknown>) => string;
-const Tabs = ['general', 'mail', 'mail_templates', 'ip_blocking', 'broker', 'wallet', 'journals'] as const;
+import { run, Section, useLoad, type Tr } from './settings-parts';
+import { SipSettingsTab } from './sip-settings-tab';
+import { SipNodesTab } from './sip-nodes-tab';
+import { PushSettingsTab } from './push-settings-tab';
+
+const Tabs = [
+  'general',
+  'mail',
+  'mail_templates',
+  'ip_blocking',
+  'sip',
+  'sip_nodes',
+  'push',
+  'broker',
+  'wallet',
+  'journals',
+] as const;
 type Tab = (typeof Tabs)[number];
-
-/** Runs a command from a form: its error as an alert, a success alert when it says so. */
-async function run(id: CommandId, args: Record<string, unknown>, done?: string): Promise<boolean> {
-  try {
-    await execute(id as never, args as never, 'ui');
-    if (done) pushAlert('success', done);
-    return true;
-  } catch (err) {
-    pushAlert('error', describeError(err).message);
-    return false;
-  }
-}
-
-function useLoad<T>(load: () => Promise<T>): [T | null, string | null, () => void] {
-  const version = useAtomValue(dataVersionAtom);
-  const [value, setValue] = useState<T | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
-  useEffect(() => {
-    let live = true;
-    load()
-      .then((v) => live && (setValue(v), setError(null)))
-      .catch((err: unknown) => live && setError(describeError(err).message));
-    return () => {
-      live = false;
-    };
-  }, [version, tick]);
-  return [value, error, () => setTick((n) => n + 1)];
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section className="flex max-w-3xl flex-col gap-2">
-      <h2 className="text-sm font-semibold">{title}</h2>
-      {children}
-    </section>
-  );
-}
 
 function GeneralTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
   const [data, error] = useLoad(() => runCommand('settings.general_get', {}));
@@ -841,8 +816,8 @@ function JournalsTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
 
 /**
  * /general-settings (spec part 1 §2.1, §2.4; issue 24 items 2 and 4): the project's general settings, its
- * mail server with a test e-mail, IP blocking (status, banned addresses, whitelist) and how long its audit
- * log keeps its rows, as tabs. Read-only without `project_settings.change`.
+ * mail server with a test e-mail, IP blocking (status, banned addresses, whitelist), the SIP settings and
+ * nodes, the push server, the MQTT broker, Apple Wallet and how long its audit log keeps its rows, as tabs. Read-only without `project_settings.change`.
  */
 export function GeneralSettingsPage() {
   const { t } = useTranslation();
@@ -892,6 +867,9 @@ export function GeneralSettingsPage() {
       {tab === 'mail' && <MailTab tr={tr} canChange={canChange} />}
       {tab === 'mail_templates' && <MailTemplatesTab tr={tr} />}
       {tab === 'ip_blocking' && <IpBlockingTab tr={tr} canChange={canChange} />}
+      {tab === 'sip' && <SipSettingsTab tr={tr} canChange={canChange} />}
+      {tab === 'sip_nodes' && <SipNodesTab tr={tr} canChange={canChange} />}
+      {tab === 'push' && <PushSettingsTab tr={tr} canChange={canChange} />}
       {tab === 'broker' && <BrokerTab tr={tr} canChange={canChange} />}
       {tab === 'wallet' && <WalletTab tr={tr} canChange={canChange} />}
       {tab === 'journals' && <JournalsTab tr={tr} canChange={canChange} />}
