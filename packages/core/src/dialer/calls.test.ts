@@ -744,6 +744,20 @@ describe('joining a waiting call (issue 23: the join MESSAGE)', () => {
     expect(call(taken.state, 'w')).toMatchObject({ answeredByOther: true, hasSipSession: false });
   });
 
+  it('its ring ended by the SIP server before the news (another concierge took it): shown answered by him', () => {
+    const rung = run(empty, [
+      { type: 'incoming', speechId: 'w', number: '2001', callee: '3000' },
+      { type: 'server_update', call: server('w', 'waiting') },
+    ]).state;
+    const cancelled = run(rung, [{ type: 'session_ended', speechId: 'w' }]);
+    expect(call(cancelled.state, 'w')).toMatchObject({ status: 'paused', hasSipSession: false });
+    expect(cancelled.effects).toEqual([{ type: 'stop_ring' }]);
+    const taken = run(cancelled.state, [
+      { type: 'server_update', call: server('w', 'answered', { answered_by: '1002-1' }) },
+    ]);
+    expect(call(taken.state, 'w')).toMatchObject({ status: 'active', answeredByOther: true });
+  });
+
   it('the call list keeps the calls of our number and the awaiting ones', () => {
     const normal = (patch: Partial<ServerCall>) => server('x', 'answered', { type: 'normal', ...patch });
     expect(concernsDialer(server('w', 'waiting'), OWN)).toBe(true);

@@ -592,8 +592,9 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
     case 'session_ended': {
       const call = live(state, event.speechId);
       if (!call || !call.hasSipSession) return { state, effects: [] };
-      if (call.type === 'awaiting' && call.status !== 'new') {
-        // our leg ended; the platform still holds the caller until the server says otherwise
+      if (call.type === 'awaiting') {
+        // our leg ended (or stopped ringing: another concierge took it, and the server says so next); the
+        // platform still holds the caller until the server says otherwise
         return syncRing({
           state: update(state, call.speechId, { status: 'paused', hasSipSession: false }),
           effects: [],
