@@ -282,6 +282,13 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
       const waiting = listed.data.find((c) => c.caller === door);
       expect(waiting).toMatchObject({ status: 'waiting', type: 'awaiting', callee: flat });
 
+      // with a call to join, the ? sheet names its key
+      await ben.locator('body').click({ position: { x: 600, y: 400 } });
+      await ben.keyboard.press('Shift+Slash');
+      expect(await ben.getByTestId('shortcut-scope-dialer').textContent()).toContain('Join the waiting call');
+      await ben.keyboard.press('Escape');
+      await ben.getByTestId('shortcuts-dialog').waitFor({ state: 'detached' });
+
       // Ben joins from the keyboard: the MESSAGE, the held INVITE answered by itself, media from the panel
       await ben.keyboard.press('Alt+j');
       await card(ben, door, '[data-status="active"]').waitFor();
@@ -319,6 +326,19 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
       await ann.getByTestId('interception-stop').click();
       await ann.getByTestId('interception-status').and(ann.locator('[data-active="false"]')).waitFor();
       expect(await ann.getByTestId(`interception-group-${building}`).isDisabled()).toBe(false);
+
+      // the new keys are in the ? sheet, the actions in the palette
+      await ann.locator('body').click({ position: { x: 600, y: 400 } });
+      await ann.keyboard.press('Shift+Slash');
+      const sheet = (await ann.getByTestId('shortcut-scope-dialer').textContent()) ?? '';
+      expect(sheet).toContain('Start or stop intercepting calls');
+      await ann.keyboard.press('Escape');
+      await ann.keyboard.press('Control+k');
+      await ann.getByTestId('palette-input').waitFor();
+      await ann.keyboard.type('intercept');
+      await ann.locator('[cmdk-item][data-key="action:dialer.intercept"]').first().waitFor();
+      await ann.locator('[cmdk-item][data-key="action:dialer.tab_interception"]').first().waitFor();
+      await ann.keyboard.press('Escape');
     } catch (err) {
       throw new Error(
         `${(err as Error).message}\npanel: ${panelLog}\nevents: ${JSON.stringify(events)}\nserver: ${server
