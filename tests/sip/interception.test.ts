@@ -221,6 +221,14 @@ describe('interception', { timeout: 120_000 }, () => {
     await getCommand('call.intercept').run({ api: a.client }, { is_active: true, domains: [building] });
     const socket = await RawSocket.signedIn(ts.url, tokenOf(a.client));
     await socket.subscribe(`private-calls.${a.phone.number}`);
+    // b is not rung: he hears of the waiting call on the project's waiting calls' channel
+    const bSocket = await RawSocket.signedIn(ts.url, tokenOf(b.client));
+    expect((await bSocket.subscribe('private-calls-waiting')).data.type).toBe('subscribed');
+    // a number's user without the intercept permission may not follow it
+    const flatUser = await userWith(ts, api, { permissions: ['calls.call_own_group'], domains: [building] });
+    const flatSocket = await RawSocket.signedIn(ts.url, tokenOf(await flatUser.client()));
+    expect((await flatSocket.subscribe('private-calls-waiting')).data.type).toBe('error');
+    flatSocket.close();
 
     const run = sippCall(
       sip,
@@ -243,6 +251,15 @@ describe('interception', { timeout: 120_000 }, () => {
         .some((m) => (m as { data?: { call?: { status?: string } } }).data?.call?.status === 'waiting'),
     );
     socket.close();
+    await bSocket.until(() =>
+      bSocket
+        .events('private-calls-waiting')
+        .some(
+          (m) =>
+            (m as { data?: { call?: { id?: string; status?: string } } }).data?.call?.id === call.id &&
+            (m as { data?: { call?: { status?: string } } }).data?.call?.status === 'waiting',
+        ),
+    );
 
     // a number that may not intercept cannot take it
     expect(await join(flatPhone, call.id)).toBe(403);
@@ -267,6 +284,12 @@ describe('interception', { timeout: 120_000 }, () => {
     });
     // the intercepting concierge's phone stops ringing
     await sessionIn(a.phone.incoming[0]!, [SessionState.Terminated]);
+    await bSocket.until(() =>
+      bSocket
+        .events('private-calls-waiting')
+        .some((m) => (m as { data?: { call?: { status?: string } } }).data?.call?.status === 'answered'),
+    );
+    bSocket.close();
     // taken: nobody joins it any more
     expect(await join(b.phone, call.id)).toBe(404);
     // Kamailio's dialogs before the stop: said with the server's log if the phone is not hung up (seen once in

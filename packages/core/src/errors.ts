@@ -80,6 +80,10 @@ export const ErrorCatalogue = {
   media_not_supported: 424,
   /** starting call interception with no group selected (spec part 2 §5 "Call interception") */
   interception_group_required: 422,
+  /** the web dialer: the SIP server refused to let this number join a waiting call (403: it may not intercept) */
+  call_join_forbidden: 403,
+  /** the web dialer: the waiting call to join is gone (404: ended, or taken by another user) */
+  call_join_gone: 404,
   // Identifiers (spec part 2 §8)
   /** "Error saving identifier {name}" */
   identifier_save_error: 422,

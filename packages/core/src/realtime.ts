@@ -18,6 +18,8 @@ export const RealtimeTopics = {
   user: (profileId: number) => `private-users.${profileId}`,
   /** the calls of one virtual number (CallUpdated) */
   calls: (number: string) => `private-calls.${number}`,
+  /** the project's waiting (awaiting) calls, for the concierges who may intercept (CallUpdated) */
+  waitingCalls: 'private-calls-waiting',
 } as const;
 
 /** Limits of one socket (ours: the spec gives none; docs/decisions.md "The websocket"). */

@@ -274,6 +274,18 @@ export const CallUpdatedEvent = defineEvent({
   audience: { kind: 'project' },
 });
 
+/**
+ * An awaiting call changed (it became waiting, was joined, ended): the same CallUpdated, on the project's
+ * `private-calls-waiting`, for every concierge who may intercept — those the call did not ring learn of it
+ * here (docs/decisions.md "The dialer joins a waiting call").
+ */
+export const WaitingCallUpdatedEvent = defineEvent({
+  topic: RealtimeTopics.waitingCalls,
+  type: 'CallUpdated',
+  payload: z.object({ projectId: z.number().int(), call: z.record(z.string(), z.unknown()) }),
+  audience: { kind: 'permission', permission: 'calls.can_intercept_call_like_concierge' },
+});
+
 /** Every declared event, by type. */
 export const eventDefs = {
   RoleChangedEvent,
@@ -289,4 +301,5 @@ export const eventDefs = {
   SipTrunkChangedEvent,
   SipSettingsChangedEvent,
   CallUpdatedEvent,
+  WaitingCallUpdatedEvent,
 } as const;

@@ -94,6 +94,12 @@ export const CallsTopic = defineTopic({
   read: (auth) => CallFollowers.some((p) => auth.permissions.has(p)),
 });
 
+/** The project's waiting calls (CallUpdated of awaiting calls): the concierges who may intercept. */
+export const WaitingCallsTopic = defineTopic({
+  pattern: RealtimeTopics.waitingCalls,
+  read: (auth) => auth.permissions.has('calls.can_intercept_call_like_concierge'),
+});
+
 /** The access-control log, live: its readers (`access_control_events.view`, the whole project). */
 export const AccessControlTopic = defineTopic({
   pattern: RealtimeTopics.accessControl,
@@ -107,6 +113,7 @@ export const topicDefs: TopicDef[] = [
   AppChangesTopic,
   DevicesTopic,
   CallsTopic,
+  WaitingCallsTopic,
   AccessControlTopic,
 ];
 

@@ -2,9 +2,31 @@ import type { Kysely } from 'kysely';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
 import { outsideRequest } from '../db/pglite-pool';
-import { CallUpdatedEvent } from '../events/define';
+import { CallUpdatedEvent, WaitingCallUpdatedEvent } from '../events/define';
 
 export type CallUpdate = { projectId: number; number: string; call: Record<string, unknown> };
+
+/**
+ * The updates of awaiting calls, once per call (the last of each), for the concierges who may intercept
+ * (`private-calls-waiting`).
+ */
+export function waitingUpdates(
+  updates: readonly CallUpdate[],
+): { projectId: number; call: Record<string, unknown> }[] {
+  const last = new Map<string, CallUpdate>();
+  for (const u of updates) if (u.call.type === 'awaiting') last.set(String(u.call.id), u);
+  return [...last.values()].map((u) => ({ projectId: u.projectId, call: u.call }));
+}
+
+/** Publishes calls' updates: on each number's channel, and the awaiting ones on the waiting calls' channel. */
+export async function emitCallUpdates(
+  app: Pick<ServerContext, 'outbox'>,
+  trx: Kysely<DB>,
+  updates: readonly CallUpdate[],
+): Promise<void> {
+  await app.outbox.emitMany(trx, CallUpdatedEvent, updates);
+  await app.outbox.emitMany(trx, WaitingCallUpdatedEvent, waitingUpdates(updates));
+}
 
 /** One write of the queue: its statements in `trx`, and the CallUpdated events it publishes handed to `publish`. */
 export type Write = (trx: Kysely<DB>, publish: (updates: CallUpdate[]) => void) => Promise<void>;
@@ -163,7 +185,7 @@ export class CallWriter {
           tried.n++;
           if (performance.now() - started >= sliceMs) break;
         }
-        await app.outbox.emitMany(trx, CallUpdatedEvent, updates);
+        await emitCallUpdates(app, trx, updates);
       }),
     );
   }

@@ -12,8 +12,7 @@ import {
 import type { ServerCall } from '@lintel/commands';
 import type { ServerContext } from '../context';
 import type { DB } from '../db/schema';
-import { CallUpdatedEvent } from '../events/define';
-import type { CallUpdate, Write } from './call-writer';
+import { emitCallUpdates, type CallUpdate, type Write } from './call-writer';
 import { INTERCEPT, interceptionsIn } from './interception';
 
 /**
@@ -199,7 +198,7 @@ const updatesOf = (r: CallRow): CallUpdate[] => {
 };
 
 async function publish(app: ServerContext, trx: Kysely<DB>, r: CallRow): Promise<void> {
-  await app.outbox.emitMany(trx, CallUpdatedEvent, updatesOf(r));
+  await emitCallUpdates(app, trx, updatesOf(r));
 }
 
 const CALL_COLUMNS = sql`id, project_id, call_id, speech_id, status, type, caller, callee, answered_by, ringing,

@@ -89,6 +89,8 @@ const STATIC: KeyBinding[] = [
   { keys: 'alt+s', labelKey: 'dialer.keys.mute_volume', scope: 'dialer' },
   { keys: 'alt+o', labelKey: 'dialer.keys.door', scope: 'dialer' },
   { keys: 'alt+n', labelKey: 'dialer.keys.next', scope: 'dialer' },
+  { keys: 'alt+j', labelKey: 'dialer.keys.join', scope: 'dialer' },
+  { keys: 'alt+t', labelKey: 'dialer.keys.intercept', scope: 'dialer' },
   { keys: 'enter', labelKey: 'dialer.keys.call', scope: 'keypad' },
   { keys: 'shift+enter', labelKey: 'dialer.keys.video_call', scope: 'keypad' },
   { keys: 'escape', labelKey: 'dialer.keys.close', scope: 'keypad' },

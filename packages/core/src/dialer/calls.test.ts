@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { Dialer } from '../constants';
 import {
   holdsMedia,
+  concernsDialer,
   initialCalls,
+  joinRefusal,
   pruneCalls,
   reduceCalls,
   ServerStatusMapping,
@@ -588,6 +590,11 @@ const eventArb: fc.Arbitrary<CallEvent> = fc.oneof(
       info: fc.constant(null),
     }),
   }),
+  fc.record({
+    type: fc.constant('join_failed' as const),
+    speechId: idArb,
+    status: fc.constantFrom(403, 404, 480),
+  }),
   fc.constant({ type: 'prune' as const }),
 );
 
@@ -658,5 +665,106 @@ describe('a confirmation that no longer applies', () => {
     const yes = run(ask, [{ type: 'confirm', accept: true }]);
     expect(yes.effects).toEqual([]);
     expect(status(yes.state, 'a')).toBe('active');
+  });
+});
+
+describe('joining a waiting call (issue 23: the join MESSAGE)', () => {
+  /** a waiting call another concierge's number was rung for, heard of on the waiting calls' channel */
+  const waiting = run(empty, [{ type: 'server_update', call: server('w', 'waiting', { callee: '3000' }) }]);
+
+  it('a waiting call the server tells of shows as an awaiting card to join, ringing nothing', () => {
+    expect(call(waiting.state, 'w')).toMatchObject({
+      type: 'awaiting',
+      status: 'paused',
+      direction: 'incoming',
+      number: '2001',
+      hasSipSession: false,
+      answeredByOther: false,
+    });
+    expect(waiting.state.ringing).toBe(false);
+    expect(waiting.effects).toEqual([]);
+  });
+
+  it('join asks the phone to join (the MESSAGE), then the held INVITE accepted makes it active', () => {
+    const joining = run(waiting.state, [{ type: 'join', speechId: 'w' }]);
+    expect(joining.effects).toEqual([{ type: 'join', speechId: 'w' }]);
+    expect(call(joining.state, 'w')).toMatchObject({ status: 'joining', hasSipSession: true });
+    expect(joining.state.selectedId).toBe('w');
+    const active = run(joining.state, [
+      { type: 'session_accepted', speechId: 'w' },
+      { type: 'server_update', call: server('w', 'answered', { answered_by: `${OWN}-1` }) },
+    ]);
+    expect(call(active.state, 'w')).toMatchObject({ status: 'active', answeredByOther: false });
+    expect(active.state.ringing).toBe(false);
+  });
+
+  it('a refused join says why and leaves the call waiting, not ours', () => {
+    const joining = run(waiting.state, [{ type: 'join', speechId: 'w' }]).state;
+    for (const [status, code] of [
+      [403, 'call_join_forbidden'],
+      [404, 'call_join_gone'],
+      [480, 'cant_perform_action'],
+    ] as const) {
+      const out = run(joining, [{ type: 'join_failed', speechId: 'w', status }]);
+      expect(out.effects).toEqual([{ type: 'join_refused', code }]);
+      expect(call(out.state, 'w')).toMatchObject({ status: 'paused', hasSipSession: false });
+      expect(joinRefusal(status)).toBe(code);
+    }
+    // a refusal for a call no longer joining changes nothing but is still said
+    const late = run(waiting.state, [{ type: 'join_failed', speechId: 'w', status: 404 }]);
+    expect(late.state).toEqual(waiting.state);
+    expect(late.effects).toEqual([{ type: 'join_refused', code: 'call_join_gone' }]);
+  });
+
+  it('a waiting call answered by another user shows disabled and cannot be joined', () => {
+    const taken = run(waiting.state, [
+      { type: 'server_update', call: server('w', 'answered', { answered_by: '1002-1' }) },
+    ]);
+    expect(call(taken.state, 'w')).toMatchObject({ answeredByOther: true, answeredBy: '1002' });
+    expect(run(taken.state, [{ type: 'join', speechId: 'w' }]).effects).toEqual([
+      { type: 'refuse', code: 'cant_perform_action' },
+    ]);
+    expect(
+      call(run(taken.state, [{ type: 'server_update', call: server('w', 'destroyed') }]).state, 'w')?.status,
+    ).toBe('destroyed');
+  });
+
+  it('a waiting call ringing here (the intercepting concierge) keeps ringing as an awaiting call', () => {
+    const rung = run(empty, [
+      { type: 'incoming', speechId: 'w', number: '2001', callee: '3000' },
+      { type: 'server_update', call: server('w', 'waiting') },
+    ]);
+    expect(call(rung.state, 'w')).toMatchObject({ type: 'awaiting', status: 'new', hasSipSession: true });
+    expect(rung.state.ringing).toBe(true);
+    // another concierge took it: the ring stops, our INVITE ends
+    const taken = run(rung.state, [
+      { type: 'server_update', call: server('w', 'answered', { answered_by: '1002-1' }) },
+    ]);
+    expect(taken.effects).toEqual([{ type: 'end', speechId: 'w', how: 'terminate' }, { type: 'stop_ring' }]);
+    expect(call(taken.state, 'w')).toMatchObject({ answeredByOther: true, hasSipSession: false });
+  });
+
+  it('its ring ended by the SIP server before the news (another concierge took it): shown answered by him', () => {
+    const rung = run(empty, [
+      { type: 'incoming', speechId: 'w', number: '2001', callee: '3000' },
+      { type: 'server_update', call: server('w', 'waiting') },
+    ]).state;
+    const cancelled = run(rung, [{ type: 'session_ended', speechId: 'w' }]);
+    expect(call(cancelled.state, 'w')).toMatchObject({ status: 'paused', hasSipSession: false });
+    expect(cancelled.effects).toEqual([{ type: 'stop_ring' }]);
+    const taken = run(cancelled.state, [
+      { type: 'server_update', call: server('w', 'answered', { answered_by: '1002-1' }) },
+    ]);
+    expect(call(taken.state, 'w')).toMatchObject({ status: 'active', answeredByOther: true });
+  });
+
+  it('the call list keeps the calls of our number and the awaiting ones', () => {
+    const normal = (patch: Partial<ServerCall>) => server('x', 'answered', { type: 'normal', ...patch });
+    expect(concernsDialer(server('w', 'waiting'), OWN)).toBe(true);
+    expect(concernsDialer(normal({ caller: OWN }), OWN)).toBe(true);
+    expect(concernsDialer(normal({ callee: OWN }), OWN)).toBe(true);
+    expect(concernsDialer(normal({ answered_by: `${OWN}-2` }), OWN)).toBe(true);
+    expect(concernsDialer(normal({ answered_by: '1002-2' }), OWN)).toBe(false);
+    expect(concernsDialer(normal({}), OWN)).toBe(false);
   });
 });

@@ -128,6 +128,8 @@ export type CallEvent =
   | { type: 'session_accepted'; speechId: string }
   /** sip.js: the session ended (bye from the far end, rejected, failed, transport lost) */
   | { type: 'session_ended'; speechId: string }
+  /** sip.js: the SIP server refused to join an awaiting call (the MESSAGE's final status: 403, 404, …) */
+  | { type: 'join_failed'; speechId: string; status: number }
   /** the server's CallUpdated event */
   | { type: 'server_update'; call: ServerCall }
   | { type: 'dtmf'; speechId: string; key: string }
@@ -153,11 +155,36 @@ export type CallEffect =
   | { type: 'ring' }
   | { type: 'stop_ring' }
   | { type: 'ask'; confirmation: Confirmation }
-  | { type: 'refuse'; code: ErrorKey };
+  | { type: 'refuse'; code: ErrorKey }
+  /** the SIP server refused a join (`joinRefusal`): said to the user; the call is left waiting, not ours */
+  | { type: 'join_refused'; code: ErrorKey };
 
 export interface CallsResult {
   state: CallsState;
   effects: CallEffect[];
+}
+
+/** The catalogue code of a refused join (the SIP status of the join MESSAGE). */
+export function joinRefusal(status: number): ErrorKey {
+  if (status === 403) return 'call_join_forbidden';
+  if (status === 404) return 'call_join_gone';
+  return 'cant_perform_action';
+}
+
+/**
+ * Whether a call of the server's call list belongs in this dialer: a call of its own number (caller, callee,
+ * answered by it), or an awaiting call (which any concierge who may intercept can join). The list of a concierge
+ * who may intercept holds every call of the project; its number's channel and the waiting calls' channel carry
+ * only these.
+ */
+export function concernsDialer(call: ServerCall, ownNumber: string): boolean {
+  if (call.type === 'awaiting') return true;
+  const answeredBy = answeredByNumber(call.answered_by);
+  return (
+    sameNumber(call.caller, ownNumber) ||
+    sameNumber(call.callee, ownNumber) ||
+    (answeredBy !== null && sameNumber(answeredBy, ownNumber))
+  );
 }
 
 export function initialCalls(ownNumber: string): CallsState {
@@ -565,8 +592,9 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
     case 'session_ended': {
       const call = live(state, event.speechId);
       if (!call || !call.hasSipSession) return { state, effects: [] };
-      if (call.type === 'awaiting' && call.status !== 'new') {
-        // our leg ended; the platform still holds the caller until the server says otherwise
+      if (call.type === 'awaiting') {
+        // our leg ended (or stopped ringing: another concierge took it, and the server says so next); the
+        // platform still holds the caller until the server says otherwise
         return syncRing({
           state: update(state, call.speechId, { status: 'paused', hasSipSession: false }),
           effects: [],
@@ -578,6 +606,16 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
         destroyedAt: now,
       });
       return syncRing(withFollowUp(call, { state: ended, effects: [] }));
+    }
+    case 'join_failed': {
+      // the join was refused: the call waits on, ours no more (the server's updates say what became of it)
+      const call = live(state, event.speechId);
+      const effects: CallEffect[] = [{ type: 'join_refused', code: joinRefusal(event.status) }];
+      if (!call || call.type !== 'awaiting' || call.status !== 'joining') return { state, effects };
+      return syncRing({
+        state: update(state, call.speechId, { status: 'paused', hasSipSession: false }),
+        effects,
+      });
     }
     case 'server_update':
       return fromServer(state, event.call, now);

@@ -25,6 +25,7 @@ export function useDialerTabs(): DialerTab[] {
     ...(can(getCommand('sip_number.list').gates).can ? (['contacts'] as const) : []),
     ...(can(getCommand('call_history.list').gates).can ? (['recents'] as const) : []),
     ...(can(getCommand('door.list').gates).can ? (['doors'] as const) : []),
+    ...(can(getCommand('call.interception').gates).can ? (['interception'] as const) : []),
   ];
 }
 

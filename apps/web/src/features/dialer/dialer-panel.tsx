@@ -25,6 +25,7 @@ import {
   usePhoneState,
 } from './dialer-state';
 import { ContactsTab, DialerTabStrip, DoorsTab, RecentsTab, useDialerTabs } from './dialer-directory';
+import { InterceptionTab } from './dialer-interception';
 
 const COLOURS = {
   default: 'text-slate-600 hover:bg-slate-100',
@@ -162,12 +163,20 @@ function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
   const elapsed = useElapsed(call.started, live);
   const send = (e: Parameters<NonNullable<typeof phone>['call']>[0]) => phone?.call(e);
   const id = call.speechId;
-  const status = call.answeredByOther ? 'answered_elsewhere' : ringing ? 'ringing' : call.status;
+  const status = call.answeredByOther
+    ? 'answered_elsewhere'
+    : ringing
+      ? 'ringing'
+      : can.join && !call.hasSipSession && call.status === 'paused'
+        ? 'waiting'
+        : call.status;
   return (
     <li
       data-testid="call-card"
       data-number={call.number}
       data-status={call.status}
+      data-type={call.type}
+      data-answered-elsewhere={call.answeredByOther || undefined}
       data-current={current || undefined}
       aria-current={current || undefined}
       onClick={() => live && send({ type: 'select', speechId: id })}
@@ -236,7 +245,16 @@ function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
               }
             />
           )}
-          {(can.hold || can.resume) && (
+          {can.join && (
+            <CardButton
+              icon="phone-in"
+              tone="accept"
+              label={t('dialer.actions.join')}
+              testId="call-join"
+              onClick={() => send({ type: 'join', speechId: id })}
+            />
+          )}
+          {(can.hold || (can.resume && !can.join)) && (
             <CardButton
               icon={can.resume ? 'play' : 'pause'}
               pressed={can.resume}
@@ -555,6 +573,7 @@ export function DialerPanel() {
             {shown === 'contacts' && <ContactsTab />}
             {shown === 'recents' && <RecentsTab />}
             {shown === 'doors' && <DoorsTab />}
+            {shown === 'interception' && <InterceptionTab />}
           </div>
         </section>
       </div>

@@ -1,5 +1,6 @@
 import { useCallback, useEffect } from 'react';
 import { useAtom, useAtomValue, useSetAtom } from 'jotai';
+import { getCommand } from '@lintel/commands';
 import type { ErrorKey } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { pushAlert } from '../../alerts/alerts';
@@ -10,8 +11,10 @@ import { useShortcut } from '../../keys/shortcuts';
 import { usePageAction, type PageAction } from '../../palette/page-actions';
 import { profileAtom } from '../../session/session';
 import { SipPhone } from './sip-phone';
+import { followServerCalls } from './server-calls';
 import { electTab, MirrorPhone, shareWithTabs, tabChannelName, tabsCanShare } from './tab-phone';
 import { useDialerTabs } from './dialer-directory';
+import { useInterception, useInterceptionLoader } from './dialer-interception';
 import { askNotifications, startRing, stopRing, unlockAudioOnGesture } from './ringer';
 import {
   callActions,
@@ -20,6 +23,7 @@ import {
   dialerTabAtom,
   focusEntryAtom,
   focusTabAtom,
+  joinableCall,
   nextCall,
   type DialerTab,
   phoneAtom,
@@ -42,6 +46,9 @@ export function DialerProvider() {
   const licensed = evaluateGates({ licence: ['sip.is_web_dialer_enabled'] }, holderOf(profile)).can;
   const number = profile?.profile.sip_number ?? null;
   const key = profile && licensed && number ? `${profile.project.id}:${profile.id}:${number}` : '';
+  // the server's calls (its list, its updates) and the project's waiting calls, when the role allows them
+  const mayList = evaluateGates(getCommand('call.list').gates, holderOf(profile)).can;
+  const mayIntercept = evaluateGates(getCommand('call.interception').gates, holderOf(profile)).can;
 
   useEffect(() => unlockAudioOnGesture(), []);
 
@@ -76,17 +83,23 @@ export function DialerProvider() {
           },
           stopRing,
           refused: (code) => pushAlert(code === 'media_not_supported' ? 'warning' : 'error', errorText(code)),
-          // the telephony's call management (POST /calls/management/{id}/stop) is not in the registry yet
-          stopOnServer: async () => {},
+          // the telephony's call management (POST /calls/management/{id}/stop)
+          stopOnServer: async (id) => {
+            await runCommand('call.stop', { id });
+          },
         },
       );
       started = phone;
       setPhone(phone);
       phone.register();
+      unfollow = followServerCalls(phone, sip.number, { list: mayList, intercept: mayIntercept });
       return phone;
     };
+    let unfollow = () => {};
     const stopPhone = () => {
       stopRing();
+      unfollow();
+      unfollow = () => {};
       const phone = started;
       started = null;
       return phone?.close() ?? Promise.resolve();
@@ -134,7 +147,7 @@ export function DialerProvider() {
       setPhone(null);
       void stopPhone();
     };
-  }, [key, number, setPhone]);
+  }, [key, number, setPhone, mayList, mayIntercept]);
 
   return phone ? <DialerKeys /> : null;
 }
@@ -197,6 +210,10 @@ function DialerKeys() {
   const door = on(can?.door ? current?.speechId : undefined, (id) =>
     phone?.call({ type: 'door_open', speechId: id }),
   );
+  const joinable = joinableCall(calls);
+  const join = on(joinable?.speechId, (id) => phone?.call({ type: 'join', speechId: id }));
+  useInterceptionLoader();
+  const interception = useInterception();
   const next = nextCall(calls);
   const switchCall = on(next && next.speechId !== current?.speechId ? next.speechId : undefined, (id) =>
     phone?.call({ type: 'select', speechId: id }),
@@ -214,6 +231,12 @@ function DialerKeys() {
   useShortcut('alt+m', muteMic, { ...opts, labelKey: 'dialer.keys.mute_mic', enabled: !!can?.mute });
   useShortcut('alt+s', muteVolume, { ...opts, labelKey: 'dialer.keys.mute_volume', enabled: !!can?.mute });
   useShortcut('alt+o', door, { ...opts, labelKey: 'dialer.keys.door', enabled: !!can?.door });
+  useShortcut('alt+j', join, { ...opts, labelKey: 'dialer.keys.join', enabled: !!joinable });
+  useShortcut('alt+t', () => void interception.toggle(), {
+    ...opts,
+    labelKey: 'dialer.keys.intercept',
+    enabled: interception.may && !!interception.settings,
+  });
   useShortcut('alt+n', switchCall, {
     ...opts,
     labelKey: 'dialer.keys.next',
@@ -254,6 +277,17 @@ function DialerKeys() {
     ),
   );
   usePageAction(action('door', 'dialer.actions.door', 'door', door, !!can?.door));
+  usePageAction(action('join', 'dialer.actions.join', 'phone-in', join, !!joinable));
+  const intercepting = !!interception.settings?.isActive;
+  usePageAction(
+    action(
+      'intercept',
+      intercepting ? 'dialer.interception.stop' : 'dialer.interception.start',
+      'shield',
+      () => void interception.toggle(),
+      interception.may && !!interception.settings,
+    ),
+  );
   usePageAction(action('next', 'dialer.actions.next', 'swap', switchCall, !!next && next !== current));
   // the tabs below the calls: each shows its tab in the open dialer and puts the focus in its search
   const tabs = useDialerTabs();
@@ -270,5 +304,14 @@ function DialerKeys() {
     action('tab_recents', 'dialer.tabs.show_recents', 'list', show('recents'), tabs.includes('recents')),
   );
   usePageAction(action('tab_doors', 'dialer.tabs.show_doors', 'door', show('doors'), tabs.includes('doors')));
+  usePageAction(
+    action(
+      'tab_interception',
+      'dialer.tabs.show_interception',
+      'shield',
+      show('interception'),
+      tabs.includes('interception'),
+    ),
+  );
   return null;
 }

@@ -39,6 +39,13 @@ export function currentCall(calls: CallsState): DialerCall | null {
   return selected ?? live.find(isRingingIncoming) ?? live.find(holdsMedia) ?? live.find(() => true) ?? null;
 }
 
+/** The awaiting call to join: the current one if it may be joined, else the first that may. */
+export function joinableCall(calls: CallsState): DialerCall | null {
+  const current = currentCall(calls);
+  if (current && callActions(current).join) return current;
+  return liveCalls(calls).find((c) => callActions(c).join) ?? null;
+}
+
 /** The call after `current` among the live ones, round the list. */
 export function nextCall(calls: CallsState): DialerCall | null {
   const live = liveCalls(calls);
@@ -57,6 +64,11 @@ export function callActions(call: DialerCall) {
     resume:
       !call.answeredByOther &&
       (call.status === 'paused' || (call.status === 'processed_paused' && call.type === 'awaiting')),
+    /** an awaiting call waiting on the platform: joined (the join MESSAGE), not resumed */
+    join:
+      !call.answeredByOther &&
+      call.type === 'awaiting' &&
+      (call.status === 'paused' || call.status === 'processed_paused'),
     // a ringing call has no media yet to mute
     mute: ours && call.status !== 'destroyed' && !isRingingIncoming(call),
     door: ours && call.status === 'active',
@@ -64,7 +76,7 @@ export function callActions(call: DialerCall) {
 }
 
 /** The dialer's tabs below the calls (spec part 1 §2.5): keypad, contacts, recents, doors. */
-export const DialerTabs = ['keypad', 'contacts', 'recents', 'doors'] as const;
+export const DialerTabs = ['keypad', 'contacts', 'recents', 'doors', 'interception'] as const;
 export type DialerTab = (typeof DialerTabs)[number];
 export const dialerTabAtom = atom<DialerTab>('keypad');
 /** Asks the tab on show to focus its search (a counter: each request focuses once). */

@@ -8,6 +8,7 @@
 import {
   Invitation,
   Inviter,
+  Messager,
   Registerer,
   RegistererState,
   SessionState,
@@ -22,6 +23,7 @@ import {
   initialCalls,
   initialRegistration,
   isSosFlag,
+  JoinMessage,
   reduceCalls,
   reduceRegistration,
   SpeechHeaders,
@@ -61,6 +63,14 @@ export interface PhoneSnapshot {
 
 type Listener = () => void;
 
+/**
+ * How long a join accepted by the SIP server (202) waits for the held INVITE it sends; it comes at once (the
+ * SIP server appends the branch before answering), so this bounds only a phone that never gets it.
+ */
+const JOIN_INVITE_TIMEOUT_MS = 10_000;
+/** The SIP status a join ends with when the held INVITE never came (said as "can't perform action"). */
+const JOIN_TIMED_OUT = 408;
+
 const header = (invitation: Invitation, name: string): string | undefined =>
   invitation.request.getHeader(name) ?? undefined;
 
@@ -71,6 +81,8 @@ export class SipPhone {
   private readonly registerer: Registerer;
   private readonly sessions = new Map<string, Session>();
   private readonly audio = new Map<string, HTMLAudioElement>();
+  /** the awaiting calls this phone asked to join: their held INVITE is answered by itself when it comes */
+  private readonly joins = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly listeners = new Set<Listener>();
   private state: PhoneSnapshot;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
@@ -211,6 +223,8 @@ export class SipPhone {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     if (this.pruneTimer) clearTimeout(this.pruneTimer);
+    for (const timer of this.joins.values()) clearTimeout(timer);
+    this.joins.clear();
     this.hooks.stopRing();
     for (const el of this.audio.values()) el.srcObject = null;
     this.audio.clear();
@@ -243,12 +257,9 @@ export class SipPhone {
     switch (effect.type) {
       case 'invite':
         return this.invite(effect.speechId, effect.number, effect.video);
-      case 'join': {
-        // a call the platform holds: a new session to it, named by its speech id
-        const call = this.state.calls.calls.find((c) => c.speechId === effect.speechId);
-        if (call) return this.invite(call.speechId, call.number, call.video);
-        return;
-      }
+      case 'join':
+        // a call the platform holds: asked for by a MESSAGE; its held INVITE then comes to this phone
+        return this.join(effect.speechId);
       case 'answer': {
         if (!(session instanceof Invitation)) return;
         const call = this.state.calls.calls.find((c) => c.speechId === effect.speechId);
@@ -263,6 +274,8 @@ export class SipPhone {
         return;
       }
       case 'end':
+        // a join given up before its INVITE came: that INVITE is refused when it comes
+        this.forgetJoin(effect.speechId);
         if (session) endSession(session, effect.how);
         return;
       case 'stop_on_server':
@@ -302,6 +315,7 @@ export class SipPhone {
       case 'stop_ring':
         return this.hooks.stopRing();
       case 'refuse':
+      case 'join_refused':
         return this.hooks.refused(effect.code);
       case 'ask':
         // the console shows `calls.pending` and answers with a `confirm` event
@@ -331,10 +345,61 @@ export class SipPhone {
     }
   }
 
+  /**
+   * Joins an awaiting call: a SIP MESSAGE naming its speech id (`JoinMessage`, the SIP server's `route[JOIN]`);
+   * on 202 the SIP server sends the call's held INVITE, with the same speech id, to this phone, and `incoming`
+   * answers it. A refusal (403, 404, …) or no INVITE in time: `join_failed`.
+   */
+  private async join(speechId: string): Promise<void> {
+    this.forgetJoin(speechId);
+    this.joins.set(
+      speechId,
+      setTimeout(() => {
+        if (this.joins.delete(speechId)) this.call({ type: 'join_failed', speechId, status: JOIN_TIMED_OUT });
+      }, JOIN_INVITE_TIMEOUT_MS),
+    );
+    const failed = (status: number) => {
+      if (!this.forgetJoin(speechId)) return;
+      this.call({ type: 'join_failed', speechId, status });
+    };
+    const target = UserAgent.makeURI(`sip:${JoinMessage.user}@${this.profile.domain}`);
+    if (!target) return failed(0);
+    const messager = new Messager(this.ua, target, JoinMessage.body, JoinMessage.contentType, {
+      extraHeaders: [`${SpeechHeaders.speechId}: ${speechId}`],
+    });
+    try {
+      await messager.message({
+        requestDelegate: { onReject: (response) => failed(response.message.statusCode ?? 0) },
+      });
+    } catch {
+      failed(0);
+    }
+  }
+
+  /** Stops waiting for a join's INVITE; whether one was awaited. */
+  private forgetJoin(speechId: string): boolean {
+    const timer = this.joins.get(speechId);
+    if (timer === undefined) return false;
+    clearTimeout(timer);
+    this.joins.delete(speechId);
+    return true;
+  }
+
   private incoming(invitation: Invitation): void {
     const speechId = header(invitation, SpeechHeaders.speechId) ?? invitation.request.callId;
     const number = invitation.remoteIdentity.uri.user ?? '';
     const video = /\r?\nm=video /.test(`\n${invitation.body ?? ''}`);
+    if (this.forgetJoin(speechId)) {
+      // the held INVITE of a call this phone asked to join: ours already, answered without ringing
+      this.track(speechId, invitation);
+      invitation
+        .accept({ sessionDescriptionHandlerOptions: { constraints: { audio: true, video } } })
+        .catch(() => {
+          this.hooks.refused('no_media_devices');
+          this.call({ type: 'session_ended', speechId });
+        });
+      return;
+    }
     this.track(speechId, invitation);
     this.call({
       type: 'incoming',

@@ -1,0 +1,355 @@
+/**
+ * Issue 23 (with issue 22 item 7): interception and waiting calls in the web dialer. A concierge starts
+ * intercepting a group from the dialer's interception panel; a door panel of that group that is not ours
+ * (Debian's baresip, as in dialer-door.test.ts: ICE, DTLS-SRTP, a sine tone, in a network namespace of its own
+ * joined by a veth pair) calls a flat; the call rings the concierge instead; nobody answers, so after the ring
+ * time it waits (held by Kamailio); a second concierge, who may intercept but does not, sees it on his dialer
+ * (the waiting calls' channel) and joins it with Alt+J — the join MESSAGE, then the held INVITE answered by
+ * itself —; media flows from the panel; the first concierge's card shows it answered by another user; the
+ * call ends. One server, one Kamailio, one browser and one panel for the file.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { getCommand } from '@lintel/commands';
+import { loadSipConfig, type SipConfig } from '@lintel/server';
+import type { ApiClient } from '@lintel/core';
+import { startTestServer, type TestServer } from '../support/server';
+import { admin, everyFeatureOn, group, licence, rootGroup, uid } from '../support/fixtures';
+import { keyboardSignIn } from '../support/console';
+import { ensureBuilt, WAIT, webDist } from '../support/web';
+import { freePort } from '../sip/sip-support';
+import { conciergeUser, inboundBytes, launchDialerChromium, sipNumber } from '../support/dialer';
+
+const INTERCEPT = 'calls.can_intercept_call_like_concierge';
+const tag = uid().slice(0, 6);
+const ns = `lintel-icp-${tag}`;
+const hostIf = `lih${tag}`;
+const nsIf = `lin${tag}`;
+const octet = 16 + Math.floor(Math.random() * 200);
+const hostIp = `10.232.${octet}.1`;
+const panelIp = `10.232.${octet}.2`;
+const CTRL_PORT = 4444;
+
+let server: TestServer;
+let browser: Browser;
+let sip: SipConfig;
+let api: ApiClient;
+let panel: ChildProcess | null = null;
+let panelDir = '';
+let control: net.Socket | null = null;
+const events: { type?: string; param?: string }[] = [];
+let panelLog = '';
+
+const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
+
+beforeAll(async () => {
+  ensureBuilt();
+  ip('netns', 'add', ns);
+  ip('link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf);
+  ip('link', 'set', nsIf, 'netns', ns);
+  ip('addr', 'add', `${hostIp}/30`, 'dev', hostIf);
+  ip('link', 'set', hostIf, 'up');
+  ip('netns', 'exec', ns, 'ip', 'addr', 'add', `${panelIp}/30`, 'dev', nsIf);
+  ip('netns', 'exec', ns, 'ip', 'link', 'set', nsIf, 'up');
+  ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
+
+  sip = {
+    ...loadSipConfig({}),
+    host: hostIp,
+    port: await freePort(),
+    wsPort: await freePort(),
+    wsPlain: false,
+    rpcPort: await freePort(),
+    rpcTimeoutMs: 5_000,
+    // LINTEL_SIP_INTERCEPT_RING_S: the intercepting concierge is rung 2 s, then the call waits
+    interceptRingS: 2,
+    waitingHoldS: 120,
+  };
+  server = await startTestServer({ webDir: webDist, config: { sip, host: hostIp } });
+  await licence(server, everyFeatureOn());
+  api = await admin(server);
+  browser = await launchDialerChromium([
+    '--ignore-certificate-errors',
+    `--unsafely-treat-insecure-origin-as-secure=${server.url}`,
+  ]);
+}, 180_000);
+
+afterAll(async () => {
+  control?.destroy();
+  panel?.kill('SIGKILL');
+  await browser?.close();
+  await server?.close();
+  try {
+    ip('netns', 'del', ns);
+  } catch {
+    // already gone
+  }
+  if (panelDir) fs.rmSync(panelDir, { recursive: true, force: true });
+});
+
+/** baresip in the namespace as the door panel `n`, registered to Kamailio (its calls are placed by `dial`). */
+function startPanel(n: string, password: string): void {
+  panelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-baresip-'));
+  fs.writeFileSync(
+    path.join(panelDir, 'config'),
+    [
+      'poll_method epoll',
+      `sip_listen ${panelIp}:5060`,
+      'audio_player aubridge,nil',
+      'audio_source ausine,440',
+      'ausrc_srate 48000',
+      'ausrc_channels 2',
+      'auplay_srate 48000',
+      'audio_alert aubridge,nil',
+      'rtcp_mux yes',
+      'module_path /usr/lib/baresip/modules',
+      'module g711.so',
+      'module ausine.so',
+      'module aubridge.so',
+      'module ice.so',
+      'module dtls_srtp.so',
+      'module_app account.so',
+      'module_app menu.so',
+      'module_app ctrl_tcp.so',
+      `ctrl_tcp_listen 0.0.0.0:${CTRL_PORT}`,
+      '',
+    ].join('\n'),
+  );
+  fs.writeFileSync(
+    path.join(panelDir, 'accounts'),
+    `<sip:${n}@${hostIp}:${sip.port};transport=udp>;auth_pass=${password};medianat=ice;mediaenc=dtls_srtp;audio_codecs=PCMU;regint=60\n`,
+  );
+  panel = spawn('ip', ['netns', 'exec', ns, 'baresip', '-f', panelDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  panel.stdout?.on('data', (d: Buffer) => (panelLog = (panelLog + d.toString()).slice(-6000)));
+  panel.stderr?.on('data', (d: Buffer) => (panelLog = (panelLog + d.toString()).slice(-6000)));
+}
+
+/** The panel's control socket: its events (netstrings of JSON) kept in `events`; `command` sends on it. */
+async function listenToPanel(): Promise<void> {
+  const end = Date.now() + WAIT;
+  for (;;) {
+    const socket = await new Promise<net.Socket | null>((resolve) => {
+      const s = net.connect(CTRL_PORT, panelIp);
+      let buffer = '';
+      s.once('connect', () => resolve(s));
+      s.once('error', () => resolve(null));
+      s.on('data', (d) => {
+        buffer += d.toString();
+        for (;;) {
+          const colon = buffer.indexOf(':');
+          if (colon < 0) break;
+          const len = Number(buffer.slice(0, colon));
+          if (buffer.length < colon + 1 + len + 1) break;
+          try {
+            events.push(JSON.parse(buffer.slice(colon + 1, colon + 1 + len)) as { type?: string });
+          } catch {
+            // not an event
+          }
+          buffer = buffer.slice(colon + 1 + len + 1);
+        }
+      });
+    });
+    if (socket) {
+      control = socket;
+      return;
+    }
+    if (Date.now() > end) throw new Error(`the panel's control socket did not open\n${panelLog}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A command to the panel (baresip's ctrl_tcp: a netstring of JSON). */
+function command(name: string, params: string): void {
+  const json = JSON.stringify({ command: name, params, token: uid() });
+  control!.write(`${Buffer.byteLength(json)}:${json},`);
+}
+
+/**
+ * The concierge's machine has one network toward the panel: its SDP names only that address (baresip's ICE
+ * wants a single candidate address, ../shared/SIP.md); every peer connection kept in `window.__pcs`.
+ */
+const ONE_ADDRESS = `
+  window.__pcs = [];
+  const Native = window.RTCPeerConnection;
+  const local = Object.getOwnPropertyDescriptor(Native.prototype, 'localDescription').get;
+  window.RTCPeerConnection = class extends Native {
+    constructor(...args) { super(...args); window.__pcs.push(this); }
+    get localDescription() {
+      const d = local.call(this);
+      if (!d) return d;
+      const lines = d.sdp.split('\\r\\n').filter((l) => !l.startsWith('a=candidate') || (l.includes(' ${hostIp} ') && l.includes(' udp ')));
+      const kept = lines.find((l) => l.startsWith('a=candidate'));
+      if (!kept) return d;
+      const port = kept.split(' ')[5];
+      const sdp = lines
+        .map((l) => (l.startsWith('c=IN IP4 ') ? 'c=IN IP4 ${hostIp}' : l.startsWith('m=audio ') ? l.replace(/^m=audio \\d+/, 'm=audio ' + port) : l))
+        .join('\\r\\n');
+      return new RTCSessionDescription({ type: d.type, sdp });
+    }
+  };`;
+
+/** A concierge who may intercept, of `groupId`, with a number of his, signed in on a page of his own. */
+async function concierge(groupId: number, n: string, name: string): Promise<Page> {
+  const password = `Desk${uid()}X1`;
+  const numberId = await sipNumber(api, await rootGroup(api), n, password);
+  const user = await conciergeUser(api, groupId, numberId, name, ['users.view', INTERCEPT]);
+  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1440, height: 900 } });
+  await context.addInitScript(ONE_ADDRESS);
+  const page = await context.newPage();
+  page.setDefaultTimeout(WAIT);
+  await keyboardSignIn(page, server, user.login, user.password);
+  await page.locator('[data-testid="dialer-button"][data-state="registered"]').waitFor();
+  return page;
+}
+
+const card = (page: Page, number: string, more = '') =>
+  page.locator(`[data-testid="call-card"][data-number="${number}"]${more}`);
+
+describe('interception and waiting calls in the dialer', { timeout: 240_000 }, () => {
+  it('a concierge intercepts a group; its panel’s call waits; another concierge joins it; media flows', async () => {
+    const root = await rootGroup(api);
+    const building = await group(api, `Building ${uid()}`, root);
+    const digits = tag.replace(/\D/g, '').padEnd(3, '7').slice(0, 3);
+    // the door panel: a device of the building with a number of its own
+    const serial = `IC${uid()}`;
+    const device = await getCommand('device.create').run({ api }, {
+      name: `Panel ${serial}`,
+      type: 'panel',
+      serial_number: serial,
+      domain_id: building,
+    } as never);
+    const door = `9${digits}`;
+    const doorPassword = `Door${uid()}X1`;
+    await getCommand('sip_number.create').run(
+      { api },
+      {
+        number: door,
+        name: `Door ${door}`,
+        domain_id: root,
+        password: doorPassword,
+        device_id: device.data.id,
+      },
+    );
+    const flat = `5${digits}`;
+    await sipNumber(api, root, flat, `Flat${uid()}X1`);
+    startPanel(door, doorPassword);
+    await listenToPanel();
+    await expect
+      .poll(
+        async () =>
+          JSON.stringify(
+            await server.server.context.sip.rpc('ul.lookup', ['location', door]).catch(() => null),
+          ),
+        { timeout: WAIT, interval: 200 },
+      )
+      .toContain(door);
+
+    const [ann, ben] = await Promise.all([
+      concierge(building, `81${digits}`, 'Ann Desk'),
+      concierge(root, `82${digits}`, 'Ben Desk'),
+    ]);
+    try {
+      // Ann starts intercepting the building from the dialer's interception panel (Alt+T starts it)
+      await ann.keyboard.press('Alt+p');
+      await ann.getByTestId('dialer-tab-interception').click();
+      await ann.getByTestId('interception-status').and(ann.locator('[data-active="false"]')).waitFor();
+      // starting with no group: the spec's warning, nothing started
+      await ann.keyboard.press('Alt+t');
+      await ann.getByText('Select at least one group to intercept its calls').first().waitFor();
+      await ann.getByTestId(`interception-group-${building}`).check();
+      await ann.keyboard.press('Alt+t');
+      await ann.getByTestId('interception-status').and(ann.locator('[data-active="true"]')).waitFor();
+      // the groups are locked while active
+      expect(await ann.getByTestId(`interception-group-${building}`).isDisabled()).toBe(true);
+
+      // the panel calls the flat: the call rings Ann instead
+      command('dial', `sip:${flat}@${hostIp}:${sip.port}`);
+      await card(ann, door, '[data-status="new"]').waitFor();
+      // nobody answers: after the ring time it waits — an awaiting call, still ringing Ann's phone
+      await card(ann, door, '[data-type="awaiting"]').waitFor();
+      // Ben, who may intercept but does not, sees it waiting, with Join
+      await ben.keyboard.press('Alt+p');
+      await card(ben, door, '[data-type="awaiting"][data-status="paused"]').waitFor();
+      await card(ben, door).getByTestId('call-join').waitFor();
+      const listed = await getCommand('call.list').run({ api }, {});
+      const waiting = listed.data.find((c) => c.caller === door);
+      expect(waiting).toMatchObject({ status: 'waiting', type: 'awaiting', callee: flat });
+
+      // with a call to join, the ? sheet names its key
+      await ben.locator('body').click({ position: { x: 600, y: 400 } });
+      await ben.keyboard.press('Shift+Slash');
+      expect(await ben.getByTestId('shortcut-scope-dialer').textContent()).toContain('Join the waiting call');
+      await ben.keyboard.press('Escape');
+      await ben.getByTestId('shortcuts-dialog').waitFor({ state: 'detached' });
+
+      // Ben joins from the keyboard: the MESSAGE, the held INVITE answered by itself, media from the panel
+      await ben.keyboard.press('Alt+j');
+      await card(ben, door, '[data-status="active"]').waitFor();
+      await expect.poll(() => inboundBytes(ben), { timeout: WAIT, interval: 100 }).toBeGreaterThan(0);
+      const answered = await getCommand('call.list').run({ api }, {});
+      expect(answered.data.find((c) => c.id === waiting!.id)).toMatchObject({
+        status: 'answered',
+        answered_by: expect.stringMatching(new RegExp(`^82${digits}`)),
+      });
+      // Ann's card: answered by another user, disabled (no buttons), her phone no longer ringing
+      await card(ann, door, '[data-answered-elsewhere="true"]').waitFor();
+      await expect
+        .poll(() => card(ann, door).getByTestId('call-status').textContent())
+        .toBe('Answered by another user');
+      expect(await card(ann, door).getByTestId('call-accept').count()).toBe(0);
+      await ann.locator('[data-testid="dialer-button"]:not([data-ringing])').waitFor();
+
+      // Ben ends it: the panel hears the BYE, the call is gone from the server
+      await ben.keyboard.press('Alt+x');
+      await card(ben, door, '[data-status="destroyed"]').waitFor();
+      await expect
+        .poll(() => events.some((e) => e.type === 'CALL_CLOSED'), { timeout: WAIT, interval: 100 })
+        .toBe(true);
+      await expect
+        .poll(
+          async () => (await getCommand('call.list').run({ api }, {})).data.some((c) => c.caller === door),
+          {
+            timeout: WAIT,
+            interval: 200,
+          },
+        )
+        .toBe(false);
+
+      // Ann stops intercepting: the groups unlock
+      await ann.getByTestId('interception-stop').click();
+      await ann.getByTestId('interception-status').and(ann.locator('[data-active="false"]')).waitFor();
+      expect(await ann.getByTestId(`interception-group-${building}`).isDisabled()).toBe(false);
+
+      // the new keys are in the ? sheet, the actions in the palette
+      await ann.locator('body').click({ position: { x: 600, y: 400 } });
+      await ann.keyboard.press('Shift+Slash');
+      const sheet = (await ann.getByTestId('shortcut-scope-dialer').textContent()) ?? '';
+      expect(sheet).toContain('Start or stop intercepting calls');
+      await ann.keyboard.press('Escape');
+      await ann.keyboard.press('Control+k');
+      await ann.getByTestId('palette-input').waitFor();
+      await ann.keyboard.type('intercept');
+      await ann.locator('[cmdk-item][data-key="action:dialer.intercept"]').first().waitFor();
+      await ann.locator('[cmdk-item][data-key="action:dialer.tab_interception"]').first().waitFor();
+      await ann.keyboard.press('Escape');
+    } catch (err) {
+      throw new Error(
+        `${(err as Error).message}\npanel: ${panelLog}\nevents: ${JSON.stringify(events)}\nserver: ${server
+          .logs()
+          .split('\n')
+          .slice(-30)
+          .join('\n')}`,
+      );
+    } finally {
+      await ann.context().close();
+      await ben.context().close();
+    }
+  });
+});
