@@ -23,6 +23,7 @@ import * as worker from './system/worker.commands';
 import * as log from './system/log.commands';
 import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
+import * as whitelabel from './settings/whitelabel.commands';
 import * as broker from './broker/broker.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
 import * as call from './call/call.commands';
@@ -89,6 +90,7 @@ export * from './system/worker.commands';
 export * from './system/log.commands';
 export * from './ip-blocking/ip-blocking.commands';
 export * from './settings/settings.commands';
+export * from './settings/whitelabel.commands';
 export * from './broker/broker.commands';
 export * from './mail-template/mail-template.commands';
 export * from './openapi';
@@ -163,6 +165,7 @@ const modules = [
   log,
   ipBlocking,
   settings,
+  whitelabel,
   broker,
   mailTemplate,
   call,

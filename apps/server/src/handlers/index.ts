@@ -33,6 +33,7 @@ import { systemHandlers, workerHandlers } from './system/system.handler';
 import { logHandlers } from './system/log.handler';
 import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
 import { settingsHandlers } from './settings/settings.handler';
+import { whiteLabelSettingsHandlers } from './settings/whitelabel.handler';
 import { brokerHandlers } from './broker/broker.handler';
 import { mailTemplateHandlers } from './mail-template/mail-template.handler';
 
@@ -71,6 +72,7 @@ export const handlers = {
   ...logHandlers,
   ...ipBlockingHandlers,
   ...settingsHandlers,
+  ...whiteLabelSettingsHandlers,
   ...brokerHandlers,
   ...mailTemplateHandlers,
   ...callHandlers,

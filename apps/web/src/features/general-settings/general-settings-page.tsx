@@ -24,9 +24,19 @@ import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
 import { Button, FileButton } from '../../ui/button';
 import { FormError, inputClass, LabelledField, Loading, TextField } from '../../ui/field';
+import { WhiteLabelTab } from './whitelabel-tab';
 
 type Tr = (key: string, params?: Record<string, unknown>) => string;
-const Tabs = ['general', 'mail', 'mail_templates', 'ip_blocking', 'broker', 'wallet', 'journals'] as const;
+const Tabs = [
+  'general',
+  'mail',
+  'mail_templates',
+  'ip_blocking',
+  'broker',
+  'wallet',
+  'whitelabel',
+  'journals',
+] as const;
 type Tab = (typeof Tabs)[number];
 
 /** Runs a command from a form: its error as an alert, a success alert when it says so. */
@@ -894,6 +904,7 @@ export function GeneralSettingsPage() {
       {tab === 'ip_blocking' && <IpBlockingTab tr={tr} canChange={canChange} />}
       {tab === 'broker' && <BrokerTab tr={tr} canChange={canChange} />}
       {tab === 'wallet' && <WalletTab tr={tr} canChange={canChange} />}
+      {tab === 'whitelabel' && <WhiteLabelTab canChange={canChange} />}
       {tab === 'journals' && <JournalsTab tr={tr} canChange={canChange} />}
     </div>
   );
