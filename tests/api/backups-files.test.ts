@@ -15,7 +15,7 @@ import { downloadFile, getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { sweepStorage } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, failure, rootGroup, tokenOf, userWith } from '../support/fixtures';
+import { admin, everyFeatureOn, failure, licence, rootGroup, tokenOf, userWith } from '../support/fixtures';
 import { projectRows, waitReady } from '../support/backups';
 import { backupsDir } from '../../apps/server/src/backup/service';
 
@@ -26,6 +26,8 @@ const cmd = getCommand;
 beforeAll(async () => {
   ts = await startTestServer();
   api = await admin(ts);
+  // a group's white-label logo needs the white-label licence
+  await licence(ts, everyFeatureOn());
 });
 afterAll(async () => {
   const dir = ts && backupsDir(ts.server.context.config);
@@ -69,6 +71,8 @@ describe('files in backups', () => {
   let zip: Buffer;
   let face: { id: number; sha256: string; bytes: Uint8Array };
   let avatar: { user: number; url: string; bytes: Uint8Array };
+  let logos: { project: string; group: string; projectBytes: Uint8Array; groupBytes: Uint8Array };
+  let root: number;
   let before: Record<string, unknown[]>;
 
   it('puts face photos and avatars into the zip beside the rows', async () => {
@@ -85,19 +89,43 @@ describe('files in backups', () => {
       { id: user, image: await picture(0x0000ffff, 0xffff00ff), x: 150, y: 50, size: 100 },
     );
     avatar = { user, url: avatar_url!, bytes: (await avatarOf(avatar_url!)).bytes };
+    root = await rootGroup(api);
+    const project = (
+      await cmd('settings.whitelabel_logo_upload').run({ api }, { image: await picture(0xff, 0xffffffff) })
+    ).data.logo!;
+    const group = (
+      await cmd('group.whitelabel_logo_upload').run(
+        { api },
+        { id: root, image: await picture(0x00ff00ff, 0xff) },
+      )
+    ).data.logo!;
+    logos = {
+      project,
+      group,
+      projectBytes: (await avatarOf(project)).bytes,
+      groupBytes: (await avatarOf(group)).bytes,
+    };
     before = await projectRows(db(), 1);
 
     const made = await cmd('backup.make').run({ api }, { name: 'with files' });
     const ready = await waitReady(api, made.data.id);
-    expect(ready.format_version).toBe(2);
+    expect(ready.format_version).toBe(3);
     zip = await download(ready.id);
     const z = await JSZip.loadAsync(zip);
     const manifest = JSON.parse(await z.file('manifest.json')!.async('string'));
-    expect(manifest.format_version).toBe(2);
+    expect(manifest.format_version).toBe(3);
     expect(manifest.files).toEqual([
       { kind: 'avatars', set: 'users', count: 1, bytes: avatar.bytes.length },
       { kind: 'faces', set: 'access', count: 1, bytes: face.bytes.length },
+      { kind: 'logos', set: 'settings', count: 1, bytes: logos.projectBytes.length },
+      { kind: 'group_logos', set: 'groups', count: 1, bytes: logos.groupBytes.length },
     ]);
+    expect(await z.file(`files/logos/${path.basename(logos.project)}`)!.async('uint8array')).toEqual(
+      logos.projectBytes,
+    );
+    expect(await z.file(`files/group_logos/${path.basename(logos.group)}`)!.async('uint8array')).toEqual(
+      logos.groupBytes,
+    );
     const inZip = await z.file(`files/faces/${face.sha256}.jpg`)!.async('uint8array');
     expect(sha(inZip)).toBe(face.sha256);
     const avatarName = path.basename(avatar.url);
@@ -110,6 +138,10 @@ describe('files in backups', () => {
     fs.rmSync(stored('faces', `${face.sha256}.jpg`));
     await cmd('user.avatar_delete').run({ api }, { id: avatar.user });
     expect((await avatarOf(avatar.url)).status).toBe(404);
+    await cmd('settings.whitelabel_logo_delete').run({ api }, {});
+    await cmd('group.whitelabel_logo_delete').run({ api }, { id: root });
+    expect((await avatarOf(logos.project)).status).toBe(404);
+    expect((await avatarOf(logos.group)).status).toBe(404);
 
     const applied = await cmd('backup.apply').run(
       { api },
@@ -121,13 +153,23 @@ describe('files in backups', () => {
     const back = await avatarOf(avatar.url);
     expect(back.status).toBe(200);
     expect(back.bytes).toEqual(avatar.bytes);
-    expect(applied.files).toBe(2);
+    // the logos and the settings naming them come back with the project's settings and its groups
+    expect((await cmd('settings.whitelabel_get').run({ api }, {})).data.logo).toBe(logos.project);
+    expect((await cmd('group.whitelabel_get').run({ api }, { id: root })).data.logo).toBe(logos.group);
+    expect((await avatarOf(logos.project)).bytes).toEqual(logos.projectBytes);
+    expect((await avatarOf(logos.group)).bytes).toEqual(logos.groupBytes);
+    expect(applied.files).toBe(4);
     // the restored files are named again: the sweep of unnamed files keeps them, however old
     const old = new Date(Date.now() - 2 * 3_600_000);
-    const files = [stored('faces', `${face.sha256}.jpg`), stored('avatars', path.basename(avatar.url))];
+    const files = [
+      stored('faces', `${face.sha256}.jpg`),
+      stored('avatars', path.basename(avatar.url)),
+      stored('logos', path.basename(logos.project)),
+      stored('logos', path.basename(logos.group)),
+    ];
     for (const f of files) fs.utimesSync(f, old, old);
     await sweepStorage(ts.server.context);
-    expect(files.map((f) => fs.existsSync(f))).toEqual([true, true]);
+    expect(files.map((f) => fs.existsSync(f))).toEqual([true, true, true, true]);
     // applied again, the files are there already: none is written
     expect(
       (await cmd('backup.apply_file').run({ api }, { file: new File([new Uint8Array(zip)], 'b.zip') })).files,

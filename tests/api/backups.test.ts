@@ -69,7 +69,7 @@ describe('backups', () => {
     // read by a zip reader that is not the server's
     const z = await JSZip.loadAsync(zip);
     const manifest = JSON.parse(await z.file('manifest.json')!.async('string'));
-    expect(manifest).toMatchObject({ format: 'lintel-backup', format_version: 2, name: 'first' });
+    expect(manifest).toMatchObject({ format: 'lintel-backup', format_version: 3, name: 'first' });
     expect(manifest.source.database).toBe(process.env.DATABASE_URL ? 'postgres' : 'pglite');
     const users = manifest.tables.find((t: { name: string }) => t.name === 'users');
     expect(users.rows).toBe(before.users!.length);

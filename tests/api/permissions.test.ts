@@ -256,6 +256,14 @@ const freshUser = async (domains = [w.A1], extra: Args = {}) =>
     )
   ).data.id;
 const freshGroup = (parent = w.A) => group(api, `G${uid()}`, parent);
+/** A small PNG logo. */
+const logoPng = async () =>
+  new Blob(
+    [new Uint8Array(await new Jimp({ width: 40, height: 20, color: 0x3366ccff }).getBuffer('image/png'))],
+    {
+      type: 'image/png',
+    },
+  );
 const freshRole = async () =>
   (await getCommand('role.create').run({ api }, { name: `R${uid()}`, permissions: [] })).data.id;
 const freshMarker = async () => {
@@ -487,6 +495,21 @@ const listCases: Record<string, Case> = {
     perms: ['domains.edit_descendant', 'domains.own_white_label'],
     ok: async () => ({ id: await freshGroup() }),
     out: () => ({ id: w.B }),
+  },
+  'group.whitelabel_get': {
+    perms: ['domains.own_white_label'],
+    ok: () => ({ id: w.A }),
+    out: () => ({ id: w.B }),
+  },
+  'group.whitelabel_update': {
+    perms: ['domains.edit_descendant'],
+    ok: async () => ({ id: await freshGroup(), name: 'Matrix brand' }),
+    out: () => ({ id: w.B, name: 'Matrix brand' }),
+  },
+  'group.whitelabel_logo_upload': {
+    perms: ['domains.own_white_label'],
+    ok: async () => ({ id: w.A, image: await logoPng() }),
+    out: async () => ({ id: w.B, image: await logoPng() }),
   },
 
   'role.list': {
@@ -776,6 +799,13 @@ const listCases: Record<string, Case> = {
   'settings.retention_get': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.wallet_get': { perms: ['project_settings.view'], ok: () => ({}) },
   'settings.wallet_update': { perms: ['project_settings.change'], ok: () => ({ team_id: 'MATRIX1234' }) },
+  'settings.whitelabel_get': { perms: ['project_settings.view'], ok: () => ({}) },
+  'settings.whitelabel_update': { perms: ['project_settings.change'], ok: () => ({ name: 'Matrix' }) },
+  'settings.whitelabel_logo_upload': {
+    perms: ['project_settings.change'],
+    ok: async () => ({ image: await logoPng() }),
+  },
+  'settings.whitelabel_logo_delete': { perms: ['project_settings.change'], ok: () => ({}) },
   'settings.retention_update': { perms: ['project_settings.change'], ok: () => ({ audit_event: 365 }) },
   'settings.sip_get': { perms: ['project_settings.view'], ok: () => ({}) },
   // telephony is off on the matrix's server: saved, and nothing to restart

@@ -170,19 +170,6 @@ const values: Record<string, { ok: fc.Arbitrary<unknown>; near: fc.Arbitrary<unk
     ),
     near: fc.constant(2_000_000_000),
   },
-  whitelabel_settings: {
-    ok: fc.record(
-      {
-        is_enabled: fc.boolean(),
-        name: fc.string({ maxLength: 10 }),
-        email: fc.constantFrom('', 'wl@example.test'),
-        phone: fc.string({ maxLength: 8 }),
-        logo: fc.constant(null),
-      },
-      { requiredKeys: [] },
-    ),
-    near: fc.constantFrom({ email: 'bad' }, { is_enabled: 'yes' }, { logo: 'x'.repeat(501) }),
-  },
   guest_identifier_limits: {
     ok: fc.record(
       {

@@ -24,6 +24,7 @@ import * as log from './system/log.commands';
 import * as ipBlocking from './ip-blocking/ip-blocking.commands';
 import * as settings from './settings/settings.commands';
 import * as telephonySettings from './settings/telephony-settings.commands';
+import * as whitelabel from './settings/whitelabel.commands';
 import * as broker from './broker/broker.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
 import * as call from './call/call.commands';
@@ -91,6 +92,7 @@ export * from './system/log.commands';
 export * from './ip-blocking/ip-blocking.commands';
 export * from './settings/settings.commands';
 export * from './settings/telephony-settings.commands';
+export * from './settings/whitelabel.commands';
 export * from './broker/broker.commands';
 export * from './mail-template/mail-template.commands';
 export * from './openapi';
@@ -166,6 +168,7 @@ const modules = [
   ipBlocking,
   settings,
   telephonySettings,
+  whitelabel,
   broker,
   mailTemplate,
   call,

@@ -40,10 +40,13 @@ export const UploadKinds = {
     types: ['image/png', 'image/jpeg', 'image/gif', 'image/bmp'],
     maxPixels: 25_000_000,
   },
-  /** a group's white-label logo; no SVG (it can carry script) */
+  /**
+   * a project's or a group's white-label logo: decoded and stored again as PNG (its transparency kept), so
+   * only what the one decoder reads; no SVG (it can carry script)
+   */
   logo: {
     maxBytes: 2 * MiB,
-    types: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+    types: ['image/png', 'image/jpeg', 'image/gif'],
     maxPixels: 16_000_000,
   },
   /** a face photo for an identifier */

@@ -25,6 +25,7 @@ import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
   FILE_KINDS,
+  storedDirOf,
   filesDirOf,
   PROJECT_COLUMNS,
   TABLES,
@@ -600,7 +601,7 @@ async function restoreFiles(
   written: string[],
   onFile: (n: number) => void,
 ): Promise<void> {
-  const dir = path.join(app.config.storageDir, kind.name);
+  const dir = path.join(app.config.storageDir, storedDirOf(kind));
   await fsp.mkdir(dir, { recursive: true });
   for await (const f of image.files(kind.name)) {
     const bad = (reason: string) => invalid(reason, { kind: kind.name, file: f.name.slice(0, 200) });

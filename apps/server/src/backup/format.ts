@@ -6,7 +6,8 @@
  * - `tables/<table>.ndjson`: one JSON object per line per row, the row as PostgreSQL's `to_jsonb` writes it
  *   (timestamps as ISO text with their offset, jsonb as JSON), every column of the table at the time;
  * - `files/<kind>/<name>` (format 2): the stored files the rows name — face photos (`faces`, with `access`),
- *   avatars (`avatars`, with `users`) — as they are stored, counted in the manifest's `files`.
+ *   avatars (`avatars`, with `users`), white-label logos (format 3: the project's `logos`, with `settings`; the
+ *   groups' `group_logos`, with `groups`) — as they are stored, counted in the manifest's `files`.
  *
  * A reader takes a file whose `format_version` is at most its own; columns it does not know are ignored,
  * columns the file lacks take their defaults. Entity sets map to tables here: a family that lands later adds its
@@ -17,10 +18,10 @@ import { BackupEntitySets, type BackupEntitySet } from '@lintel/commands';
 
 export const BACKUP_FORMAT = 'lintel-backup';
 /**
- * 1: tables only; 2: and the stored files the rows name (`files/`). A file of format 1 applies as it did: the
- * rows, no files.
+ * 1: tables only; 2: and the stored files the rows name (`files/`); 3: and the white-label logos (kinds a
+ * reader of 2 does not know). A file of format 1 applies as it did: the rows, no files.
  */
-export const BACKUP_FORMAT_VERSION = 2;
+export const BACKUP_FORMAT_VERSION = 3;
 
 export interface BackupTable {
   /** the table's name, and its file `tables/<name>.ndjson` */
@@ -247,7 +248,9 @@ export function orderedSets(sets: readonly string[]): BackupEntitySet[] {
  * storage folder and in the zip (`files/<name>/`), the names a project's rows hold, and what a name may be.
  */
 export interface BackupFileKind {
-  name: 'faces' | 'avatars';
+  name: 'faces' | 'avatars' | 'logos' | 'group_logos';
+  /** its folder under the storage folder, when not its name (the project's and the groups' logos share one) */
+  dir?: string;
   set: BackupEntitySet;
   /** a stored file's name as it may be written into the storage folder (no path, no dot first) */
   pattern: RegExp;
@@ -258,6 +261,8 @@ export interface BackupFileKind {
 }
 
 const AVATAR_URL = '/storage/avatars/';
+const LOGO_URL = '/storage/logos/';
+const LOGO_NAME = /^[0-9A-Za-z_-]{1,128}\.png$/;
 
 export const FILE_KINDS: readonly BackupFileKind[] = [
   {
@@ -275,7 +280,27 @@ export const FILE_KINDS: readonly BackupFileKind[] = [
     names: (p) => sql`select distinct photo_sha256 || '.jpg' as name from identifiers
       where project_id = ${p} and photo_sha256 is not null`,
   },
+  {
+    name: 'logos',
+    dir: 'logos',
+    set: 'settings',
+    pattern: LOGO_NAME,
+    names: (p) => sql`select substr(logo, ${LOGO_URL.length + 1}) as name from (
+      select settings->'whitelabel_settings'->>'logo' as logo from projects where id = ${p}) l
+      where logo like ${`${LOGO_URL}%`}`,
+  },
+  {
+    name: 'group_logos',
+    dir: 'logos',
+    set: 'groups',
+    pattern: LOGO_NAME,
+    names: (p) => sql`select distinct substr(whitelabel_settings->>'logo', ${LOGO_URL.length + 1}) as name
+      from domains where project_id = ${p} and whitelabel_settings->>'logo' like ${`${LOGO_URL}%`}`,
+  },
 ];
+
+/** The folder of a kind's files under the storage folder. */
+export const storedDirOf = (kind: BackupFileKind) => kind.dir ?? kind.name;
 
 export const filesDirOf = (kind: string) => `files/${kind}/`;
 

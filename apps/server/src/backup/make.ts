@@ -22,6 +22,7 @@ import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
   FILE_KINDS,
+  storedDirOf,
   fileOf,
   filesDirOf,
   PROJECT_COLUMNS,
@@ -315,7 +316,7 @@ export async function makeBackup(
           const entry: ManifestFiles = { kind: kind.name, set: kind.set, count: 0, bytes: 0 };
           manifest.files!.push(entry);
           for await (const name of fileNames(trx, kind, opts.projectId)) {
-            const file = path.join(app.config.storageDir, kind.name, name);
+            const file = path.join(app.config.storageDir, storedDirOf(kind), name);
             // a row naming a file that is not stored (gone before this backup) has none to carry
             const stat = await fsp.stat(file).catch(() => null);
             if (!stat?.isFile()) continue;

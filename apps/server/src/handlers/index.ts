@@ -34,6 +34,7 @@ import { logHandlers } from './system/log.handler';
 import { ipBlockingHandlers } from './ip-blocking/ip-blocking.handler';
 import { settingsHandlers } from './settings/settings.handler';
 import { sipSettingsHandlers } from './settings/sip-settings.handler';
+import { whiteLabelSettingsHandlers } from './settings/whitelabel.handler';
 import { brokerHandlers } from './broker/broker.handler';
 import { mailTemplateHandlers } from './mail-template/mail-template.handler';
 
@@ -73,6 +74,7 @@ export const handlers = {
   ...ipBlockingHandlers,
   ...settingsHandlers,
   ...sipSettingsHandlers,
+  ...whiteLabelSettingsHandlers,
   ...brokerHandlers,
   ...mailTemplateHandlers,
   ...callHandlers,

@@ -51,6 +51,42 @@ export async function storeAvatar(
   return `/storage/avatars/${name}`;
 }
 
+/** Largest side of a stored logo (a header, a mail, an app's splash: none needs more). */
+const LOGO_SIDE = 512;
+
+/** The folder of white-label logos under the storage folder (served under /storage/logos/, like avatars). */
+export const LOGOS_DIR = 'logos';
+
+/**
+ * A project's or a group's white-label logo: decoded by the one decoding path (the avatars' checks and
+ * errors), scaled to fit 512 px with its proportions and encoded again as PNG (its transparency kept; nothing
+ * of the uploaded file but its pixels), stored under `storage/logos/`. Returns the URL path it is served at.
+ */
+export async function storeLogo(config: Pick<Config, 'storageDir' | 'images'>, image: Blob): Promise<string> {
+  const result = await cropToJpeg(
+    'logo',
+    {
+      data: new Uint8Array(await image.arrayBuffer()),
+      crop: 'whole',
+      side: LOGO_SIDE,
+      quality: 90,
+      format: 'image/png',
+    },
+    config.images,
+  );
+  if (!result.ok && result.error === 'malformed') throw new AppError('wrong_file_body', { field: 'image' });
+  if (!result.ok)
+    throw new AppError('payload_too_large', {
+      field: 'image',
+      limit: 'reason' in result ? result.reason : result.error,
+    });
+  const name = `${randomBytes(12).toString('hex')}.png`;
+  const dir = path.join(config.storageDir, LOGOS_DIR);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, name), result.jpeg);
+  return `/storage/${LOGOS_DIR}/${name}`;
+}
+
 /**
  * The advisory lock (with key 0) between a backup's apply, which restores stored files and names them in its
  * transaction (shared), and the sweep of files nobody names (exclusive): the sweep never reads the names

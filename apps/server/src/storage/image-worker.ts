@@ -1,5 +1,5 @@
 /**
- * The one path every image the server decodes takes (avatars and face photos now; logos and event pictures
+ * The one path every image the server decodes takes (avatars, face photos and white-label logos; event pictures
  * later): `decodeImage` first walks the file's structure (`image-guard.ts`: one header, frames inside the
  * image, at most so many scans and frames, pixels within the kind's limit), then decodes it with jimp in a
  * child process of its own — off the request path, with a heap ceiling, a bound on what the PNG data
@@ -23,14 +23,17 @@ export const defaultImageSettings: ImageSettings = { deadlineMs: 20_000, decoder
 
 export interface CropJob {
   data: Uint8Array;
-  /** the square to keep, in pixels of the image; null: the largest square at its centre */
-  crop: { x: number; y: number; size: number } | null;
-  /** largest side of the result */
+  /** the square to keep, in pixels of the image; null: the largest square at its centre; 'whole': no crop */
+  crop: { x: number; y: number; size: number } | null | 'whole';
+  /** largest side of the result (the whole image keeps its proportions within it) */
   side: number;
   quality: number;
+  /** what the result is encoded as (default JPEG; PNG keeps a logo's transparency) */
+  format?: 'image/jpeg' | 'image/png';
 }
 
 export type CropResult =
+  /** `jpeg`: the encoded image (PNG when the job asked for it) */
   | { ok: true; jpeg: Uint8Array }
   /** `malformed`: the structure contradicts itself or no decoder reads it; `limit`: over a limit; `deadline` */
   | { ok: false; error: 'malformed' | 'limit' | 'deadline'; reason?: string }
@@ -69,13 +72,18 @@ process.once('message', async (job) => {
   } catch {
     return done({ ok: false, error: 'malformed', reason: 'decoder' });
   }
-  const side = Math.min(img.width, img.height);
-  const { x, y, size } = job.crop || { x: (img.width - side) >> 1, y: (img.height - side) >> 1, size: side };
-  if (x + size > img.width || y + size > img.height)
-    return done({ ok: false, error: 'outside', width: img.width, height: img.height });
-  img.crop({ x, y, w: size, h: size });
-  if (size > job.side) img.resize({ w: job.side, h: job.side });
-  const jpeg = await img.getBuffer('image/jpeg', { quality: job.quality });
+  if (job.crop === 'whole') {
+    if (img.width > job.side || img.height > job.side) img.scaleToFit({ w: job.side, h: job.side });
+  } else {
+    const side = Math.min(img.width, img.height);
+    const { x, y, size } = job.crop || { x: (img.width - side) >> 1, y: (img.height - side) >> 1, size: side };
+    if (x + size > img.width || y + size > img.height)
+      return done({ ok: false, error: 'outside', width: img.width, height: img.height });
+    img.crop({ x, y, w: size, h: size });
+    if (size > job.side) img.resize({ w: job.side, h: job.side });
+  }
+  const format = job.format || 'image/jpeg';
+  const jpeg = await img.getBuffer(format, format === 'image/jpeg' ? { quality: job.quality } : {});
   done({ ok: true, jpeg: new Uint8Array(jpeg) });
 });
 `;

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineCommand, NoArgs } from '../command';
 import { IdParam, OkReply } from '../resource';
 import { Id, Ref } from '../refs';
-import { groupResource } from './group.resource';
+import { fileArg } from '../upload';
+import { groupResource, WhiteLabelInput, WhiteLabelSettings } from './group.resource';
 
 const viewGates = { anyPermission: groupResource.gates.view };
 
@@ -89,14 +90,61 @@ export const groupSaveGenerated = defineCommand({
   gates: { anyPermission: groupResource.gates.create },
 });
 
+/**
+ * A group's white-label (spec part 1 §3 `whitelabel_settings`; part 2 §6 "manage own domain: … white-label
+ * settings (lets a group save or remove its logo)", §7 "Domains: … white-label logo upload and delete"): read
+ * by whoever sees the group or brands his own; changed with `domains.edit_all` (any group),
+ * `domains.edit_descendant` (the groups below one's own) or `domains.own_white_label` (one's own groups), and
+ * the licence `mobile_app.is_white_label_enabled`.
+ */
+const brandGates = {
+  anyPermission: ['domains.edit_all', 'domains.edit_descendant', 'domains.own_white_label'],
+  licence: ['mobile_app.is_white_label_enabled'],
+} as const;
+
+/**
+ * The white-label a group shows (docs/decisions.md "White-label"): its own when enabled, else its nearest
+ * ancestor's enabled one, else the project's when enabled; `source` says whose, `group` which group's.
+ */
+export const EffectiveWhiteLabel = z.object({
+  source: z.enum(['group', 'project', 'none']),
+  group: Ref.nullable(),
+  settings: WhiteLabelSettings,
+});
+export type EffectiveWhiteLabel = z.infer<typeof EffectiveWhiteLabel>;
+
+const GroupWhiteLabelReply = z.object({ data: WhiteLabelSettings, effective: EffectiveWhiteLabel });
+
+export const groupWhiteLabelGet = defineCommand({
+  id: 'group.whitelabel_get',
+  http: { method: 'GET', path: '/domains/:id/whitelabel' },
+  args: IdParam,
+  result: GroupWhiteLabelReply,
+  gates: { anyPermission: [...groupResource.gates.view, 'domains.own_white_label'] },
+});
+
+export const groupWhiteLabelUpdate = defineCommand({
+  id: 'group.whitelabel_update',
+  http: { method: 'PATCH', path: '/domains/:id/whitelabel' },
+  args: IdParam.extend(WhiteLabelInput.partial().shape).strict(),
+  result: GroupWhiteLabelReply,
+  gates: brandGates,
+});
+
+/** A PNG, JPEG or GIF, stored again as PNG of at most 512 px; it replaces the group's logo stored before. */
+export const groupWhiteLabelLogoUpload = defineCommand({
+  id: 'group.whitelabel_logo_upload',
+  http: { method: 'POST', path: '/domains/:id/whitelabel-logo' },
+  args: IdParam.extend({ image: fileArg('logo') }),
+  result: GroupWhiteLabelReply,
+  gates: brandGates,
+});
+
 /** The group's white-label logo needs the white-label licence. */
 export const groupWhiteLabelLogoDelete = defineCommand({
   id: 'group.whitelabel_logo_delete',
   http: { method: 'DELETE', path: '/domains/:id/whitelabel-logo' },
   args: IdParam,
   result: OkReply,
-  gates: {
-    anyPermission: ['domains.edit_all', 'domains.own_white_label'],
-    licence: ['mobile_app.is_white_label_enabled'],
-  },
+  gates: brandGates,
 });

@@ -10,6 +10,10 @@ import {
 import { defineResource } from '../resource';
 import { Description, Id, Ref, Text, Timestamp } from '../refs';
 
+/**
+ * White-label settings (spec part 1 §3 Group `whitelabel_settings{is_enabled,logo,name,address,email,phone}`),
+ * a group's and the project's alike. `logo` is the URL path of the stored logo, set only by its upload.
+ */
 export const WhiteLabelSettings = z.object({
   is_enabled: z.boolean(),
   logo: z.string().max(500).nullable(),
@@ -17,6 +21,23 @@ export const WhiteLabelSettings = z.object({
   address: z.string().max(255),
   email: z.union([Email, z.literal('')]),
   phone: z.string().max(32),
+});
+export type WhiteLabelSettings = z.infer<typeof WhiteLabelSettings>;
+
+/** A phone number as people write it: digits, an optional leading +, spaces, dashes, dots and brackets. */
+const WhiteLabelPhone = z
+  .string()
+  .trim()
+  .max(32)
+  .regex(/^(\+?[0-9][0-9 ().-]{2,31})?$/, { message: 'phone_format' });
+
+/** What a white-label update may change (the logo: its own upload and delete); empty texts clear them. */
+export const WhiteLabelInput = z.object({
+  is_enabled: z.boolean(),
+  name: z.string().trim().max(255),
+  address: z.string().trim().max(255),
+  email: z.union([Email, z.literal('')]),
+  phone: WhiteLabelPhone,
 });
 /** Per group: max passes count and max period days of a guest identifier (spec part 2 §5); empty: none. */
 export const GuestIdentifierLimits = z.object({
@@ -67,7 +88,6 @@ const GroupInput = z.object({
     .nullable()
     .optional(),
   domain_type_id: Id.nullable().optional(),
-  whitelabel_settings: WhiteLabelSettings.partial().optional(),
   guest_identifier_limits: GuestIdentifierLimits.partial().optional(),
   device_status_notify: z.array(DeviceStatusNotify).max(100).optional(),
   license_settings: GroupLicenseSettings.partial().optional(),

@@ -4,7 +4,7 @@ import type { GenerateGroups, GroupTreeNode } from '@lintel/commands';
 import { AppError } from '../../errors';
 import { naturalSortKey } from '../../engine/list';
 import { audit } from '../../audit/audit';
-import { familyCtx, familyHandlers, visibleSql, assertMay, type FamilyCtx } from '../../engine/family';
+import { familyCtx, familyHandlers, visibleSql, type FamilyCtx } from '../../engine/family';
 import type { SomeHandlers } from '../../pipeline/handler';
 import {
   assertMayPlaceUnder,
@@ -13,6 +13,7 @@ import {
   DefaultWhiteLabel,
   groupStore,
 } from './group.store';
+import { groupWhiteLabelHandlers } from './group.whitelabel';
 
 interface Node {
   id: number;
@@ -102,6 +103,7 @@ function toTree(nodes: Node[]): GroupTreeNode[] {
 
 export const groupHandlers = {
   ...familyHandlers(groupStore),
+  ...groupWhiteLabelHandlers,
 
   'group.full': async (ctx) => ({ data: await visibleNodes(await familyCtx(ctx)) }),
 
@@ -161,24 +163,5 @@ export const groupHandlers = {
       return created;
     });
     return { data };
-  },
-
-  'group.whitelabel_logo_delete': async (ctx, args) => {
-    const c = await familyCtx(ctx);
-    await c.app.db.transaction().execute(async (trx) => {
-      await assertMay(trx, groupStore as never, c.caller, args.id, 'edit');
-      await sql`update domains set whitelabel_settings = whitelabel_settings || '{"logo": null}'::jsonb where id = ${args.id}`.execute(
-        trx,
-      );
-      await audit(trx, {
-        projectId: c.caller.projectId,
-        userId: c.caller.userId,
-        action: 'whitelabel_logo_deleted',
-        entity: 'group',
-        entityId: args.id,
-        ip: c.ip,
-      });
-    });
-    return { ok: true as const };
   },
 } satisfies SomeHandlers;

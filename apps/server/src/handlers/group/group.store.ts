@@ -281,7 +281,7 @@ export const groupStore: FamilyStore<typeof groupResource> = {
         description: args.description ?? '',
         logic_address: args.logic_address || null,
         domain_type_id: args.domain_type_id ?? null,
-        whitelabel_settings: json({ ...DefaultWhiteLabel, ...args.whitelabel_settings }),
+        whitelabel_settings: json(DefaultWhiteLabel),
         guest_identifier_limits: json({ ...DefaultGuestLimits, ...args.guest_identifier_limits }),
         device_status_notify: json(args.device_status_notify ?? []),
         license_settings: json(settings),
@@ -325,9 +325,6 @@ export const groupStore: FamilyStore<typeof groupResource> = {
         ...(args.parent_id !== undefined ? { parent_id: args.parent_id } : {}),
         ...(args.logic_address !== undefined ? { logic_address: args.logic_address || null } : {}),
         ...(args.domain_type_id !== undefined ? { domain_type_id: args.domain_type_id } : {}),
-        ...(args.whitelabel_settings
-          ? { whitelabel_settings: json({ ...before.whitelabel_settings, ...args.whitelabel_settings }) }
-          : {}),
         ...(args.guest_identifier_limits
           ? {
               guest_identifier_limits: json({

@@ -22,6 +22,7 @@ import { useFormatDate } from '../../format/use-format-date';
 import { usePageTitle } from '../../layout/page-title';
 import { Button, FileButton } from '../../ui/button';
 import { FormError, inputClass, LabelledField, Loading, TextField } from '../../ui/field';
+import { WhiteLabelTab } from './whitelabel-tab';
 
 import { run, Section, useLoad, type Tr } from './settings-parts';
 import { SipSettingsTab } from './sip-settings-tab';
@@ -38,6 +39,7 @@ const Tabs = [
   'push',
   'broker',
   'wallet',
+  'whitelabel',
   'journals',
 ] as const;
 type Tab = (typeof Tabs)[number];
@@ -872,6 +874,7 @@ export function GeneralSettingsPage() {
       {tab === 'push' && <PushSettingsTab tr={tr} canChange={canChange} />}
       {tab === 'broker' && <BrokerTab tr={tr} canChange={canChange} />}
       {tab === 'wallet' && <WalletTab tr={tr} canChange={canChange} />}
+      {tab === 'whitelabel' && <WhiteLabelTab canChange={canChange} />}
       {tab === 'journals' && <JournalsTab tr={tr} canChange={canChange} />}
     </div>
   );

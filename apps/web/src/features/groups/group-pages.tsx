@@ -14,6 +14,7 @@ import { FormError, Loading } from '../../ui/field';
 import { Icon } from '../../ui/icon';
 import { openGenerateDialog } from './generate-dialog';
 import { useLicenceOverrides } from './licence-fields';
+import { GroupWhiteLabel } from './group-whitelabel';
 
 const overrides: Record<string, FieldOverride> = { name: { autoFocus: true } };
 
@@ -56,33 +57,36 @@ export function GroupEditPage() {
   if (error) return <FormError message={error} />;
   if (!record) return <Loading />;
   return (
-    <FormPage
-      key={record.id}
-      commandId="group.update"
-      options={formOptions}
-      overrides={editOverrides}
-      readOnly={!can(getCommand('group.update').gates).can}
-      onDone={back}
-      onCancel={back}
-      actions={
-        <>
-          <span className="text-xs text-slate-500">
-            {t('groups.counts', { users: record.users_count, children: record.children_count })}
-          </span>
-          {can(getCommand('group.save_generated').gates).can && (
-            <Button
-              icon={<Icon name="wand" />}
-              onClick={() => openGenerateDialog(id)}
-              data-testid="generate-children"
-            >
-              {t('groups.generate')}
-            </Button>
-          )}
-          {can(getCommand('group.delete').gates).can && (
-            <DeleteRecordButton family="group" id={id} onDeleted={back} testId="delete-group" />
-          )}
-        </>
-      }
-    />
+    <div className="flex flex-col gap-4">
+      <FormPage
+        key={record.id}
+        commandId="group.update"
+        options={formOptions}
+        overrides={editOverrides}
+        readOnly={!can(getCommand('group.update').gates).can}
+        onDone={back}
+        onCancel={back}
+        actions={
+          <>
+            <span className="text-xs text-slate-500">
+              {t('groups.counts', { users: record.users_count, children: record.children_count })}
+            </span>
+            {can(getCommand('group.save_generated').gates).can && (
+              <Button
+                icon={<Icon name="wand" />}
+                onClick={() => openGenerateDialog(id)}
+                data-testid="generate-children"
+              >
+                {t('groups.generate')}
+              </Button>
+            )}
+            {can(getCommand('group.delete').gates).can && (
+              <DeleteRecordButton family="group" id={id} onDeleted={back} testId="delete-group" />
+            )}
+          </>
+        }
+      />
+      {can(getCommand('group.whitelabel_get').gates).can && <GroupWhiteLabel id={id} />}
+    </div>
   );
 }
