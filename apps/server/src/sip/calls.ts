@@ -509,6 +509,11 @@ export interface CallEventArgs {
   h_entry: number | null;
   h_id: number | null;
   step: number;
+  /** when the SIP server saw it (Unix seconds): the time of an event caught up on (sip/catch-up.ts) */
+  at?: number;
+  /** who called whom, for a call the SIP server's fallback routed (Lintel did not answer its route) */
+  caller?: string;
+  callee?: string;
 }
 
 /** `user@host` of a SIP URI or Contact header value, to match an answering phone with a registration. */
@@ -552,15 +557,46 @@ export async function callEvent(app: ServerContext, args: CallEventArgs): Promis
  * writes while no calls are being set up (up to its lag), longer than the SIP server waits for an answer,
  * and it does nothing with an answer but log a failure.
  */
-export function queueCallEvents(app: ServerContext, list: CallEventArgs[]): Promise<{ ok: boolean }>[] {
-  const now = app.clock.now();
+export function queueCallEvents(
+  app: ServerContext,
+  list: CallEventArgs[],
+  opts: { caughtUp?: boolean } = {},
+): Promise<{ ok: boolean }>[] {
+  const arrived = app.clock.now();
   return list.map(async (args) => {
+    // an event caught up on happened when the SIP server saw it, not when Lintel read it
+    const now = opts.caughtUp && args.at ? new Date(Math.round(args.at * 1000)) : arrived;
     let ok = false;
     await app.sip.writes.push(async (trx, publishing) => {
+      if (args.caller && args.callee && args.event !== 'step')
+        await keepFallbackCall(trx, args, now, publishing);
       ok = await applyCallEvent(app, trx, args, now, publishing);
     });
     return { ok };
   });
+}
+
+/**
+ * A call the SIP server's fallback routed while Lintel did not answer (down, restarting, killed): Lintel learns
+ * of it from its first event that names who called whom, and keeps it from then on like a routed call (via
+ * `fallback`, the number dialled rung), so it shows in the call list and ends in the history.
+ */
+async function keepFallbackCall(
+  trx: Kysely<DB>,
+  args: CallEventArgs,
+  now: Date,
+  publishing: (updates: CallUpdate[]) => void,
+): Promise<void> {
+  const inserted = await sql<CallRow>`
+    insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via,
+      created_at)
+    select n.project_id, ${args.call_id}, ${speechIdOf(args.call_id, undefined)}, 'calling', 'normal',
+      ${args.caller}, ${args.callee}, ${JSON.stringify([args.callee])}::jsonb, '', 'fallback', ${now}
+    from sip_numbers n where n.number = ${args.caller}
+    order by n.id limit 1
+    on conflict (call_id) do nothing
+    returning ${CALL_COLUMNS}`.execute(trx);
+  if (inserted.rows[0]) publishing(updatesOf(inserted.rows[0]));
 }
 
 /** The events written: `ok` false for a call Lintel does not know. */

@@ -19,6 +19,7 @@ import {
 import { activeSipBans } from './abuse';
 import { trunkAddresses } from './trunks';
 import { CallWriter } from './call-writer';
+import { catchUpCalls } from './catch-up';
 
 /** Why telephony is down (locale texts `sip.reasons.<reason>` in web.json). */
 export type SipDownReason =
@@ -83,7 +84,11 @@ export class SipService {
   /** a Lintel that exits without closing (an uncaught error, `process.exit`) takes its Kamailio with it */
   private readonly onProcessExit = () => {
     if (this.child) killGroup(this.child, 'SIGKILL');
+    if (this.adopted !== null) signalGroup(this.adopted, 'SIGKILL');
   };
+  /** a Kamailio taken over from a Lintel that was killed (its main process id), watched by `adoptedWatch` */
+  private adopted: number | null = null;
+  private adoptedWatch: NodeJS.Timeout | null = null;
   /** where Kamailio reaches Lintel's SIP routes (sip.route, sip.call_event), once this instance listens */
   private routeBase: string | null = null;
   private secretValue: string | null = null;
@@ -246,7 +251,7 @@ export class SipService {
                 ip_address: c.mode === 'remote' ? new URL(this.rpcUrl).hostname : c.host,
                 state: this.state,
                 version: this.version,
-                pid: this.child?.pid ?? null,
+                pid: this.child?.pid ?? this.adopted,
                 restarts: this.restarts,
                 started_at: this.startedAt?.toISOString() ?? null,
                 sip_port: c.mode === 'local' ? c.port : null,
@@ -376,11 +381,22 @@ export class SipService {
     });
   }
 
-  /** Lintel's address and secret into Kamailio's `lintel` table. */
+  /**
+   * Lintel's address and secret into Kamailio's `lintel` table, after catching up on the call events Kamailio
+   * kept while it could not give them (sip/catch-up.ts); what it kept meanwhile is read once Lintel is named.
+   */
   private async pushRoute(): Promise<void> {
     if (!this.routeBase) return;
+    await this.catchUp();
     await this.rpc('htable.sets', ['lintel', 'secret', await this.secret()]);
     await this.rpc('htable.sets', ['lintel', 'route', this.routeBase]);
+    await this.catchUp();
+  }
+
+  private async catchUp(): Promise<void> {
+    await catchUpCalls(this.ctx, (method, params) => this.rpc(method, params)).catch((err: Error) =>
+      this.ctx.log.warn({ err: err.message }, 'the call events the SIP server kept were not all read'),
+    );
   }
 
   /** One JSON-RPC call to Kamailio; a JSON-RPC error or no answer in time is thrown. */
@@ -462,7 +478,10 @@ export class SipService {
       await this.pushRoute();
       this.state = 'up';
       this.backoffMs = BACKOFF_MIN_MS;
-      this.ctx.log.info({ pid: this.child?.pid, port: this.config.port }, 'the SIP server is up');
+      this.ctx.log.info(
+        { pid: this.child?.pid ?? this.adopted, port: this.config.port },
+        'the SIP server is up',
+      );
     } catch (err) {
       this.ctx.log.error(
         { err: (err as Error).message, output: this.stderr.slice(-20).join('\n') },
@@ -477,12 +496,14 @@ export class SipService {
   private async launch(modulesDir: string): Promise<void> {
     const dir = (this.runtimeDir ??= runtimeDirFor(this.config, this.ctx.config.dataDir));
     const pidFile = path.join(dir, 'kamailio.pid');
-    this.killStale(pidFile);
     const tls = wsIsPlain(this.config) ? undefined : this.tlsConfig(dir);
     const cfg = path.join(dir, 'kamailio.cfg');
     const config = this.config;
-    fs.writeFileSync(cfg, renderConfig(config, modulesDir, tls), { mode: 0o600 });
+    const rendered = renderConfig(config, modulesDir, tls);
     this.runningKey = renderedKey(config);
+    if (await this.adopt(pidFile, cfg, rendered)) return;
+    this.killStale(pidFile);
+    fs.writeFileSync(cfg, rendered, { mode: 0o600 });
     this.stderr = [];
     const child = spawn(
       this.config.bin,
@@ -556,6 +577,7 @@ export class SipService {
   }
 
   private async kill(): Promise<void> {
+    await this.killAdopted();
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) {
       this.child = null;
@@ -567,6 +589,57 @@ export class SipService {
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
     await gone;
     clearTimeout(timer);
+  }
+
+  /**
+   * A Kamailio left running on this runtime folder by a Lintel that was killed, on the very configuration this
+   * instance would start, is taken over rather than ended: its registrations and calls go on, and the call
+   * events it kept meanwhile are caught up on (sip/catch-up.ts). Watched by its process id (it is not this
+   * process's child: its exit is not reported), ended by its process group like a started one.
+   */
+  private async adopt(pidFile: string, cfg: string, rendered: string): Promise<boolean> {
+    let pid: number;
+    try {
+      if (fs.readFileSync(cfg, 'utf8') !== rendered) return false;
+      pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (!cmd[0]?.includes('kamailio') || !cmd.includes(cfg)) return false;
+      this.version = (await this.rpc<string>('core.version')).trim();
+    } catch {
+      return false;
+    }
+    this.stderr = [];
+    this.adopted = pid;
+    this.adoptedWatch = setInterval(() => {
+      if (processAlive(pid)) return;
+      this.dropAdopted();
+      if (this.stopping) return;
+      this.ctx.log.error({ pid }, 'the SIP server stopped; restarting it');
+      this.down('exited');
+      this.scheduleRestart();
+    }, 1000);
+    this.adoptedWatch.unref();
+    this.startedAt = this.ctx.clock.now();
+    this.ctx.log.warn({ pid }, 'the SIP server a Lintel left running is taken over: its calls go on');
+    return true;
+  }
+
+  private dropAdopted(): number | null {
+    const pid = this.adopted;
+    if (this.adoptedWatch) clearInterval(this.adoptedWatch);
+    this.adoptedWatch = null;
+    this.adopted = null;
+    return pid;
+  }
+
+  /** Ends an adopted Kamailio's process group: SIGTERM, then SIGKILL after 5 s. */
+  private async killAdopted(): Promise<void> {
+    const pid = this.dropAdopted();
+    if (pid === null) return;
+    signalGroup(pid, 'SIGTERM');
+    for (let waited = 0; processAlive(pid) && waited < 5_000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
+    signalGroup(pid, 'SIGKILL');
   }
 
   /**
@@ -734,10 +807,22 @@ export class SipService {
 
 /** Signals Kamailio's process group (its main process and the children it forked). */
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (!child.pid) return;
+  if (child.pid) signalGroup(child.pid, signal);
+}
+
+function signalGroup(leader: number, signal: NodeJS.Signals): void {
   try {
-    process.kill(-child.pid, signal);
+    process.kill(-leader, signal);
   } catch {
     // the group is gone
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -107,7 +107,7 @@ export const sipJoin = defineCommand({
  * What happened to a call: `step` (the plan moved on after a step failed with `code`), `answered` (the
  * dialog started; `contact` is the answering phone's), `failed` (the final failure `code`), `ended`.
  */
-const SipCallEvent = z.object({
+export const SipCallEvent = z.object({
   call_id: SipText(255).min(1),
   event: z.enum(['step', 'answered', 'failed', 'ended']),
   code: z.coerce.number().int().min(0).max(999).default(0),
@@ -115,6 +115,11 @@ const SipCallEvent = z.object({
   h_entry: z.coerce.number().int().min(0).nullable().default(null),
   h_id: z.coerce.number().int().min(0).nullable().default(null),
   step: z.coerce.number().int().min(-1).max(64).default(-1),
+  // when the SIP server saw it (Unix seconds with a fraction): the time of an event Lintel catches up on
+  at: z.coerce.number().positive().optional(),
+  // a call routed by the SIP server's fallback (Lintel did not answer its route): who called whom
+  caller: SipText(64).min(1).optional(),
+  callee: SipText(64).min(1).optional(),
 });
 
 export const sipCallEvent = defineCommand({
