@@ -55,87 +55,6 @@ const w = {} as {
   numberB: number;
 };
 
-beforeAll(async () => {
-  // hundreds of test users sign in from one address within a minute here, which the public-route limit
-  // (300 a minute per address, tested in abuse.test.ts) would rightly refuse; this file is about gates
-  ts = await startTestServer({
-    config: {
-      rateLimits: { public: { limit: 100_000, windowS: 60 } },
-      // no access sync of its own: the matrix's rules and identifiers would queue tasks to its devices, whose
-      // addresses answer nobody, ahead of the backups its cases wait for (tests/devices/access-sync tests it)
-      accessSync: { pollMs: 0 },
-    },
-  });
-  api = await admin(ts);
-  const full = await getCommand('group.full').run({ api }, {});
-  w.root = full.data.find((g) => g.parent_id === null)!.id;
-  w.A = await group(api, 'A', w.root);
-  w.A1 = await group(api, 'A1', w.A);
-  w.B = await group(api, 'B', w.root);
-  w.P2 = await secondProject(ts);
-  w.emptyRole = (await getCommand('role.create').run({ api }, { name: 'Empty', permissions: [] })).data.id;
-  const mk = async (domains: number[], client = api) =>
-    (
-      await getCommand('user.create').run(
-        { api: client },
-        {
-          login: `x${uid()}`,
-          name: `X ${uid()}`,
-          role:
-            client === api
-              ? w.emptyRole
-              : (await getCommand('role.list').run({ api: client }, { limit: 1, sort: 'id' })).data[0]!.id,
-          domains,
-          password: 'pw-long-enough',
-          send_registration_link: false,
-        },
-      )
-    ).data.id;
-  w.userA1 = await mk([w.A1]);
-  w.userB = await mk([w.B]);
-  w.userP2 = await mk([w.P2.rootGroup], w.P2.api);
-  // markers made by people of A and of B
-  const makerA = await userWith(ts, api, { permissions: ['markers.create'], domains: [w.A1] });
-  const makerB = await userWith(ts, api, { permissions: ['markers.create'], domains: [w.B] });
-  w.markerA = (
-    await getCommand('marker.create').run(
-      { api: await makerA.client() },
-      { name: `MA${uid()}`, color: '#aa0000' },
-    )
-  ).data.id;
-  w.markerB = (
-    await getCommand('marker.create').run(
-      { api: await makerB.client() },
-      { name: `MB${uid()}`, color: '#00aa00' },
-    )
-  ).data.id;
-  w.typeP2 = (
-    await getCommand('domain_type.create').run({ api: w.P2.api }, { type: 'entrance', name: 'Entrance' })
-  ).data.id;
-  w.groupP2 = await group(w.P2.api, 'P2 group', w.P2.rootGroup);
-  // a device in A1 that answers (a simulated panel on http, at its own address), one in B
-  w.sim = new SimulatedDevice({
-    serial: `PM-${uid()}`,
-    management: { protocol: 'http', url: '', login: '', password: '' },
-    heartbeatMs: 0,
-  });
-  await w.sim.start();
-  w.deviceA1 = await freshDevice(w.A1, {
-    serial_number: w.sim.serial,
-    ip_address: '127.0.0.1',
-    port: w.sim.httpPort,
-  });
-  w.deviceB = await freshDevice(w.B);
-  // every licence flag on: a gate behind a licence must be seen open (a), so that (b) and (d) prove something
-  await licence(ts, everyFeatureOn());
-  w.numberA = await freshNumber(w.A1);
-  w.numberB = await freshNumber(w.B);
-});
-afterAll(async () => {
-  await w.sim?.stop();
-  await ts?.close();
-});
-
 type Args = Record<string, unknown>;
 interface Case {
   /** the tester's permissions for (a) and (c) */
@@ -1205,157 +1124,250 @@ const SELF_SERVICE = new Set(
     .map(([id]) => id),
 );
 
-describe('the registry', () => {
-  it('has no signed-in route without a permission gate, except the self-service ones', () => {
-    for (const cmd of registry.values()) {
-      // public routes and devices' own calls have no person's permission to hold
-      if (cmd.access !== 'session' || SELF_SERVICE.has(cmd.id)) continue;
-      expect(cmd.gates.anyPermission?.length, cmd.id).toBeGreaterThan(0);
-    }
-  });
-  it('has a matrix case for every command, or a reason to leave it out', () => {
-    expect(familyCommands.map((c) => c.id).filter((id) => !cases[id])).toEqual([]);
-    // a reason only where there is no case, and only for registered commands
-    expect(Object.keys(OPT_OUT).filter((id) => cases[id] || !registry.has(id))).toEqual([]);
-    expect(Object.values(OPT_OUT).every((why) => why.length > 10)).toBe(true);
-  });
-});
-
-familyMatrixSuite(derivedFamilies, () => ({ ts, api, root: w.root, A: w.A, B: w.B }));
-familyMatrixSuite(handFamilies, () => ({ ts, api, root: w.root, A: w.A, B: w.B }), { only: 'relations' });
-
-describe.each(familyCommands.filter((c) => cases[c.id]).map((c) => [c.id]))('%s', (id) => {
-  const cmd = registry.get(id)!;
-  const c = cases[id]!;
-
-  async function tester(perms: string[], domains = [w.A]) {
-    return (
-      await userWith(ts, api, { permissions: perms, domains, available: c.available?.() ?? [] })
-    ).client();
-  }
-  /** targets the tester's role must list, for the role family */
-  async function prepareRoleTargets(roleAvailable: number[]) {
-    for (const key of ['role.update', 'role.delete', 'role.delete_all'])
-      if (id === key) {
-        const target = await freshRole();
-        (c as { target?: number }).target = target;
-        roleAvailable.push(target);
-      }
-  }
-
-  it('(a) runs with the permission in scope', async () => {
-    const available = [...(c.available?.() ?? [])];
-    await prepareRoleTargets(available);
-    const client = await (
-      await userWith(ts, api, { permissions: c.perms, domains: [w.A], available })
-    ).client();
-    currentTester = client;
-    const result = (await cmd.run({ api: client }, (await c.ok()) as never)) as Record<string, unknown>;
-    // a list answers {data}; the licences' list answers {active_ids, items} (spec part 2 §7)
-    if (id.endsWith('.export')) expect(rowsOf(id, result).length).toBeGreaterThan(0);
-    if (isList(id) && !id.endsWith('.export'))
-      expect(((result.data ?? result.items) as unknown[]).length).toBeGreaterThan(0);
-    if (id.endsWith('.delete_all')) expect((result.not_deleted as unknown[]).length).toBe(0);
-  });
-
-  it('(b) is refused without the permission', async () => {
-    // some permission, but none of the ones this command accepts
-    const other = AllPermissions.find((p) => !cmd.gates.anyPermission!.includes(p))!;
-    const client = await tester([other]);
-    currentTester = await (await userWith(ts, api, { permissions: c.perms, domains: [w.A] })).client();
-    const e = await failure(cmd.run({ api: client }, (await c.ok()) as never));
-    expect(e.status).toBe(403);
-    expect(e.message).toBe('method_prohibited');
-  });
-
-  // commands without an out-of-scope target (creates without a place, whole-tree reads) get no (c)
-  if (c.out)
-    it('(c) does not reach out of scope (another subtree, another project)', async () => {
-      const client = await tester(c.perms);
-      const args = (await c.out!()) as never;
-      if (isList(id)) {
-        const rows = rowsOf(id, await cmd.run({ api: client }, args));
-        if (c.hidden) expect(rows.map((r) => r.id)).not.toContain(c.hidden());
-        else expect(rows).toEqual([]);
-      } else if (id.endsWith('.delete_all')) {
-        const result = (await cmd.run({ api: client }, args)) as {
-          deleted: number[];
-          not_deleted: Array<{ reason: string }>;
-        };
-        expect(result.deleted).toEqual([]);
-        expect(
-          result.not_deleted.every((n) => ['item_not_found', 'method_prohibited'].includes(n.reason)),
-        ).toBe(true);
-      } else {
-        const e = await failure(cmd.run({ api: client }, args));
-        expect([403, 404]).toContain(e.status);
-      }
-    });
-
-  if (cmd.gates.licence?.length)
-    it('(d) is refused without the licence', async () => {
-      // the tester's group switches its own licences on, without this feature
-      const g = await group(api, `Unlicensed ${uid()}`, w.A, {
-        license_settings: { is_enabled: true, licenses: [] },
-      });
-      const client = await (await userWith(ts, api, { permissions: c.perms, domains: [g] })).client();
-      const target = await group(api, `Child ${uid()}`, g);
-      // a command aimed at one record is aimed at one in the tester's reach; a list or a create as it is
-      const aimed = 'id' in ((cmd.args as { shape?: object }).shape ?? {});
-      const args = { ...((await c.ok()) as object), ...(aimed ? { id: target } : {}) };
-      const e = await failure(cmd.run({ api: client }, args as never));
-      expect(e.status).toBe(403);
-      expect(e.message).toBe('feature_not_licensed');
-      expect(e.data).toMatchObject({ feature: cmd.gates.licence![0], by: 'group' });
-    });
-});
-
-describe('licences', () => {
-  it('a feature needs the server licence too', async () => {
-    const db = ts.server.context.db;
-    await db.updateTable('licenses').set({ is_active: false }).execute();
-    try {
-      const e = await failure(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A }));
-      expect(e.message).toBe('feature_not_licensed');
-      await db
-        .updateTable('licenses')
-        .set({ is_active: true, valid_to: new Date(Date.now() - 1000) })
-        .execute();
-      expect(
-        (await failure(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A }))).message,
-      ).toBe('license_expired');
-    } finally {
-      await db.updateTable('licenses').set({ is_active: true, valid_to: null }).execute();
-    }
-    await expect(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A })).resolves.toEqual({
-      ok: true,
-    });
-  });
-
-  it('shows in the profile what both the server and the groups allow', async () => {
-    const profile = await getCommand('profile.get').run({ api }, {});
-    // the administrator's groups restrict nothing: every flag of the server licence is on
-    expect(LicenceFlags.filter((f) => !licenceFlagOn(profile.license_info, f))).toEqual([]);
-    // a group that keeps only the mobile app: its people see the mobile app, and no SIP
-    const only = await group(api, `Mobile only ${uid()}`, w.A, {
-      license_settings: {
-        is_enabled: true,
-        notifications: { period: 'never', notify_before: 0 },
-        licenses: [
-          {
-            is_active: true,
-            features: { mobile_app: everyFeatureOn().mobile_app },
-            restrict_period: { is_active: false, from: null, to: null },
-          },
-        ],
+/**
+ * The matrix in `of` shards, each a test file of its own (tests/api/permissions-<n>.test.ts) with its own server
+ * and world, so the forks share it: whole, it was the parallel phase's longest file (220 s of CPU, one fork).
+ * Shard n takes every of-th command and family from the n-th; shard 0 also the registry's and licences' checks.
+ */
+export function permissionsMatrix(shard: number, of: number): void {
+  const mine = <T>(list: readonly T[]): T[] => list.filter((_, i) => i % of === shard);
+  beforeAll(async () => {
+    // hundreds of test users sign in from one address within a minute here, which the public-route limit
+    // (300 a minute per address, tested in abuse.test.ts) would rightly refuse; this file is about gates
+    ts = await startTestServer({
+      config: {
+        rateLimits: { public: { limit: 100_000, windowS: 60 } },
+        // no access sync of its own: the matrix's rules and identifiers would queue tasks to its devices, whose
+        // addresses answer nobody, ahead of the backups its cases wait for (tests/devices/access-sync tests it)
+        accessSync: { pollMs: 0 },
       },
     });
-    const member = await (await userWith(ts, api, { permissions: [], domains: [only] })).client();
-    const info = (await getCommand('profile.get').run({ api: member }, {})).license_info;
-    expect(LicenceFlags.filter((f) => licenceFlagOn(info, f))).toEqual(
-      LicenceFlags.filter((f) => f.startsWith('mobile_app')),
-    );
+    api = await admin(ts);
+    const full = await getCommand('group.full').run({ api }, {});
+    w.root = full.data.find((g) => g.parent_id === null)!.id;
+    w.A = await group(api, 'A', w.root);
+    w.A1 = await group(api, 'A1', w.A);
+    w.B = await group(api, 'B', w.root);
+    w.P2 = await secondProject(ts);
+    w.emptyRole = (await getCommand('role.create').run({ api }, { name: 'Empty', permissions: [] })).data.id;
+    const mk = async (domains: number[], client = api) =>
+      (
+        await getCommand('user.create').run(
+          { api: client },
+          {
+            login: `x${uid()}`,
+            name: `X ${uid()}`,
+            role:
+              client === api
+                ? w.emptyRole
+                : (await getCommand('role.list').run({ api: client }, { limit: 1, sort: 'id' })).data[0]!.id,
+            domains,
+            password: 'pw-long-enough',
+            send_registration_link: false,
+          },
+        )
+      ).data.id;
+    w.userA1 = await mk([w.A1]);
+    w.userB = await mk([w.B]);
+    w.userP2 = await mk([w.P2.rootGroup], w.P2.api);
+    // markers made by people of A and of B
+    const makerA = await userWith(ts, api, { permissions: ['markers.create'], domains: [w.A1] });
+    const makerB = await userWith(ts, api, { permissions: ['markers.create'], domains: [w.B] });
+    w.markerA = (
+      await getCommand('marker.create').run(
+        { api: await makerA.client() },
+        { name: `MA${uid()}`, color: '#aa0000' },
+      )
+    ).data.id;
+    w.markerB = (
+      await getCommand('marker.create').run(
+        { api: await makerB.client() },
+        { name: `MB${uid()}`, color: '#00aa00' },
+      )
+    ).data.id;
+    w.typeP2 = (
+      await getCommand('domain_type.create').run({ api: w.P2.api }, { type: 'entrance', name: 'Entrance' })
+    ).data.id;
+    w.groupP2 = await group(w.P2.api, 'P2 group', w.P2.rootGroup);
+    // a device in A1 that answers (a simulated panel on http, at its own address), one in B
+    w.sim = new SimulatedDevice({
+      serial: `PM-${uid()}`,
+      management: { protocol: 'http', url: '', login: '', password: '' },
+      heartbeatMs: 0,
+    });
+    await w.sim.start();
+    w.deviceA1 = await freshDevice(w.A1, {
+      serial_number: w.sim.serial,
+      ip_address: '127.0.0.1',
+      port: w.sim.httpPort,
+    });
+    w.deviceB = await freshDevice(w.B);
+    // every licence flag on: a gate behind a licence must be seen open (a), so that (b) and (d) prove something
+    await licence(ts, everyFeatureOn());
+    w.numberA = await freshNumber(w.A1);
+    w.numberB = await freshNumber(w.B);
   });
-});
+  afterAll(async () => {
+    await w.sim?.stop();
+    await ts?.close();
+  });
+
+  if (shard === 0)
+    describe('the registry', () => {
+      it('has no signed-in route without a permission gate, except the self-service ones', () => {
+        for (const cmd of registry.values()) {
+          // public routes and devices' own calls have no person's permission to hold
+          if (cmd.access !== 'session' || SELF_SERVICE.has(cmd.id)) continue;
+          expect(cmd.gates.anyPermission?.length, cmd.id).toBeGreaterThan(0);
+        }
+      });
+      it('has a matrix case for every command, or a reason to leave it out', () => {
+        expect(familyCommands.map((c) => c.id).filter((id) => !cases[id])).toEqual([]);
+        // a reason only where there is no case, and only for registered commands
+        expect(Object.keys(OPT_OUT).filter((id) => cases[id] || !registry.has(id))).toEqual([]);
+        expect(Object.values(OPT_OUT).every((why) => why.length > 10)).toBe(true);
+      });
+    });
+
+  familyMatrixSuite(mine(derivedFamilies), () => ({ ts, api, root: w.root, A: w.A, B: w.B }));
+  familyMatrixSuite(mine(handFamilies), () => ({ ts, api, root: w.root, A: w.A, B: w.B }), {
+    only: 'relations',
+  });
+
+  describe.each(mine(familyCommands.filter((c) => cases[c.id])).map((c) => [c.id]))('%s', (id) => {
+    const cmd = registry.get(id)!;
+    const c = cases[id]!;
+
+    async function tester(perms: string[], domains = [w.A]) {
+      return (
+        await userWith(ts, api, { permissions: perms, domains, available: c.available?.() ?? [] })
+      ).client();
+    }
+    /** targets the tester's role must list, for the role family */
+    async function prepareRoleTargets(roleAvailable: number[]) {
+      for (const key of ['role.update', 'role.delete', 'role.delete_all'])
+        if (id === key) {
+          const target = await freshRole();
+          (c as { target?: number }).target = target;
+          roleAvailable.push(target);
+        }
+    }
+
+    it('(a) runs with the permission in scope', async () => {
+      const available = [...(c.available?.() ?? [])];
+      await prepareRoleTargets(available);
+      const client = await (
+        await userWith(ts, api, { permissions: c.perms, domains: [w.A], available })
+      ).client();
+      currentTester = client;
+      const result = (await cmd.run({ api: client }, (await c.ok()) as never)) as Record<string, unknown>;
+      // a list answers {data}; the licences' list answers {active_ids, items} (spec part 2 §7)
+      if (id.endsWith('.export')) expect(rowsOf(id, result).length).toBeGreaterThan(0);
+      if (isList(id) && !id.endsWith('.export'))
+        expect(((result.data ?? result.items) as unknown[]).length).toBeGreaterThan(0);
+      if (id.endsWith('.delete_all')) expect((result.not_deleted as unknown[]).length).toBe(0);
+    });
+
+    it('(b) is refused without the permission', async () => {
+      // some permission, but none of the ones this command accepts
+      const other = AllPermissions.find((p) => !cmd.gates.anyPermission!.includes(p))!;
+      const client = await tester([other]);
+      currentTester = await (await userWith(ts, api, { permissions: c.perms, domains: [w.A] })).client();
+      const e = await failure(cmd.run({ api: client }, (await c.ok()) as never));
+      expect(e.status).toBe(403);
+      expect(e.message).toBe('method_prohibited');
+    });
+
+    // commands without an out-of-scope target (creates without a place, whole-tree reads) get no (c)
+    if (c.out)
+      it('(c) does not reach out of scope (another subtree, another project)', async () => {
+        const client = await tester(c.perms);
+        const args = (await c.out!()) as never;
+        if (isList(id)) {
+          const rows = rowsOf(id, await cmd.run({ api: client }, args));
+          if (c.hidden) expect(rows.map((r) => r.id)).not.toContain(c.hidden());
+          else expect(rows).toEqual([]);
+        } else if (id.endsWith('.delete_all')) {
+          const result = (await cmd.run({ api: client }, args)) as {
+            deleted: number[];
+            not_deleted: Array<{ reason: string }>;
+          };
+          expect(result.deleted).toEqual([]);
+          expect(
+            result.not_deleted.every((n) => ['item_not_found', 'method_prohibited'].includes(n.reason)),
+          ).toBe(true);
+        } else {
+          const e = await failure(cmd.run({ api: client }, args));
+          expect([403, 404]).toContain(e.status);
+        }
+      });
+
+    if (cmd.gates.licence?.length)
+      it('(d) is refused without the licence', async () => {
+        // the tester's group switches its own licences on, without this feature
+        const g = await group(api, `Unlicensed ${uid()}`, w.A, {
+          license_settings: { is_enabled: true, licenses: [] },
+        });
+        const client = await (await userWith(ts, api, { permissions: c.perms, domains: [g] })).client();
+        const target = await group(api, `Child ${uid()}`, g);
+        // a command aimed at one record is aimed at one in the tester's reach; a list or a create as it is
+        const aimed = 'id' in ((cmd.args as { shape?: object }).shape ?? {});
+        const args = { ...((await c.ok()) as object), ...(aimed ? { id: target } : {}) };
+        const e = await failure(cmd.run({ api: client }, args as never));
+        expect(e.status).toBe(403);
+        expect(e.message).toBe('feature_not_licensed');
+        expect(e.data).toMatchObject({ feature: cmd.gates.licence![0], by: 'group' });
+      });
+  });
+
+  if (shard === 0)
+    describe('licences', () => {
+      it('a feature needs the server licence too', async () => {
+        const db = ts.server.context.db;
+        await db.updateTable('licenses').set({ is_active: false }).execute();
+        try {
+          const e = await failure(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A }));
+          expect(e.message).toBe('feature_not_licensed');
+          await db
+            .updateTable('licenses')
+            .set({ is_active: true, valid_to: new Date(Date.now() - 1000) })
+            .execute();
+          expect(
+            (await failure(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A }))).message,
+          ).toBe('license_expired');
+        } finally {
+          await db.updateTable('licenses').set({ is_active: true, valid_to: null }).execute();
+        }
+        await expect(getCommand('group.whitelabel_logo_delete').run({ api }, { id: w.A })).resolves.toEqual({
+          ok: true,
+        });
+      });
+
+      it('shows in the profile what both the server and the groups allow', async () => {
+        const profile = await getCommand('profile.get').run({ api }, {});
+        // the administrator's groups restrict nothing: every flag of the server licence is on
+        expect(LicenceFlags.filter((f) => !licenceFlagOn(profile.license_info, f))).toEqual([]);
+        // a group that keeps only the mobile app: its people see the mobile app, and no SIP
+        const only = await group(api, `Mobile only ${uid()}`, w.A, {
+          license_settings: {
+            is_enabled: true,
+            notifications: { period: 'never', notify_before: 0 },
+            licenses: [
+              {
+                is_active: true,
+                features: { mobile_app: everyFeatureOn().mobile_app },
+                restrict_period: { is_active: false, from: null, to: null },
+              },
+            ],
+          },
+        });
+        const member = await (await userWith(ts, api, { permissions: [], domains: [only] })).client();
+        const info = (await getCommand('profile.get').run({ api: member }, {})).license_info;
+        expect(LicenceFlags.filter((f) => licenceFlagOn(info, f))).toEqual(
+          LicenceFlags.filter((f) => f.startsWith('mobile_app')),
+        );
+      });
+    });
+}
 
 export type { CommandId };
