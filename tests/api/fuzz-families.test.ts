@@ -200,6 +200,12 @@ const NOT_FUZZED: { reason: string; matches: (cmd: Command) => boolean }[] = [
         // without its credential, a key that is not one and the placeholder with nothing behind it
         'settings.sip_update',
         'settings.push_update',
+        // white-label: a flag, a name, an address, an e-mail and a phone, and a logo as a multipart image;
+        // tests/api/whitelabel.test.ts sends each field bad, a logo set by hand, a text as an image and an SVG
+        'settings.whitelabel_update',
+        'settings.whitelabel_logo_upload',
+        'group.whitelabel_update',
+        'group.whitelabel_logo_upload',
         // the broker: a restart's type (an enum) and two PEM files; tests/devices/broker-service.test.ts sends
         // a text that is no certificate, a key of another certificate, and both to an external broker
         'broker.restart',
