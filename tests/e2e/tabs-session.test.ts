@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '@lintel/server';
 import { type TestServer } from '../support/server';
 import { keyboardSignIn } from '../support/console';
-import { freshPage, consoleWorld } from '../support/web';
+import { freshPage, consoleWorld, WAIT } from '../support/web';
 
 const clock = new ManualClock();
 let server: TestServer;
@@ -52,6 +52,43 @@ it('two tabs refreshing one session at once are both kept signed in, and the ses
       await p.goto(`${server.url}/users`);
       await signedIn(p);
     }
+  } finally {
+    await context.close();
+  }
+}, 180_000);
+
+it('a tab that refreshed and then reloaded still hands its tokens to a tab that missed the rotation', async () => {
+  const { context, page: a } = await freshPage(browser);
+  try {
+    await keyboardSignIn(a, server, server.adminLogin, server.adminPassword);
+    const [b] = await Promise.all([
+      context.waitForEvent('page'),
+      a.evaluate((url) => void window.open(url, '_blank'), `${server.url}/users`),
+    ]);
+    await signedIn(b);
+    const refreshOf = () =>
+      b.evaluate(
+        () => (JSON.parse(sessionStorage.getItem('lintel.session') ?? '{}') as { refresh?: string }).refresh,
+      );
+    const first = await refreshOf();
+    // A leaves the console: its session stays in its tab's storage, and it hears nothing of what B does
+    await a.goto('about:blank');
+    clock.advance(server.server.context.config.accessTtlS * 1000 + 1000);
+    // B refreshes (the token both tabs held is replaced), then reloads: a new page of B
+    await b.reload();
+    await signedIn(b);
+    await expect.poll(refreshOf, { timeout: WAIT }).not.toBe(first);
+    await b.reload();
+    await signedIn(b);
+    // A comes back with the replaced token: refused, it asks, and B's new page still answers
+    await a.goto(`${server.url}/users`);
+    await signedIn(a);
+    const revoked = await server.server.context.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('revoked_at', 'is not', null)
+      .execute();
+    expect(revoked).toEqual([]);
   } finally {
     await context.close();
   }

@@ -10,6 +10,11 @@ export type RememberType = 'infinity' | 'session';
 const KEY_SESSION = 'lintel.session';
 const KEY_PROJECTS = 'lintel.projects';
 const KEY_REMEMBER = 'lintel.remember';
+/**
+ * The refresh tokens this tab knows were replaced, kept beside its session so a reload of the tab still knows
+ * them: a tab that refreshed, then reloaded, must still answer another tab that asks who replaced its token.
+ */
+const KEY_REPLACED = 'lintel.session.replaced';
 
 /** What /choose-project offers: the sessions of the last login reply, one per project. */
 export interface StoredProjects {
@@ -53,6 +58,19 @@ function readJson<T>(key: string, guard: (v: unknown) => v is T): T | null {
   return null;
 }
 
+/** The replaced refresh tokens a reload of this tab left (KEY_REPLACED); none when unreadable. */
+function readReplaced(): string[] {
+  for (const kind of ['session', 'infinity'] as const) {
+    try {
+      const value: unknown = JSON.parse(storage(kind)?.getItem(KEY_REPLACED) ?? 'null');
+      if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string').slice(-32);
+    } catch {
+      // unreadable: none known
+    }
+  }
+  return [];
+}
+
 function isProject(v: unknown): boolean {
   if (!v || typeof v !== 'object') return false;
   const p = v as Record<string, unknown>;
@@ -83,8 +101,11 @@ export class BrowserSessionStore implements SessionStore {
   private cache: { session: StoredSession | null; projects: StoredProjects | null } | null = null;
   private readonly channel: BroadcastChannel | null =
     typeof BroadcastChannel === 'function' ? new BroadcastChannel(CHANNEL) : null;
-  /** refresh tokens this tab knows were replaced (by itself or by another tab), the oldest first */
-  private readonly replaced = new Set<string>();
+  /**
+   * refresh tokens this tab knows were replaced (by itself or by another tab), the oldest first; kept in the
+   * session's storage (KEY_REPLACED) so the tab still knows them after a reload
+   */
+  private readonly replaced = new Set<string>(readReplaced());
   private readonly waiting = new Map<string, Set<(s: StoredSession) => void>>();
 
   constructor() {
@@ -117,6 +138,7 @@ export class BrowserSessionStore implements SessionStore {
   private noteReplaced(replacedRefresh: string): void {
     this.replaced.add(replacedRefresh);
     if (this.replaced.size > 32) this.replaced.delete(this.replaced.values().next().value!);
+    storage(this.remember)?.setItem(KEY_REPLACED, JSON.stringify([...this.replaced]));
   }
 
   private tell(from: string, session: StoredSession): void {
@@ -225,7 +247,9 @@ export class BrowserSessionStore implements SessionStore {
     for (const kind of ['session', 'infinity'] as const) {
       storage(kind)?.removeItem(KEY_SESSION);
       storage(kind)?.removeItem(KEY_PROJECTS);
+      storage(kind)?.removeItem(KEY_REPLACED);
     }
+    this.replaced.clear();
     this.cache = { session: null, projects: null };
     this.emit();
   }
