@@ -8,11 +8,6 @@
  * itself —; media flows from the panel; the first concierge's card shows it answered by another user; the
  * call ends. One server, one Kamailio, one browser and one panel for the file.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
@@ -24,39 +19,21 @@ import { keyboardSignIn } from '../support/console';
 import { ensureBuilt, WAIT, webDist } from '../support/web';
 import { freePort } from '../sip/sip-support';
 import { conciergeUser, inboundBytes, launchDialerChromium, sipNumber } from '../support/dialer';
+import { BaresipPanel } from '../support/baresip-panel';
 
 const INTERCEPT = 'calls.can_intercept_call_like_concierge';
 const tag = uid().slice(0, 6);
-const ns = `lintel-icp-${tag}`;
-const hostIf = `lih${tag}`;
-const nsIf = `lin${tag}`;
-const octet = 16 + Math.floor(Math.random() * 200);
-const hostIp = `10.232.${octet}.1`;
-const panelIp = `10.232.${octet}.2`;
-const CTRL_PORT = 4444;
+const panel = new BaresipPanel('icp', 232);
+const hostIp = panel.hostIp;
 
 let server: TestServer;
 let browser: Browser;
 let sip: SipConfig;
 let api: ApiClient;
-let panel: ChildProcess | null = null;
-let panelDir = '';
-let control: net.Socket | null = null;
-const events: { type?: string; param?: string }[] = [];
-let panelLog = '';
-
-const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
 
 beforeAll(async () => {
   ensureBuilt();
-  ip('netns', 'add', ns);
-  ip('link', 'add', hostIf, 'type', 'veth', 'peer', 'name', nsIf);
-  ip('link', 'set', nsIf, 'netns', ns);
-  ip('addr', 'add', `${hostIp}/30`, 'dev', hostIf);
-  ip('link', 'set', hostIf, 'up');
-  ip('netns', 'exec', ns, 'ip', 'addr', 'add', `${panelIp}/30`, 'dev', nsIf);
-  ip('netns', 'exec', ns, 'ip', 'link', 'set', nsIf, 'up');
-  ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
+  panel.up();
 
   sip = {
     ...loadSipConfig({}),
@@ -80,120 +57,10 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  control?.destroy();
-  panel?.kill('SIGKILL');
+  panel.down();
   await browser?.close();
   await server?.close();
-  try {
-    ip('netns', 'del', ns);
-  } catch {
-    // already gone
-  }
-  if (panelDir) fs.rmSync(panelDir, { recursive: true, force: true });
 });
-
-/** baresip in the namespace as the door panel `n`, registered to Kamailio (its calls are placed by `dial`). */
-function startPanel(n: string, password: string): void {
-  panelDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-baresip-'));
-  fs.writeFileSync(
-    path.join(panelDir, 'config'),
-    [
-      'poll_method epoll',
-      `sip_listen ${panelIp}:5060`,
-      'audio_player aubridge,nil',
-      'audio_source ausine,440',
-      'ausrc_srate 48000',
-      'ausrc_channels 2',
-      'auplay_srate 48000',
-      'audio_alert aubridge,nil',
-      'rtcp_mux yes',
-      'module_path /usr/lib/baresip/modules',
-      'module g711.so',
-      'module ausine.so',
-      'module aubridge.so',
-      'module ice.so',
-      'module dtls_srtp.so',
-      'module_app account.so',
-      'module_app menu.so',
-      'module_app ctrl_tcp.so',
-      `ctrl_tcp_listen 0.0.0.0:${CTRL_PORT}`,
-      '',
-    ].join('\n'),
-  );
-  fs.writeFileSync(
-    path.join(panelDir, 'accounts'),
-    `<sip:${n}@${hostIp}:${sip.port};transport=udp>;auth_pass=${password};medianat=ice;mediaenc=dtls_srtp;audio_codecs=PCMU;regint=60\n`,
-  );
-  panel = spawn('ip', ['netns', 'exec', ns, 'baresip', '-f', panelDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  panel.stdout?.on('data', (d: Buffer) => (panelLog = (panelLog + d.toString()).slice(-6000)));
-  panel.stderr?.on('data', (d: Buffer) => (panelLog = (panelLog + d.toString()).slice(-6000)));
-}
-
-/** The panel's control socket: its events (netstrings of JSON) kept in `events`; `command` sends on it. */
-async function listenToPanel(): Promise<void> {
-  const end = Date.now() + WAIT;
-  for (;;) {
-    const socket = await new Promise<net.Socket | null>((resolve) => {
-      const s = net.connect(CTRL_PORT, panelIp);
-      let buffer = '';
-      s.once('connect', () => resolve(s));
-      s.once('error', () => resolve(null));
-      s.on('data', (d) => {
-        buffer += d.toString();
-        for (;;) {
-          const colon = buffer.indexOf(':');
-          if (colon < 0) break;
-          const len = Number(buffer.slice(0, colon));
-          if (buffer.length < colon + 1 + len + 1) break;
-          try {
-            events.push(JSON.parse(buffer.slice(colon + 1, colon + 1 + len)) as { type?: string });
-          } catch {
-            // not an event
-          }
-          buffer = buffer.slice(colon + 1 + len + 1);
-        }
-      });
-    });
-    if (socket) {
-      control = socket;
-      return;
-    }
-    if (Date.now() > end) throw new Error(`the panel's control socket did not open\n${panelLog}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A command to the panel (baresip's ctrl_tcp: a netstring of JSON). */
-function command(name: string, params: string): void {
-  const json = JSON.stringify({ command: name, params, token: uid() });
-  control!.write(`${Buffer.byteLength(json)}:${json},`);
-}
-
-/**
- * The concierge's machine has one network toward the panel: its SDP names only that address (baresip's ICE
- * wants a single candidate address, ../shared/SIP.md); every peer connection kept in `window.__pcs`.
- */
-const ONE_ADDRESS = `
-  window.__pcs = [];
-  const Native = window.RTCPeerConnection;
-  const local = Object.getOwnPropertyDescriptor(Native.prototype, 'localDescription').get;
-  window.RTCPeerConnection = class extends Native {
-    constructor(...args) { super(...args); window.__pcs.push(this); }
-    get localDescription() {
-      const d = local.call(this);
-      if (!d) return d;
-      const lines = d.sdp.split('\\r\\n').filter((l) => !l.startsWith('a=candidate') || (l.includes(' ${hostIp} ') && l.includes(' udp ')));
-      const kept = lines.find((l) => l.startsWith('a=candidate'));
-      if (!kept) return d;
-      const port = kept.split(' ')[5];
-      const sdp = lines
-        .map((l) => (l.startsWith('c=IN IP4 ') ? 'c=IN IP4 ${hostIp}' : l.startsWith('m=audio ') ? l.replace(/^m=audio \\d+/, 'm=audio ' + port) : l))
-        .join('\\r\\n');
-      return new RTCSessionDescription({ type: d.type, sdp });
-    }
-  };`;
 
 /** A concierge who may intercept, of `groupId`, with a number of his, signed in on a page of his own. */
 async function concierge(groupId: number, n: string, name: string): Promise<Page> {
@@ -201,7 +68,7 @@ async function concierge(groupId: number, n: string, name: string): Promise<Page
   const numberId = await sipNumber(api, await rootGroup(api), n, password);
   const user = await conciergeUser(api, groupId, numberId, name, ['users.view', INTERCEPT]);
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1440, height: 900 } });
-  await context.addInitScript(ONE_ADDRESS);
+  await context.addInitScript(panel.oneAddressScript());
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   await keyboardSignIn(page, server, user.login, user.password);
@@ -239,8 +106,8 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
     );
     const flat = `5${digits}`;
     await sipNumber(api, root, flat, `Flat${uid()}X1`);
-    startPanel(door, doorPassword);
-    await listenToPanel();
+    panel.start(door, doorPassword, sip.port, { answer: false });
+    await panel.listen();
     await expect
       .poll(
         async () =>
@@ -270,7 +137,7 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
       expect(await ann.getByTestId(`interception-group-${building}`).isDisabled()).toBe(true);
 
       // the panel calls the flat: the call rings Ann instead
-      command('dial', `sip:${flat}@${hostIp}:${sip.port}`);
+      panel.command('dial', `sip:${flat}@${hostIp}:${sip.port}`);
       await card(ann, door, '[data-status="new"]').waitFor();
       // nobody answers: after the ring time it waits — an awaiting call, still ringing Ann's phone
       await card(ann, door, '[data-type="awaiting"]').waitFor();
@@ -310,7 +177,7 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
       await ben.keyboard.press('Alt+x');
       await card(ben, door, '[data-status="destroyed"]').waitFor();
       await expect
-        .poll(() => events.some((e) => e.type === 'CALL_CLOSED'), { timeout: WAIT, interval: 100 })
+        .poll(() => panel.events.some((e) => e.type === 'CALL_CLOSED'), { timeout: WAIT, interval: 100 })
         .toBe(true);
       await expect
         .poll(
@@ -341,7 +208,7 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
       await ann.keyboard.press('Escape');
     } catch (err) {
       throw new Error(
-        `${(err as Error).message}\npanel: ${panelLog}\nevents: ${JSON.stringify(events)}\nserver: ${server
+        `${(err as Error).message}\npanel: ${panel.log}\nevents: ${JSON.stringify(panel.events)}\nserver: ${server
           .logs()
           .split('\n')
           .slice(-30)
