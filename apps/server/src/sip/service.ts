@@ -2,7 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/schema';
 import type { NotificationType } from '@lintel/core';
 import type { ServerContext } from '../context';
 import { notify } from '../notifications/notify';
@@ -118,10 +119,10 @@ export class SipService {
   }
 
   /** The saved SIP settings as they are in the database (an empty object: none saved). */
-  async readSettings(): Promise<StoredSipSettings> {
+  async readSettings(db: Kysely<DB> = this.ctx.db): Promise<StoredSipSettings> {
     const row = await sql<{
       settings: StoredSipSettings | string;
-    }>`select settings from sip_settings where id`.execute(this.ctx.db);
+    }>`select settings from sip_settings where id`.execute(db);
     const v = row.rows[0]?.settings;
     return (typeof v === 'string' ? (JSON.parse(v) as StoredSipSettings) : v) ?? {};
   }
@@ -130,9 +131,9 @@ export class SipService {
    * The settings in force, read afresh unless this instance runs the SIP service (which keeps them current from
    * SipSettingsChangedEvent): an instance without the `sip` module makes numbers' HA1 with the saved realm too.
    */
-  async currentConfig(): Promise<SipConfig> {
+  async currentConfig(db: Kysely<DB> = this.ctx.db): Promise<SipConfig> {
     if (this.settingsLive) return this.config;
-    return withSipSettings(this.ctx.config.sip, await this.readSettings());
+    return withSipSettings(this.ctx.config.sip, await this.readSettings(db));
   }
 
   /**

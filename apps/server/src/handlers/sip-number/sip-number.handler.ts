@@ -20,11 +20,17 @@ const base = tableStore(sipNumberResource, {
  * The password as Kamailio checks it: its HA1 for the number and the installation's realm, never the password
  * (docs/decisions.md "Telephony: the SIP service"). The placeholder keeps the stored one.
  */
-async function credentials(values: Record<string, unknown>, number: string, ctx: FamilyCtx) {
+async function credentials(
+  trx: Parameters<typeof base.create>[0],
+  values: Record<string, unknown>,
+  number: string,
+  ctx: FamilyCtx,
+) {
   const { password, ...rest } = values;
   if (password === undefined || password === DUMMY_PASSWORD) return rest;
-  // the realm in force: the SIP settings' (settings.sip_update), else LINTEL_SIP_REALM
-  const realm = (await ctx.app.sip.currentConfig()).realm;
+  // the realm in force: the SIP settings' (settings.sip_update), else LINTEL_SIP_REALM; read in the
+  // request's transaction (PGlite has one connection: a read beside it waited for it, which waited for this)
+  const realm = (await ctx.app.sip.currentConfig(trx)).realm;
   return { ...rest, password_ha1: sipHa1(number, realm, String(password)), ha1_realm: realm };
 }
 
@@ -35,7 +41,7 @@ async function credentials(values: Record<string, unknown>, number: string, ctx:
 export const sipNumberStore: typeof base = {
   ...base,
   async create(trx, args, ctx) {
-    const id = await base.create(trx, (await credentials(args, args.number, ctx)) as typeof args, ctx);
+    const id = await base.create(trx, (await credentials(trx, args, args.number, ctx)) as typeof args, ctx);
     await ctx.app.outbox.emit(trx, SipNumberChangedEvent, {
       projectId: ctx.caller.projectId,
       numbers: [args.number],
@@ -60,7 +66,7 @@ export const sipNumberStore: typeof base = {
       throw new AppError('check_fields_data', {
         fields: [{ field: 'password', rule: 'required' }],
       });
-    await base.update(trx, id, (await credentials(args, number, ctx)) as typeof args, ctx, before);
+    await base.update(trx, id, (await credentials(trx, args, number, ctx)) as typeof args, ctx, before);
     await ctx.app.outbox.emit(trx, SipNumberChangedEvent, {
       projectId: ctx.caller.projectId,
       numbers: [...new Set([before.number, number])],
