@@ -56,6 +56,7 @@ export async function catchUpCalls(
   rpc: <T>(method: string, params?: unknown[]) => Promise<T>,
 ): Promise<number> {
   let applied = 0;
+  let read = 0;
   // batches kept while this runs are read by the next round (at most a few: Lintel answers again now)
   for (let round = 0; round < 3; round++) {
     const batches = keptBatches(await rpc('htable.dump', ['missed']));
@@ -66,10 +67,13 @@ export async function catchUpCalls(
       await app.sip.writes.idle();
       await rpc('htable.delete', ['missed', String(batch.seq)]);
       applied += events.length;
+      read++;
     }
   }
+  if (!read) return 0;
+  // the count Kamailio caps what it keeps by, set to what is left (a batch kept while this ran)
   const left = keptBatches(await rpc('htable.dump', ['missed'])).length;
   await rpc('htable.seti', ['lintel', 'missed_n', left]);
-  if (applied) app.log.info({ events: applied }, 'caught up on the call events the SIP server kept');
+  app.log.info({ events: applied }, 'caught up on the call events the SIP server kept');
   return applied;
 }
