@@ -51,3 +51,27 @@ describe('refFamilyOf: the arguments that hold ids of another family', () => {
     expect(refFamilyOf('audit_event.get', 'id', true, false)).toBeUndefined();
   });
 });
+
+describe("a family's update", () => {
+  it('changes only the fields it names: no default of the create is filled in', () => {
+    for (const r of resources) {
+      const update = getCommand(`${r.noun}.update` as CommandId);
+      const parsed = update.args.safeParse({ id: 1 });
+      // an update that needs more than its id (none today) says so; one that takes only the id adds nothing
+      if (parsed.success)
+        expect({ noun: r.noun, keys: Object.keys(parsed.data as object) }).toEqual({
+          noun: r.noun,
+          keys: ['id'],
+        });
+    }
+  });
+  it('a forward rule updated with its period alone keeps its numbers, queues and timeout', () => {
+    const parsed = getCommand('forward_rule.update').args.parse({
+      id: 3,
+      period: { from: '09:00', to: '18:00' },
+    });
+    expect(parsed).toEqual({ id: 3, period: { from: 9 * 3600, to: 18 * 3600 } });
+    // still strict: a field the update does not know is refused
+    expect(getCommand('forward_rule.update').args.safeParse({ id: 3, bogus: 1 }).success).toBe(false);
+  });
+});

@@ -440,6 +440,32 @@ export type PlainResource<
 > = Resource<N, Rec, Cre, Upd, Keys> & { table: string };
 
 /** Declares a whole generic family (spec part 2 §7): a schema, its fields and its gates. */
+/**
+ * The update's arguments without the defaults its fields had in the create's input: a family's update is often
+ * declared as its create input `.partial()`, and Zod 4 fills a default inside an optional field, so an update
+ * naming one field would have set every defaulted field it did not name back to its default (a forward rule
+ * updated with only its period lost its numbers). A defaulted field becomes optional with no default, its
+ * metadata kept; the object's own settings (strict) and checks are kept.
+ */
+export function withoutDefaults<S extends ZodObject>(schema: S): S {
+  const shape = schema.shape as Record<string, ZodType>;
+  let changed = false;
+  const next: Record<string, ZodType> = {};
+  for (const [key, field] of Object.entries(shape)) {
+    let inner: ZodType = field;
+    if (inner instanceof z.ZodOptional) inner = inner.unwrap() as ZodType;
+    if (inner instanceof z.ZodDefault || inner instanceof z.ZodPrefault) {
+      const meta = z.globalRegistry.get(field) ?? z.globalRegistry.get(inner);
+      let bare: ZodType = (inner.unwrap() as ZodType).optional();
+      if (meta) bare = bare.meta(meta);
+      next[key] = bare;
+      changed = true;
+    } else next[key] = field;
+  }
+  if (!changed) return schema;
+  return schema.clone({ ...schema._zod.def, shape: next } as typeof schema._zod.def) as S;
+}
+
 export function defineResource<
   N extends string,
   Rec extends ZodObject,
@@ -463,7 +489,9 @@ export function defineResource<
   Rec extends ZodObject,
   Cre extends ZodObject,
   Upd extends ZodObject,
->(spec: ResourceSpec<N, Rec, Cre, Upd>): Resource<N, Rec, Cre, Upd> {
+>(declared: ResourceSpec<N, Rec, Cre, Upd>): Resource<N, Rec, Cre, Upd> {
+  // an update changes the fields it names and no other: the create's defaults are not an update's
+  const spec = { ...declared, update: withoutDefaults(declared.update) };
   const fields: Record<string, ResourceField> = {};
   for (const [name, f] of Object.entries(spec.fields) as [string, ResourceField][])
     fields[name] = { labelKey: `fields.${spec.noun}.${name}`, ...f };
