@@ -35,7 +35,12 @@ export async function waitFor(url, ms = 60_000) {
 export async function startServer(env, main = path.join(root, 'apps/server/dist/main.js'), execArgv = []) {
   const child = spawn(process.execPath, [...execArgv, main], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVER_LOG=<file>: the server's output (its own lines and Kamailio's) kept there
+    stdio: [
+      'ignore',
+      process.env.BENCH_SERVER_LOG ? fs.openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore',
+      'inherit',
+    ],
   });
   const url = `http://127.0.0.1:${env.PORT}`;
   await waitFor(`${url}/api/v0/server-info`);

@@ -117,24 +117,33 @@ async function run(label, calls) {
 }
 
 /** What the figures say (kept with them; revise when the routing changes). */
-const READING = `**Still far from the aim on this machine** (load average 10–15 on its 2 cores, shared by five agents): 0.095–0.13
-of the static rate, p99 1.2–1.7 s against 0.1 s. Measured (a CPU profile, \`BENCH_CPU_PROF\`; the routes alone in a loop;
-\`BENCH_DEBUG=1\`: sipp's message traces and the server's metrics): the server answers \`sip.route\` in 2–4 ms by its own
-clock (metrics: 85% under 5 ms, none over 50 ms) and spends 11–12 ms of CPU a call, two thirds of it PGlite running the
-call's writes on the server's thread; the \`sip\` principal costs nothing (a secret read once, compared in constant
-time). What made most calls fail was Kamailio's: its 2 SIP workers wait for Lintel (http_client is synchronous;
-Debian 5.6 has no http_async_client), so while both waited nothing else was handled; its transaction layer then
-sent the INVITE again to the phone called after 500 ms, sipp's uas took that for an unexpected request and dropped
-the call, and the caller's BYE timed out 10 s later (6–76 of 500 failed a run before; a failed call stretches the run by
-its timeout, which is most of the gap in calls/s). Changed: the INVITE's transaction made before asking Lintel
-(\`t_newtran\`: 100 Trying at once, retransmissions absorbed), the uas answers a retransmitted INVITE as a phone does
-(and a BYE overtaking the ACK), the calls' writes wait while calls keep coming (up to 2 s) and are then written in
-short transactions with the event loop between them, and \`sip.call_events\` is answered once queued: 0–11 failed.
-8 SIP workers instead of 2 did not help here (22.6 and 25.6 calls/s in one round each): the server, not the workers, is the
-bottleneck. What is left is the server's CPU a call (its share of 2 cores under this load) and a TCP connection per
-route request (http_client keeps connections only for a named \`httpcon\`, whose URL is fixed when the configuration is
-rendered). Next: the calls' writes off the server's thread (PostgreSQL, or PGlite in a worker), fewer rows a call, a
-named keep-alive connection (an \`httpcon\` with Lintel's address, and the \`sip\` secret as its basic credentials).`;
+const READING = `**Kept routes** (docs/decisions.md "Telephony: the SIP server keeps Lintel's routes"): Lintel's answer for a
+caller and a number is kept by Kamailio (htable \`routes\`) for as long as Lintel says — the route cache's time (60 s),
+less when the callee's forward rules' days or periods end sooner — and forgotten whenever the facts it was read from change
+(the cache's clear on this instance: a command, another instance's event, the database's notification; a command waits
+for it before it answers). A call Kamailio routes by a kept answer costs Lintel one \`routed\` event in a batch instead of
+a synchronous request holding a SIP worker.
+
+Before kept routes, on a quiet machine (2026-11-28 07:34, load 0.0–1.4): static 987.3 / 978.5 calls/s, Lintel's (every
+call asked) 634.4 calls/s with p99 52 ms against 4, then 48.1 calls/s with 235 of 500 failed. The failures were Kamailio's
+shared memory: each call's transactions are held about 5 s after it ends (tm's wait timer), some 33 KB a call, and the
+64 MB Lintel gave Kamailio ran out after about 1,500 calls in three seconds — every new request was refused with a 500
+(Kamailio's log: \`build_cell(): could not allocate shared memory\`), in the static runs too when they came later. Lintel
+now starts Kamailio with 256 MB; the memory was back to 3.5 MB five seconds after a run (\`BENCH_DEBUG=1\` prints it).
+
+Earlier figures (same bench, every call asked, on a machine shared with four or five agents): 2026-11-28 at load 10–15,
+static 287.6–443.3 calls/s, Lintel's 31.7–57.4 (ratio 0.095–0.13), p99 1.2–1.7 s, 10.5–12.0 ms of server CPU a call (two
+thirds of it PGlite running the calls' writes on the server's thread); 2026-11-27 at load 6.6, static 589.6 / 380.1,
+Lintel's 28.7 / 30.4, 6 / 23 of 500 failed; before the answers and ends were queued for Kamailio's timer process and the
+route was answered from memory (load 21–22), 21.3 calls/s with 62 of 500 failed against 776.5 static.`;
+
+/** Kamailio's shared memory and what holds it (BENCH_DEBUG). */
+const kamailioMemory = async () => ({
+  shm: await rpc('core.shmmem', []),
+  dialogs: await rpc('stats.get_statistics', ['dialog:']),
+  tm: await rpc('stats.get_statistics', ['tm:']),
+  htables: await rpc('htable.listTables', []),
+});
 
 let server;
 let uas;
@@ -202,33 +211,56 @@ try {
   );
   await new Promise((r) => setTimeout(r, 500));
   const route = (await rpc('htable.get', ['lintel', 'route']))?.item?.value;
-  // static: Kamailio's own rule, Lintel's address taken away (its fallback)
+  const gen = (await rpc('htable.get', ['lintel', 'gen']))?.item?.value;
+  // Kamailio's processes, for the CPU its share of each call costs
+  const kamailioPids = ((await rpc('core.psx', [])) ?? []).map((p) => p.PID).filter(Boolean);
+  const kamailioCpu = () =>
+    kamailioPids.reduce((sum, pid) => sum + (fs.existsSync(`/proc/${pid}`) ? cpuOf(pid) : 0), 0);
   const historyCount = async () => (await api('GET', '/call-history?limit=1')).meta.total;
-  const rounds = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    await rpc('htable.sets', ['lintel', 'route', 'http://127.0.0.1:1/none']);
-    await run('warm-up', 20);
-    const fixed = await run('static Kamailio rule', CALLS);
-    await rpc('htable.sets', ['lintel', 'route', route]);
+  /** one measured run of a routing, with the CPU the server and Kamailio spent on it */
+  const measured = async (label, { written }) => {
     await run('warm-up', 20);
     const before = await historyCount();
     const cpu0 = cpuOf(server.pid);
+    const k0 = kamailioCpu();
     const t0 = performance.now();
-    const lintel = await run("Lintel's routing", CALLS);
-    // every call of the run in the history: Lintel's writes, after the answers, are done
-    // (a call Kamailio routed by its fallback, Lintel not answering in time, is not Lintel's to write: the count
-    // may stop short of CALLS; the time is that of the last row seen arriving, the wait ends 2 s after it)
-    let n = await historyCount();
-    let changedAt = performance.now();
-    while (n < before + CALLS && performance.now() - changedAt < 2000) {
-      await new Promise((r) => setTimeout(r, 100));
-      const m = await historyCount();
-      if (m !== n) [n, changedAt] = [m, performance.now()];
+    const r = await run(label, CALLS);
+    if (process.env.BENCH_DEBUG) console.log(`after ${label}`, JSON.stringify(await kamailioMemory()));
+    if (written) {
+      // every call of the run in the history: Lintel's writes, after the answers, are done
+      // (a call Kamailio routed by its fallback, Lintel not answering in time, is not Lintel's to write: the count
+      // may stop short of CALLS; the time is that of the last row seen arriving, the wait ends 2 s after it)
+      let n = await historyCount();
+      let changedAt = performance.now();
+      while (n < before + CALLS && performance.now() - changedAt < 2000) {
+        await new Promise((res) => setTimeout(res, 100));
+        const m = await historyCount();
+        if (m !== n) [n, changedAt] = [m, performance.now()];
+      }
+      r.written = (changedAt - t0) / 1000;
+      r.historyRows = (await historyCount()) - before;
+      r.cpuMsPerCall = ((cpuOf(server.pid) - cpu0) * 1000) / CALLS;
     }
-    lintel.written = (changedAt - t0) / 1000;
-    lintel.historyRows = (await historyCount()) - before;
-    lintel.cpuMsPerCall = ((cpuOf(server.pid) - cpu0) * 1000) / (CALLS + 0);
-    rounds.push({ fixed, lintel });
+    r.kamailioMsPerCall = ((kamailioCpu() - k0) * 1000) / CALLS;
+    return r;
+  };
+  const rounds = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    // static: Kamailio's own rule, Lintel's address taken away (its fallback), no route kept
+    await rpc('htable.sets', ['lintel', 'route', 'http://127.0.0.1:1/none']);
+    await rpc('htable.flush', ['routes']);
+    const fixed = await measured('static Kamailio rule', { written: false });
+    // Lintel's routing as it runs: Kamailio keeps the answers Lintel lets it keep (one caller, one number: the
+    // first call asks, the others are routed by the kept answer and told to Lintel as `routed` events)
+    await rpc('htable.sets', ['lintel', 'route', route]);
+    await rpc('htable.flush', ['routes']);
+    const lintel = await measured("Lintel's routing (kept routes)", { written: true });
+    // every call asked: Kamailio holds another generation than Lintel's answers, so it keeps none
+    await rpc('htable.sets', ['lintel', 'gen', 'bench-none']);
+    await rpc('htable.flush', ['routes']);
+    const asked = await measured("Lintel's routing, every call asked", { written: true });
+    await rpc('htable.sets', ['lintel', 'gen', gen]);
+    rounds.push({ fixed, lintel, asked });
     if (process.env.BENCH_DEBUG) {
       const m = await fetch(`${server.url}/api/v0/metrics`, {
         headers: { authorization: `Bearer ${token}` },
@@ -246,21 +278,22 @@ try {
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(', ');
+  const cell2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
   const line = (r, i) =>
-    `| ${i + 1} | ${r.label} | ${r.calls} | ${r.n} | ${r.ok ? 'yes' : `no (${r.failed ?? '?'} failed)`} | ${cell(r.cps)} | ${cell(r.p50)} | ${cell(r.p99)} | ${r.written === undefined ? '' : `${cell(r.written)} s, ${r.historyRows} rows`} | ${r.cpuMsPerCall === undefined ? '' : cell(r.cpuMsPerCall)} |`;
+    `| ${i + 1} | ${r.label} | ${r.calls} | ${r.n} | ${r.ok ? 'yes' : `no (${r.failed ?? '?'} failed)`} | ${cell(r.cps)} | ${cell(r.p50)} | ${cell(r.p99)} | ${r.written === undefined ? '' : `${cell(r.written)} s, ${r.historyRows} rows`} | ${r.cpuMsPerCall === undefined ? '' : cell2(r.cpuMsPerCall)} | ${cell2(r.kamailioMsPerCall)} |`;
   const ratio = (f) => Math.min(...rounds.map(f));
   writeResults(
     'sip-routing',
     `## sip-routing — calls through Kamailio routed by Lintel, against Kamailio's static rule
 
 ${new Date().toISOString().slice(0, 10)} · ${machine()} · load average after ${load} · server on PGlite, Kamailio 5.6 (2 UDP workers), sipp 3.6 on loopback.
-Each call: INVITE challenged, INVITE with digest, 100/180/200, ACK, BYE; setup = the authenticated INVITE to its 200 OK (sipp rtd). ${CALLS} calls offered at ${RATE}/s, at most ${LIMIT} at once, ${ROUNDS} rounds alternating. Lintel's routing: Kamailio asks \`sip.route\` (http_client: synchronous, a TCP connection per query; answered from the route cache; the call's writes wait while calls keep coming, up to 2 s, \`sip/call-writer.ts\`) and queues the answer and end for its timer process, which posts them in batches to \`sip.call_events\` (no SIP worker waits). Static: the same template with Lintel's address taken away (its fallback: ring the number dialled). "Written": from the first call of the run until every call is in the history; CPU: the server process's utime + stime over that time, per call.
+Each call: INVITE challenged, INVITE with digest, 100/180/200, ACK, BYE; setup = the authenticated INVITE to its 200 OK (sipp rtd). ${CALLS} calls offered at ${RATE}/s, at most ${LIMIT} at once, after 20 calls of warm-up; ${ROUNDS} rounds of three runs each: **static** (the same template with Lintel's address taken away: its fallback rings the number dialled), **kept routes** (Lintel's routing as it runs: Kamailio asks \`sip.route\` — http_client, synchronous — for a caller and number it keeps no answer for, and keeps the answer for as long as Lintel says; a call it routes by a kept answer is told to Lintel as a \`routed\` event; one caller and one number here, so the first call asks), **every call asked** (Kamailio given another generation than Lintel's answers, so it keeps none). The answers, ends and \`routed\` events go through Kamailio's timer process in batches to \`sip.call_events\` (no SIP worker waits); the calls' writes wait while calls keep coming, up to 2 s (\`sip/call-writer.ts\`). "Written": from the first call of the run until every call is in the history; CPU: utime + stime of the server process and of Kamailio's processes over the run, per call.
 
-| round | routing | calls | measured | all completed | calls/s | setup p50 ms | setup p99 ms | written | server CPU ms/call |
-|---|---|---|---|---|---|---|---|---|---|
-${rounds.flatMap((r, i) => [line(r.fixed, i), line(r.lintel, i)]).join('\n')}
+| round | routing | calls | measured | all completed | calls/s | setup p50 ms | setup p99 ms | written | server CPU ms/call | Kamailio CPU ms/call |
+|---|---|---|---|---|---|---|---|---|---|---|
+${rounds.flatMap((r, i) => [line(r.fixed, i), line(r.lintel, i), line(r.asked, i)]).join('\n')}
 
-Worst round: ratio of rates ${ratio((r) => r.lintel.cps / r.fixed.cps).toFixed(3)}; p99 difference ${cell(-ratio((r) => r.fixed.p99 - r.lintel.p99))} ms (aim: ≥ 0.8 of the static rate, p99 within 20 ms).
+Worst round, kept routes (Lintel's routing as it runs): ratio of rates ${ratio((r) => r.lintel.cps / r.fixed.cps).toFixed(3)}; p99 difference ${cell(-ratio((r) => r.fixed.p99 - r.lintel.p99))} ms (aim: ≥ 0.8 of the static rate, p99 within 20 ms). Every call asked: ratio ${ratio((r) => r.asked.cps / r.fixed.cps).toFixed(3)}, p99 difference ${cell(-ratio((r) => r.fixed.p99 - r.asked.p99))} ms.
 
 ${READING}`,
   );
@@ -268,5 +301,5 @@ ${READING}`,
 } finally {
   if (uas) uas.kill('SIGTERM');
   await server?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (!process.env.BENCH_KEEP) fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -243,6 +243,75 @@ describe('calls through Lintel', { timeout: 120_000 }, () => {
   });
 });
 
+/** The route requests this server answered so far (its metrics, read as Prometheus reads them). */
+async function routeRequests(): Promise<number> {
+  const res = await fetch(`${ts.url}/api/v0/metrics`, {
+    headers: { authorization: `Bearer ${tokenOf(api)}` },
+  });
+  const line = (await res.text())
+    .split('\n')
+    .find((l) => l.startsWith('lintel_http_requests_total{') && l.includes('route="/api/v0/sip/route"'));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+describe('the routes Kamailio keeps', { timeout: 120_000 }, () => {
+  it('a second call between the same numbers is routed by Kamailio without asking, and Lintel still keeps it; a change is followed on the very next call', async () => {
+    const a = await phone();
+    const b = await phone();
+    const key = `${a.number}>${b.number}`;
+    const kept = () =>
+      ts.server.context.sip
+        .rpc<{ item?: { value?: string } }>('htable.get', ['routes', key])
+        .then((r) => r?.item?.value ?? null)
+        .catch(() => null);
+    const talk = async () => {
+      const session = a.call(b.number);
+      await sessionIn(session, [SessionState.Established, SessionState.Terminated]);
+      expect(session.state).toBe(SessionState.Established);
+      const invitation = b.incoming[b.incoming.length - 1]!;
+      const speechId = invitation.request.getHeader('X-Speech-Id');
+      await session.bye();
+      await sessionIn(session, [SessionState.Terminated]);
+      return speechId;
+    };
+    const before = await routeRequests();
+    const firstId = await talk();
+    expect(await routeRequests()).toBe(before + 1);
+    const answer = JSON.parse((await kept())!) as { plan: string; cache: string };
+    expect(answer.plan).toContain(b.number);
+    expect(Number(answer.cache)).toBeGreaterThan(0);
+
+    // the second call: Kamailio routes it by the answer it kept, and tells Lintel (event `routed`)
+    const secondId = await talk();
+    expect(await routeRequests()).toBe(before + 1);
+    expect(secondId).toMatch(/^c[0-9a-f]{24}$/);
+    expect(secondId).not.toBe(firstId);
+    // Lintel keeps it as a call it routed: in the history, answered, under the id the phone rung was given
+    const h = await until(history, (x) => x.data.filter((r) => r.from_number === a.number).length === 2);
+    const rows = h.data.filter((r) => r.from_number === a.number);
+    expect(rows.map((r) => r.status)).toEqual(['answered', 'answered']);
+    expect(rows.map((r) => r.to_number)).toEqual([b.number, b.number]);
+    const ids = await sql<{ speech_id: string; via: string }>`
+      select speech_id, via from sip_calls where caller = ${a.number} order by id`.execute(
+      ts.server.context.db,
+    );
+    expect(ids.rows).toEqual([
+      { speech_id: firstId, via: 'direct' },
+      { speech_id: secondId, via: 'direct' },
+    ]);
+
+    // a change: Kamailio has forgotten the route before the command answers, so the next call is refused
+    await getCommand('sip_number.update').run({ api }, { id: numberIds.get(b.number)!, is_active: false });
+    expect(await kept()).toBeNull();
+    const refused = a.call(b.number);
+    await sessionIn(refused, [SessionState.Terminated]);
+    expect(await routeRequests()).toBe(before + 2);
+    const h2 = await until(history, (x) => x.data.filter((r) => r.from_number === a.number).length === 3);
+    expect(h2.data.find((r) => r.from_number === a.number)).toMatchObject({ status: 'failed' });
+    await getCommand('sip_number.update').run({ api }, { id: numberIds.get(b.number)!, is_active: true });
+  });
+});
+
 describe('lintel calls', { timeout: 120_000 }, () => {
   it('list, history and watch (live NDJSON) from the command line', async () => {
     const built = buildCli();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
-import type { SipConfig } from '@lintel/server';
+import { ManualClock, type SipConfig } from '@lintel/server';
 import { freshDatabase, startTestServer, type TestServer } from '../support/server';
 import { everyFeatureOn, licence, rootGroup, signIn, uid } from '../support/fixtures';
 import { sipTestConfig } from './sip-support';
@@ -24,15 +24,17 @@ let sip: SipConfig;
 let group: number;
 let secret: string;
 const twoInstances = !!process.env.DATABASE_URL;
+/** the routing instance's clock: a Wednesday at 12:00 UTC, so the forward rules' periods are read at a known time */
+const clock = new ManualClock(Date.UTC(2026, 10, 25, 12, 0, 0));
 
 beforeAll(async () => {
   sip = await sipTestConfig();
   if (twoInstances) {
     database = await freshDatabase({ migrated: true });
-    a = await startTestServer({ database: database.url, config: { sip } });
+    a = await startTestServer({ database: database.url, config: { sip, clock } });
     b = await startTestServer({ database: database.url });
   } else {
-    a = await startTestServer({ config: { sip } });
+    a = await startTestServer({ config: { sip, clock } });
     b = a;
   }
   await licence(a, everyFeatureOn());
@@ -51,6 +53,8 @@ interface Answer {
   action: 'route' | 'reject';
   plan?: string;
   code?: string;
+  cache?: string;
+  gen?: string;
 }
 
 /** What instance `a` answers Kamailio for a new call from `caller` to `callee`. */
@@ -141,5 +145,45 @@ describe(`the routing from memory${twoInstances ? ', two instances on one databa
       where id = ${rule.data.id}`.execute(b.server.context.db);
     const byHand = await routeUntil(caller.number, callee.number, (x) => !!x.plan?.includes(first.number));
     expect(byHand.plan).not.toContain(second.number);
+  });
+
+  it("how long the SIP server may keep an answer: the cache's time, less when the callee's rules change sooner; never a refusal", async () => {
+    const caller = await number();
+    const callee = await number();
+    const plain = await routeUntil(caller.number, callee.number, (x) => x.action === 'route' && !!x.cache);
+    expect(plain.cache).toBe('60');
+    expect(plain.gen).toMatch(/^[0-9a-f]{8}-[0-9]+$/);
+
+    // a rule whose period (in the callee's zone: UTC) ends at 12:10, ten minutes after the routing's clock
+    const rule = await getCommand('forward_rule.create').run(
+      { api: apiB },
+      {
+        name: `Ends soon ${uid()}`,
+        domain_id: group,
+        type: 'redirect_if_no_answer',
+        timeout: 5,
+        numbers: [(await number()).number],
+        period: { from: 11 * 3600, to: 12 * 3600 + 600 },
+      },
+    );
+    await getCommand('sip_number.update').run(
+      { api: apiB },
+      { id: callee.id, forward_mode: 'manual', forward_rules: [rule.data.id] },
+    );
+    // the cache's 60 s come first
+    const capped = await routeUntil(caller.number, callee.number, (x) => x.plan !== plain.plan);
+    expect(capped.cache).toBe('60');
+    // ending at 12:00:30, thirty seconds on: a second early
+    await getCommand('forward_rule.update').run(
+      { api: apiB },
+      { id: rule.data.id, period: { from: 11 * 3600, to: 12 * 3600 + 30 } },
+    );
+    const sooner = await routeUntil(caller.number, callee.number, (x) => x.cache !== '60');
+    expect(sooner.cache).toBe('29');
+    expect(sooner.plan).toBe(capped.plan);
+
+    await getCommand('sip_number.update').run({ api: apiB }, { id: callee.id, is_active: false });
+    const refused = await routeUntil(caller.number, callee.number, (x) => x.action === 'reject');
+    expect(refused.cache).toBeUndefined();
   });
 });

@@ -45,10 +45,27 @@ export class RequestCache {
     return this.opts.ttlMs > 0 && this.live;
   }
 
+  private readonly clearListeners = new Set<() => void>();
+
   /** Forgets everything; reads in flight will not store what they read. */
   clear(): void {
     this.epoch++;
     this.entries.clear();
+    for (const listener of this.clearListeners) listener();
+  }
+
+  /**
+   * The epoch: what is read now is valid until it changes. A copy kept elsewhere (the SIP server's routes)
+   * carries the epoch its read began in, and is forgotten when `onClear` says the epoch moved.
+   */
+  get generation(): number {
+    return this.epoch;
+  }
+
+  /** `listener` runs at each `clear` (after the epoch moved); the returned function removes it. */
+  onClear(listener: () => void): () => void {
+    this.clearListeners.add(listener);
+    return () => this.clearListeners.delete(listener);
   }
 
   /** The invalidation listener is (dis)connected: the cache is used only while it is. */

@@ -148,8 +148,10 @@ export async function dispatchOperation<A extends ZodType>(
     // caller it remembered before its reply goes out (other instances hear it from the database's triggers)
     if (op.changes) {
       app.authCache.clear();
-      // and what the routing of calls read (a number, a forward rule, a user's number, a group…)
+      // and what the routing of calls read (a number, a forward rule, a user's number, a group…), which the
+      // SIP server forgets too (the routes it keeps) before the reply says the change is made
       app.routeCache.clear();
+      await app.sip.routesSettled();
     }
   }
   // a streamed reply (an export) checks each of its rows as it writes them

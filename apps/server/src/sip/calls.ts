@@ -2,10 +2,12 @@ import crypto from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import {
   decideRoute,
+  decisionStableFor,
   encodePlan,
   type ForwardMode,
   type NumberOwner,
   type RouteForwardRule,
+  type RouteInput,
   type RouteNumber,
   type Weekday,
 } from '@lintel/core';
@@ -233,6 +235,9 @@ export type RouteAnswer = {
   trunk_login?: string;
   trunk_password?: string;
   hold?: string;
+  via?: string;
+  cache?: string;
+  gen?: string;
 };
 
 /** A call the routing refused, in its project's history: `failed`, with why (`wrong_number`, …). */
@@ -250,6 +255,10 @@ async function refusedCall(
 /** `sip.route`: where a new call goes, and the call kept from now on. */
 export async function routeCall(app: ServerContext, args: RouteArgs): Promise<RouteAnswer> {
   if (args.trunks) return routeFromTrunk(app, args, args.trunks.split(',').map(Number));
+  // the route cache's epoch as the reading starts: an answer read across a change is not for the SIP server to
+  // keep
+  const generation = app.routeCache.generation;
+  const cacheable = app.routeCache.enabled && app.sip.config.routeCacheMs > 0;
   const callerKnown = await knownNumber(app, args.caller);
   const calleeKnown = args.callee === args.caller ? callerKnown : await knownNumber(app, args.callee);
   const callerRow = callerKnown?.row;
@@ -266,7 +275,7 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
         interceptionsIn(app.db, callerRow.project_id),
       )
     : [];
-  const decision = decideRoute({
+  const input: RouteInput = {
     caller,
     callee,
     callerGroups: trunks.groups,
@@ -279,7 +288,8 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
     },
     now: app.clock.now().getTime(),
     timeZone: calleeKnown?.row.time_zone ?? 'UTC',
-  });
+  };
+  const decision = decideRoute(input);
   const now = app.clock.now();
   const speechId = speechIdOf(args.call_id, args.speech_id);
   if (decision.action === 'reject') {
@@ -336,11 +346,50 @@ export async function routeCall(app: ServerContext, args: RouteArgs): Promise<Ro
   const plan = encodePlan(decision.steps);
   const ringing = decision.steps[0]!.numbers;
   keepCall(app, { projectId, args, speechId, ringing, plan, via: decision.via, now });
-  if (decision.via !== 'interception') return { action: 'route', plan, id: speechId };
+  // how long the SIP server may route this caller to this number by this answer, telling Lintel of each call
+  // (event `routed`): the cache's time, less when the forward rules' days or periods end sooner
+  const keepS = cacheable
+    ? Math.floor(Math.min(app.sip.config.routeCacheMs / 1000, decisionStableFor(input)))
+    : 0;
+  const answer: RouteAnswer = { action: 'route', plan, id: speechId, via: decision.via };
+  const gen = keepS > 0 ? app.sip.routeKeepable(generation) : null;
+  if (gen) Object.assign(answer, { cache: String(keepS), gen });
+  if (decision.via !== 'interception') return answer;
   // an intercepted call nobody answers in time waits: the SIP server holds its INVITE (`hold`: kept where a
   // concierge who joins finds it), and Lintel marks it waiting
   waitLater(app, args.call_id);
-  return { action: 'route', plan, id: speechId, hold: '1' };
+  return { ...answer, hold: '1' };
+}
+
+/**
+ * A call the SIP server routed by an answer it kept (`routed`): kept as `sip.route` keeps the calls it routes,
+ * with the plan the SIP server follows. A caller Lintel no longer holds leaves nothing to keep.
+ */
+async function keepRoutedCall(
+  app: ServerContext,
+  trx: Kysely<DB>,
+  args: CallEventArgs,
+  now: Date,
+  publishing: (updates: CallUpdate[]) => void,
+): Promise<boolean> {
+  if (!args.caller || !args.callee || !args.plan) return false;
+  const known = await knownNumber(app, args.caller);
+  if (!known) return false;
+  const via = args.via || 'direct';
+  const call = { call_id: args.call_id, caller: args.caller, callee: args.callee, cseq: args.cseq };
+  const inserted = await insertCall(trx, {
+    projectId: known.row.project_id,
+    args: call,
+    speechId: speechIdOf(args.call_id, args.speech_id),
+    ringing: stepNumbers(args.plan, 0),
+    plan: args.plan,
+    via,
+    now,
+  });
+  if (!inserted) return true;
+  publishing(updatesOf(inserted));
+  if (via === 'interception' && args.hold === '1') waitLater(app, args.call_id);
+  return true;
 }
 
 /**
@@ -366,16 +415,35 @@ function keepCall(
   },
 ): void {
   afterAnswer(app, async (trx, publishing) => {
-    const inserted = await sql<CallRow>`
+    const inserted = await insertCall(trx, c);
+    if (inserted) publishing(updatesOf(inserted));
+  });
+}
+
+/** A routed call's row, `calling` (none when the SIP server told of it already). */
+async function insertCall(
+  trx: Kysely<DB>,
+  c: {
+    projectId: number;
+    args: Pick<RouteArgs, 'call_id' | 'caller' | 'callee' | 'cseq'>;
+    speechId: string;
+    ringing: string[];
+    plan: string;
+    via: string;
+    trunkId?: number | null;
+    now: Date;
+  },
+): Promise<CallRow | undefined> {
+  return (
+    await sql<CallRow>`
       insert into sip_calls (project_id, call_id, speech_id, status, type, caller, callee, ringing, plan, via, cseq,
         created_at, trunk_id)
       values (${c.projectId}, ${c.args.call_id}, ${c.speechId}, 'calling', 'normal', ${c.args.caller},
         ${c.args.callee}, ${JSON.stringify(c.ringing)}::jsonb, ${c.plan}, ${c.via}, ${c.args.cseq ?? null}, ${c.now},
         ${c.trunkId ?? null})
       on conflict (call_id) do nothing
-      returning ${CALL_COLUMNS}`.execute(trx);
-    if (inserted.rows[0]) publishing(updatesOf(inserted.rows[0]));
-  });
+      returning ${CALL_COLUMNS}`.execute(trx)
+  ).rows[0];
 }
 
 /** The caller's group chain (nearest first) and the project's trunks with their groups. */
@@ -503,7 +571,7 @@ export function resultOf(code: number): 'cancel' | 'busy' | 'noanswer' | 'failed
 
 export interface CallEventArgs {
   call_id: string;
-  event: 'step' | 'answered' | 'failed' | 'ended';
+  event: 'routed' | 'step' | 'answered' | 'failed' | 'ended';
   code: number;
   contact: string;
   h_entry: number | null;
@@ -514,6 +582,12 @@ export interface CallEventArgs {
   /** who called whom, for a call the SIP server's fallback routed (Lintel did not answer its route) */
   caller?: string;
   callee?: string;
+  /** `routed`: the INVITE's speech id and CSeq, and what the answer the SIP server kept said */
+  speech_id?: string;
+  cseq?: string;
+  plan?: string;
+  via?: string;
+  hold?: string;
 }
 
 /** `user@host` of a SIP URI or Contact header value, to match an answering phone with a registration. */
@@ -568,6 +642,10 @@ export function queueCallEvents(
     const now = opts.caughtUp && args.at ? new Date(Math.round(args.at * 1000)) : arrived;
     let ok = false;
     await app.sip.writes.push(async (trx, publishing) => {
+      if (args.event === 'routed') {
+        ok = await keepRoutedCall(app, trx, args, now, publishing);
+        return;
+      }
       if (args.caller && args.callee && args.event !== 'step')
         await keepFallbackCall(trx, args, now, publishing);
       ok = await applyCallEvent(app, trx, args, now, publishing);

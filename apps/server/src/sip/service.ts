@@ -57,6 +57,8 @@ export type SipApplied = 'restarted' | 'reinitialised' | 'unchanged' | 'not_runn
 /** the back-off between restarts of a Kamailio that died: 0.5 s doubling up to 30 s */
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
+/** Kamailio's shared memory, MB (calls in progress and the ~5 s after each; docs/decisions.md) */
+const SHM_MB = 256;
 /** how long a starting Kamailio has to answer JSON-RPC */
 const START_TIMEOUT_MS = 20_000;
 
@@ -103,6 +105,15 @@ export class SipService {
 
   /** the calls' writes, after the routing's answers and in the order of the calls' events (sip/call-writer.ts) */
   readonly writes: CallWriter;
+  /** this run of Lintel, in the generations of routes it gives Kamailio (`routeGeneration`) */
+  private readonly runTag = crypto.randomBytes(4).toString('hex');
+  /** the routes Kamailio keeps are being forgotten (`forgetRoutes`), and whether they must be once more */
+  private routesFlush: Promise<void> | null = null;
+  private routesDirty = false;
+  /** whether an answer Kamailio may keep went out since it last forgot its routes, and how often it did */
+  private routesGiven = false;
+  private routeFlushes = 0;
+  private offRoutes: (() => void) | null = null;
 
   /** made with the way to the context it is a part of (server.ts), read when it runs */
   constructor(private readonly contextOf: () => ServerContext) {
@@ -192,6 +203,7 @@ export class SipService {
       return {};
     });
     this.settingsLive = true;
+    this.offRoutes = this.ctx.routeCache.onClear(() => void this.forgetRoutes());
     this.unsubscribe = this.ctx.events.subscribe((m) => {
       if (m.data.type === 'SipSettingsChangedEvent') {
         void this.applySettings(null).catch((err: Error) =>
@@ -222,6 +234,9 @@ export class SipService {
     this.stopping = true;
     this.unsubscribe?.();
     this.unsubscribe = null;
+    this.offRoutes?.();
+    this.offRoutes = null;
+    await this.routesFlush;
     this.settingsLive = false;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
@@ -390,6 +405,11 @@ export class SipService {
     if (!this.routeBase) return;
     await this.catchUp();
     await this.rpc('htable.sets', ['lintel', 'secret', await this.secret()]);
+    // the routes it kept (from an earlier run of Lintel, or before a change it missed) are forgotten
+    this.routeFlushes++;
+    this.routesGiven = false;
+    await this.rpc('htable.sets', ['lintel', 'gen', this.routeGeneration()]);
+    await this.rpc('htable.flush', ['routes']);
     await this.rpc('htable.sets', ['lintel', 'route', this.routeBase]);
     await this.catchUp();
   }
@@ -398,6 +418,60 @@ export class SipService {
     await catchUpCalls(this.ctx, (method, params) => this.rpc(method, params)).catch((err: Error) =>
       this.ctx.log.warn({ err: err.message }, 'the call events the SIP server kept were not all read'),
     );
+  }
+
+  /**
+   * The generation of the routes Kamailio keeps (htable `lintel`, `gen`): this run of Lintel's (a route an
+   * earlier run gave is never taken for a current one) and how many times it was told to forget them. Kamailio
+   * keeps a route's answer (table `routes`) only when the answer's generation is the one it holds, so an answer
+   * still on its way when Kamailio forgot its routes is not kept.
+   */
+  private routeGeneration(): string {
+    return `${this.runTag}-${this.routeFlushes}`;
+  }
+
+  /**
+   * A route answer read in the route cache's `epoch` goes out: the generation Kamailio may keep it under, or
+   * null when the facts changed while it was read (then it must not be kept). Kamailio is told to forget its
+   * routes at the next change.
+   */
+  routeKeepable(epoch: number): string | null {
+    if (epoch !== this.ctx.routeCache.generation) return null;
+    this.routesGiven = true;
+    return this.routeGeneration();
+  }
+
+  /**
+   * The facts the routing reads changed (the route cache was cleared, `onClear`): Kamailio is given the new
+   * generation, then forgets the routes it keeps — when it may keep some. Changes while that is under way make
+   * one more round, not one each. `routesSettled` is what a command that changed something waits for.
+   */
+  private forgetRoutes(): Promise<void> {
+    // a Kamailio not up now is given the generation and forgets its routes when it is (pushRoute)
+    if (this.state !== 'up' || !this.routeBase) return Promise.resolve();
+    if (!this.routesGiven && !this.routesFlush) return Promise.resolve();
+    this.routesDirty = true;
+    if (this.routesFlush) return this.routesFlush;
+    this.routesFlush = (async () => {
+      while (this.routesDirty) {
+        this.routesDirty = false;
+        this.routesGiven = false;
+        this.routeFlushes++;
+        await this.rpc('htable.sets', ['lintel', 'gen', this.routeGeneration()])
+          .then(() => this.rpc('htable.flush', ['routes']))
+          .catch((err: Error) =>
+            this.ctx.log.warn({ err: err.message }, 'the SIP server did not forget the routes it keeps'),
+          );
+      }
+    })().finally(() => {
+      this.routesFlush = null;
+    });
+    return this.routesFlush;
+  }
+
+  /** Once Kamailio has forgotten the routes a change made stale (at once when it keeps none). */
+  routesSettled(): Promise<void> {
+    return this.routesFlush ?? Promise.resolve();
   }
 
   /** One JSON-RPC call to Kamailio; a JSON-RPC error or no answer in time is thrown. */
@@ -508,7 +582,10 @@ export class SipService {
     this.stderr = [];
     const child = spawn(
       this.config.bin,
-      ['-DD', '-E', '-f', cfg, '-P', pidFile, '-Y', dir, '-m', '64', '-M', '8'],
+      // shared memory: each call's transactions are held about 5 s after it ends (tm's wait timer), some 33 KB a
+      // call; 64 MB ran out after 1,500 calls in three seconds (bench/sip-routing) and every new call was refused
+      // with a 500. Only the pages used are the machine's.
+      ['-DD', '-E', '-f', cfg, '-P', pidFile, '-Y', dir, '-m', String(SHM_MB), '-M', '8'],
       // its own process group: Kamailio's children outlive a main process that was killed, and are ended
       // with it by the group
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], detached: true },

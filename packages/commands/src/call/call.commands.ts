@@ -81,6 +81,16 @@ export const sipRoute = defineCommand({
     trunk_password: z.string().optional(),
     /** an intercepted panel call: the SIP server holds its INVITE where a concierge who joins finds it */
     hold: z.string().optional(),
+    /** why the plan: the number itself (`direct`), its forward rules (`forward`) or an interception */
+    via: z.string().optional(),
+    /**
+     * seconds the SIP server may route the same caller to the same number by this answer without asking
+     * (absent or "0": ask each time), telling Lintel of each such call (`sip.call_events`, event `routed`);
+     * kept only while its `gen` is the one Lintel last gave the SIP server (docs/decisions.md "Telephony: the
+     * SIP server keeps Lintel's routes")
+     */
+    cache: z.string().optional(),
+    gen: z.string().optional(),
   }),
 });
 
@@ -109,7 +119,8 @@ export const sipJoin = defineCommand({
  */
 export const SipCallEvent = z.object({
   call_id: SipText(255).min(1),
-  event: z.enum(['step', 'answered', 'failed', 'ended']),
+  // `routed`: a call the SIP server routed by an answer it kept (the route's `cache`): Lintel keeps the call
+  event: z.enum(['routed', 'step', 'answered', 'failed', 'ended']),
   code: z.coerce.number().int().min(0).max(999).default(0),
   contact: SipText(512).default(''),
   h_entry: z.coerce.number().int().min(0).nullable().default(null),
@@ -120,6 +131,13 @@ export const SipCallEvent = z.object({
   // a call routed by the SIP server's fallback (Lintel did not answer its route): who called whom
   caller: SipText(64).min(1).optional(),
   callee: SipText(64).min(1).optional(),
+  // `routed`: what the kept answer said (its plan, why, whether the call is held) and the INVITE's speech id
+  // and CSeq, as `sip.route` is given them
+  speech_id: SipText(128).optional(),
+  cseq: SipText(32).optional(),
+  plan: SipText(4096).optional(),
+  via: z.enum(['direct', 'forward', 'interception', '']).optional(),
+  hold: SipText(1).optional(),
 });
 
 export const sipCallEvent = defineCommand({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   decideRoute,
+  decisionStableFor,
   encodePlan,
   ruleApplies,
   type RouteForwardRule,
@@ -239,6 +240,51 @@ describe('days and periods', () => {
     expect(ruleApplies(night, Date.UTC(2026, 10, 25, 23, 0, 0), 'UTC')).toBe(true);
     expect(ruleApplies(night, Date.UTC(2026, 10, 25, 5, 59, 0), 'UTC')).toBe(true);
     expect(ruleApplies(night, NOON_WED, 'UTC')).toBe(false);
+  });
+});
+
+describe('how long a decision holds by the clock', () => {
+  const manual = (rules: RouteForwardRule[]) => num('200', { forwardMode: 'manual', forwardRules: rules });
+  it('nothing read from the clock: for ever', () => {
+    expect(decisionStableFor(input())).toBe(Infinity);
+    // rules without days or periods, or rules that are not followed (forward mode not manual)
+    expect(decisionStableFor(input({ callee: manual([rule()]) }))).toBe(Infinity);
+    expect(
+      decisionStableFor(input({ callee: num('200', { forwardRules: [rule({ days: ['wed'] })] }) })),
+    ).toBe(Infinity);
+  });
+  it('until the next start or end of a period, a second early', () => {
+    const office = rule({ period: { from: 9 * 3600, to: 18 * 3600 } });
+    // 12:00 → 18:00
+    expect(decisionStableFor(input({ callee: manual([office]) }))).toBe(6 * 3600 - 1);
+    // 18:00 itself → 09:00 the next day
+    const at18 = Date.UTC(2026, 10, 25, 18, 0, 0);
+    expect(decisionStableFor(input({ callee: manual([office]), now: at18 }))).toBe(15 * 3600 - 1);
+    // the rule's decision does not change inside that window, and does right after it
+    const now = NOON_WED + 500;
+    const s = decisionStableFor(input({ callee: manual([office]), now }));
+    const plan = (at: number) => JSON.stringify(decideRoute(input({ callee: manual([office]), now: at })));
+    expect(plan(now + s * 1000)).toBe(plan(now));
+    expect(plan(now + (s + 1) * 1000)).not.toBe(plan(now));
+  });
+  it("days: until the next local midnight, in the callee's zone", () => {
+    // 12:00 UTC is 15:00 in Moscow: nine hours to its midnight
+    expect(
+      decisionStableFor(input({ callee: manual([rule({ days: ['wed'] })]), timeZone: 'Europe/Moscow' })),
+    ).toBe(9 * 3600 - 1);
+  });
+  it('the nearest boundary of all the rules', () => {
+    const callee = manual([
+      rule({ period: { from: 9 * 3600, to: 18 * 3600 } }),
+      rule({ id: 2, type: 'redirect_if_error', period: { from: 13 * 3600, to: 14 * 3600 } }),
+    ]);
+    expect(decisionStableFor(input({ callee }))).toBe(3600 - 1);
+  });
+  it('a change of the zone offset in the window: not at all', () => {
+    // Europe/Berlin leaves summer time at 01:00 UTC on 2026-10-25
+    const before = Date.UTC(2026, 9, 25, 0, 30, 0);
+    const callee = manual([rule({ days: ['sun'] })]);
+    expect(decisionStableFor(input({ callee, now: before, timeZone: 'Europe/Berlin' }))).toBe(0);
   });
 });
 

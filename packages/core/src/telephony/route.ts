@@ -150,6 +150,33 @@ export function ruleApplies(rule: RouteForwardRule, now: number, timeZone: strin
   return true;
 }
 
+/**
+ * How many whole seconds from `input.now` the decision cannot change by the clock alone: until the next start
+ * or end of a period, or the next local midnight, of the callee's forward rules (with `manual` forwarding; no
+ * other part of the decision reads the clock). `Infinity` when nothing of it depends on the time; 0 when a
+ * change of the zone's offset (daylight saving) falls in that window, whose local times are then not the ones
+ * counted. The SIP server reuses a decision for that long at most (docs/decisions.md "Telephony: the SIP
+ * server keeps Lintel's routes").
+ */
+export function decisionStableFor(input: RouteInput): number {
+  const callee = input.callee;
+  if (!callee || callee.forwardMode !== 'manual' || input.fromTrunk) return Infinity;
+  const t = localTime(input.now, input.timeZone);
+  const until = (b: number) => (((b - t.seconds) % 86_400) + 86_400) % 86_400 || 86_400;
+  let s = Infinity;
+  for (const rule of callee.forwardRules) {
+    if (rule.days.length > 0) s = Math.min(s, until(0));
+    if (rule.period && rule.period.from !== rule.period.to)
+      s = Math.min(s, until(rule.period.from), until(rule.period.to));
+  }
+  if (s === Infinity) return s;
+  // the boundary is counted from the start of the current second: one second less, whole
+  const stable = Math.max(0, s - 1);
+  const later = localTime(input.now + stable * 1000, input.timeZone);
+  const counted = (later.day - t.day) * 86_400 + later.seconds - t.seconds;
+  return counted === stable ? stable : 0;
+}
+
 const unique = (numbers: readonly string[], except: ReadonlySet<string>) => {
   const out: string[] = [];
   for (const n of numbers) if (!except.has(n) && !out.includes(n)) out.push(n);
