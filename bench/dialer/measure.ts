@@ -7,6 +7,7 @@
  * media setting up). Every instant is the pages' own `Date.now()` (one clock, one machine). Prints one JSON
  * line of every sample.
  */
+import fs from 'node:fs';
 import { getCommand } from '@lintel/commands';
 import { chromium, type Page } from 'playwright-core';
 import { startTestServer } from '../../tests/support/server';
@@ -62,6 +63,37 @@ const PROBES = `
     }
   }, true);
 `;
+
+/**
+ * CPU seconds (utime + stime) so far of this process and of every process below it, by kind: this process (the
+ * Lintel server and the bench's driver share it), Kamailio's processes, Chromium's. Read from /proc.
+ */
+function cpuByKind(): Record<'lintel' | 'kamailio' | 'chromium' | 'other', number> {
+  const procs = new Map<number, { ppid: number; comm: string; cpu: number }>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(Number(entry), { ppid: Number(f[1]), comm, cpu: (Number(f[11]) + Number(f[12])) / 100 });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (pid: number): boolean => {
+    for (let p = procs.get(pid)?.ppid; p; p = procs.get(p)?.ppid) if (p === process.pid) return true;
+    return false;
+  };
+  const out = { lintel: procs.get(process.pid)?.cpu ?? 0, kamailio: 0, chromium: 0, other: 0 };
+  for (const [pid, p] of procs) {
+    if (pid === process.pid || !below(pid)) continue;
+    if (p.comm.startsWith('kamailio')) out.kamailio += p.cpu;
+    else if (p.comm.startsWith('chrom')) out.chromium += p.cpu;
+    else out.other += p.cpu;
+  }
+  return out;
+}
 
 const sip = await sipTestConfig();
 const server = await startTestServer({ webDir, config: { sip } });
@@ -127,6 +159,7 @@ try {
     p.locator(`[data-testid="call-card"][data-status="${status}"]`).count();
 
   const samples: Record<string, number>[] = [];
+  const cpu0 = cpuByKind();
   for (let i = 0; i < CALLS; i++) {
     // each call's instants from nothing: the first INVITE (before the proxy's 407) is the one that leaves
     await a.page.evaluate(() => window.__reset());
@@ -157,7 +190,12 @@ try {
     );
     if ((await count(a.page, 'calling')) + (await count(b.page, 'new')) > 0) throw new Error('a call stayed');
   }
-  process.stdout.write(`${JSON.stringify({ calls: CALLS, samples })}\n`);
+  const cpu1 = cpuByKind();
+  // CPU milliseconds a call costs (ringing, answering, a second of talk at most, hanging up), each kind's
+  const cpuMsPerCall = Object.fromEntries(
+    (Object.keys(cpu1) as (keyof typeof cpu1)[]).map((k) => [k, ((cpu1[k] - cpu0[k]) * 1000) / CALLS]),
+  );
+  process.stdout.write(`${JSON.stringify({ calls: CALLS, samples, cpuMsPerCall })}\n`);
 } finally {
   await browser.close();
   await server.close();

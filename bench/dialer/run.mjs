@@ -19,7 +19,7 @@ const r = spawnSync(
   },
 );
 if (r.status !== 0) process.exit(r.status ?? 1);
-const { calls, samples: each } = JSON.parse(r.stdout.trim().split('\n').pop());
+const { calls, samples: each, cpuMsPerCall: cpu } = JSON.parse(r.stdout.trim().split('\n').pop());
 const span = (from, to) => each.map((c) => c[to] - c[from]);
 const samples = {
   ring: span('inviteOut', 'ring'),
@@ -55,6 +55,8 @@ ${row('… of which the callee’s console (sip.js, reducer, React)', samples.ri
 ${row('**Alt+A → first audio bytes**', samples.media, 'p99 < 500')}
 ${row('… of which the answer (media devices, SDP) until the 200 OK leaves', samples.mediaOk, '')}
 ${row('… of which ICE, DTLS and the first packets', samples.mediaFlow, '')}
+
+CPU a call (from INVITE to hang-up, both pages; utime + stime from /proc over the ${calls} calls, divided by them): Lintel's server with the bench's driver (one process) ${cpu.lintel.toFixed(1)} ms, Kamailio ${cpu.kamailio.toFixed(1)} ms, Chromium (both pages, its GPU and network processes) ${cpu.chromium.toFixed(1)} ms, other ${cpu.other.toFixed(1)} ms.
 
 Run: \`npm run bench -- dialer\` (\`BENCH_CALLS=50\`).`,
 );
