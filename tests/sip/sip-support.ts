@@ -287,10 +287,22 @@ export async function sippProvider(): Promise<{
   return sippServer('provider.xml', 60);
 }
 
+/**
+ * A provider's registrar (tests/sip/scenarios/provider-registrar.xml) at `ip` (a loopback address that is not
+ * the host's own: the trunk's provider) on a free port: resolves once Lintel's SIP server registered with it
+ * with the trunk's credentials, after a challenge.
+ */
+export async function sippRegistrar(
+  ip: string,
+): Promise<{ port: number; done: Promise<{ ok: boolean; output: string }> }> {
+  return sippServer('provider-registrar.xml', 60, ip);
+}
+
 /** sipp on a free port of its own running one call of a scenario that answers (until `timeoutS`). */
 async function sippServer(
   scenario: string,
   timeoutS: number,
+  ip = '127.0.0.1',
 ): Promise<{ port: number; done: Promise<{ ok: boolean; output: string }> }> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-sipp-'));
@@ -298,7 +310,7 @@ async function sippServer(
     '-sf',
     path.join(scenarios, scenario),
     '-i',
-    '127.0.0.1',
+    ip,
     '-p',
     String(port),
     '-m',
@@ -329,7 +341,13 @@ async function sippServer(
  */
 export async function sippCall(
   sip: SipConfig,
-  scenario: 'provider-call' | 'provider-not-found' | 'invite-challenged' | 'call-not-found' | 'panel-call',
+  scenario:
+    | 'provider-call'
+    | 'provider-call-contact'
+    | 'provider-not-found'
+    | 'invite-challenged'
+    | 'call-not-found'
+    | 'panel-call',
   fields: string[],
   opts: { from?: string; waitMs?: number } = {},
 ): Promise<{ ok: boolean; output: string }> {

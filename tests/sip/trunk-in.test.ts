@@ -14,7 +14,7 @@ import type { ApiClient } from '@lintel/core';
 import type { SipConfig } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, everyFeatureOn, group, licence, rootGroup, uid } from '../support/fixtures';
-import { sippCall, sippCredentials, sippPhone, sipTestConfig } from './sip-support';
+import { sippCall, sippCredentials, sippPhone, sippRegistrar, sipTestConfig } from './sip-support';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -205,5 +205,60 @@ describe('calls in from a SIP trunk', { timeout: 180_000 }, () => {
       (v) => v === null,
     );
     expect(await trunkAt('127.0.0.1')).toBeNull();
+  });
+});
+
+describe('registering with a SIP trunk', { timeout: 180_000 }, () => {
+  const PROVIDER = '127.0.0.6';
+
+  it("a trunk set to register: its provider's registrar challenges and takes Lintel's registration; the provider's call to that contact rings the DID of the To", async () => {
+    const building = await group(api, `Building ${uid()}`, root);
+    const registrar = await sippRegistrar(PROVIDER);
+    const made = await getCommand('sip_trunk.create').run(
+      { api },
+      {
+        name: `Registered ${uid()}`,
+        outgoing_number: '74957770100',
+        termination_uri: `sip:${PROVIDER}:${registrar.port}`,
+        login: 'lintel-reg',
+        password: 'Provider-Secret-2',
+        register: true,
+        groups: [building],
+      },
+    );
+    expect(made.data.register).toBe(true);
+    // the registrar saw the challenge answered with the trunk's credentials and the contact lintel-trunk-<id>
+    const registered = await registrar.done;
+    expect(registered.ok, registered.output).toBe(true);
+    const status = await until(
+      () => getCommand('sip.status').run({ api }, {}),
+      (s) => s.instances[0]?.trunks.some((t) => t.id === made.data.id && t.state === 'registered') ?? false,
+    );
+    expect(status.instances[0]!.trunks).toContainEqual({ id: made.data.id, state: 'registered' });
+
+    // the provider calls the DID to the contact Lintel registered: a number of the building, answered by a phone
+    const password = `Pass${uid()}x`;
+    const flat = await number(building, password);
+    const phone = await sippPhone(sip, flat.number, password);
+    const call = await sippCall(
+      sip,
+      'provider-call-contact',
+      [flat.number, '79161230000', `lintel-trunk-${made.data.id}`],
+      { from: PROVIDER },
+    );
+    expect(call.ok, call.output).toBe(true);
+    expect((await phone.done).ok).toBe(true);
+    expect(await historyOf('79161230000', flat.number)).toMatchObject({
+      status: 'answered',
+      direction: 'incoming',
+      trunk_id: made.data.id,
+    });
+
+    // a trunk not set to register is not: the one above, turned off, leaves Kamailio's registrations
+    await getCommand('sip_trunk.update').run({ api }, { id: made.data.id, register: false });
+    await until(
+      () => getCommand('sip.status').run({ api }, {}),
+      (s) => !(s.instances[0]?.trunks.some((t) => t.id === made.data.id) ?? true),
+    );
   });
 });

@@ -222,6 +222,7 @@ export function renderConfig(
   config: SipConfig,
   modulesDir: string,
   tlsConfig: string | undefined,
+  runtimeDir: string,
   template = fs.readFileSync(templatePath(), 'utf8'),
 ): string {
   const plain = config.wsPlain && isLoopback(config.host);
@@ -242,6 +243,8 @@ export function renderConfig(
     MODULES_DIR: modulesDir.endsWith('/') ? modulesDir : `${modulesDir}/`,
     REALM: config.realm.replace(/[^A-Za-z0-9._-]/g, ''),
     TLS_CONFIG: tlsConfig ?? '',
+    UACREG_DIR: uacregDir(runtimeDir),
+    REG_CONTACT: registrationContact(config),
     ROUTE_TIMEOUT_S: String(Math.max(1, Math.floor(config.routeTimeoutS ?? 1))),
     // the longest plan: three minutes (the SIP default) or an intercepted call's ring and wait, and a margin
     MAX_INV_LIFETIME_MS: String(
@@ -258,6 +261,42 @@ export function renderConfig(
     if (v === undefined) throw new Error(`the SIP template names an unknown value {{${name}}}`);
     return v;
   });
+}
+
+/** The folder of the empty table Kamailio's trunk registrations start from (`writeUacregTable`). */
+export const uacregDir = (runtimeDir: string) => path.join(runtimeDir, 'uacreg');
+
+/**
+ * The table Kamailio's `uac` module reads its registrations from at start, empty (db_text, the `uacreg` table
+ * of version 5 with the version table): Lintel gives the records over JSON-RPC (`uac.reg_add`).
+ */
+export function writeUacregTable(runtimeDir: string): void {
+  const dir = uacregDir(runtimeDir);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dir, 'version'), 'table_name(string) table_version(int)\nuacreg:5\n');
+  fs.writeFileSync(
+    path.join(dir, 'uacreg'),
+    'id(int,auto) l_uuid(string) l_username(string) l_domain(string) r_username(string) r_domain(string) ' +
+      'realm(string) auth_username(string) auth_password(string) auth_ha1(string,null) auth_proxy(string) ' +
+      'expires(int) flags(int) reg_delay(int) contact_addr(string,null) socket(string,null)\n',
+  );
+}
+
+/**
+ * The address a trunk's provider sends its calls to (the Contact of Kamailio's registration): the public
+ * address and port when set (behind NAT), else the address SIP listens on — when that is every address, the
+ * machine's first address that is not loopback.
+ */
+export function registrationContact(config: SipConfig): string {
+  let host = config.publicAddress ?? config.host;
+  if (host === '0.0.0.0' || host === '::' || host === '') {
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal);
+    host = external?.address ?? '127.0.0.1';
+  }
+  const port = config.publicAddress ? (config.publicPort ?? config.port) : config.port;
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Whether the websocket is plain (tests on loopback) rather than secure. */

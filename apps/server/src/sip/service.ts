@@ -13,12 +13,13 @@ import {
   renderedKey,
   runtimeDirFor,
   withSipSettings,
+  writeUacregTable,
   wsIsPlain,
   type SipConfig,
   type StoredSipSettings,
 } from './config';
 import { activeSipBans } from './abuse';
-import { trunkAddresses } from './trunks';
+import { TRUNK_REGISTRATION_PREFIX, trunkAddresses, trunkRegistrations } from './trunks';
 import { CallWriter } from './call-writer';
 import { catchUpCalls } from './catch-up';
 
@@ -44,6 +45,7 @@ export interface SipStatus {
     uptime_s: number | null;
     contacts: number | null;
     dialogs: number | null;
+    trunks: { id: number; state: 'registered' | 'registering' | 'failed' }[];
   }[];
   listen: { sip_port: number; ws_port: number; ws_secure: boolean; realm: string } | null;
   numbers: number;
@@ -57,6 +59,8 @@ export type SipApplied = 'restarted' | 'reinitialised' | 'unchanged' | 'not_runn
 /** the back-off between restarts of a Kamailio that died: 0.5 s doubling up to 30 s */
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
+/** How long a registration with a trunk lasts before Kamailio renews it, seconds */
+const REGISTRATION_EXPIRES_S = 300;
 /** Kamailio's shared memory, MB (calls in progress and the ~5 s after each; docs/decisions.md) */
 const SHM_MB = 256;
 /** how long a starting Kamailio has to answer JSON-RPC */
@@ -276,6 +280,7 @@ export class SipService {
                 uptime_s: null,
                 contacts: null,
                 dialogs: null,
+                trunks: [],
               },
             ],
       listen:
@@ -310,6 +315,7 @@ export class SipService {
     uptime_s: number | null;
     contacts: number | null;
     dialogs: number | null;
+    trunks: { id: number; state: 'registered' | 'registering' | 'failed' }[];
   }> {
     const stat = async (name: string) => {
       // by its bare name (`group:name` is not a name it takes); answers `group:name = value` lines
@@ -322,6 +328,9 @@ export class SipService {
       uptime_s: typeof uptime?.uptime === 'number' ? Math.floor(uptime.uptime) : null,
       contacts: await stat('location_contacts'),
       dialogs: await stat('active_dialogs'),
+      trunks: [...(await this.trunkRegistrationStates())]
+        .map(([id, state]) => ({ id, state }))
+        .sort((a, b) => a.id - b.id),
     };
   }
 
@@ -574,10 +583,11 @@ export class SipService {
     const tls = wsIsPlain(this.config) ? undefined : this.tlsConfig(dir);
     const cfg = path.join(dir, 'kamailio.cfg');
     const config = this.config;
-    const rendered = renderConfig(config, modulesDir, tls);
+    const rendered = renderConfig(config, modulesDir, tls, dir);
     this.runningKey = renderedKey(config);
     if (await this.adopt(pidFile, cfg, rendered)) return;
     this.killStale(pidFile);
+    writeUacregTable(dir);
     fs.writeFileSync(cfg, rendered, { mode: 0o600 });
     this.stderr = [];
     const child = spawn(
@@ -820,6 +830,60 @@ export class SipService {
     await this.rpc('htable.flush', ['trunkip']);
     for (const [address, ids] of byAddress)
       await this.rpc('htable.sets', ['trunkip', address, ids.join(',')]);
+    await this.loadTrunkRegistrations();
+  }
+
+  /**
+   * Kamailio registers with every trunk that has a login and a password (`uac` remote registration): the
+   * records it holds are made again from the trunks (removed, then added: a changed trunk registers anew at
+   * once); a trunk gone is unregistered first. docs/decisions.md "Telephony: registering with SIP trunks".
+   */
+  private async loadTrunkRegistrations(): Promise<void> {
+    const wanted = await trunkRegistrations(this.ctx.db);
+    const held = await this.rpc<{ l_uuid?: string }[]>('uac.reg_dump').catch(() => []);
+    const keep = new Set(wanted.map((r) => r.uuid));
+    for (const r of Array.isArray(held) ? held : []) {
+      const uuid = r.l_uuid;
+      if (!uuid?.startsWith(TRUNK_REGISTRATION_PREFIX)) continue;
+      if (!keep.has(uuid)) await this.rpc('uac.reg_unregister', ['l_uuid', uuid]).catch(() => undefined);
+      await this.rpc('uac.reg_remove', [uuid]).catch(() => undefined);
+    }
+    for (const r of wanted)
+      await this.rpc('uac.reg_add', [
+        r.uuid,
+        r.uuid,
+        r.domain,
+        r.login,
+        r.domain,
+        // the provider's realm, whatever it names (an empty realm is not compared)
+        '',
+        r.login,
+        r.password,
+        '',
+        r.proxy,
+        REGISTRATION_EXPIRES_S,
+        0,
+        0,
+        '',
+        '',
+      ]);
+  }
+
+  /** The trunks' registrations as Kamailio holds them: which are registered now. */
+  async trunkRegistrationStates(): Promise<Map<number, 'registered' | 'registering' | 'failed'>> {
+    const out = new Map<number, 'registered' | 'registering' | 'failed'>();
+    if (this.state !== 'up') return out;
+    const held = await this.rpc<{ l_uuid?: string; flags?: number; diff_expires?: number }[]>(
+      'uac.reg_dump',
+    ).catch(() => []);
+    for (const r of Array.isArray(held) ? held : []) {
+      const id = Number(r.l_uuid?.slice(TRUNK_REGISTRATION_PREFIX.length));
+      if (!r.l_uuid?.startsWith(TRUNK_REGISTRATION_PREFIX) || !Number.isInteger(id)) continue;
+      const flags = r.flags ?? 0;
+      // uac's flags: 4 registered, 2 under way, 1 disabled
+      out.set(id, flags & 4 ? 'registered' : flags & 2 || !(flags & 16) ? 'registering' : 'failed');
+    }
+    return out;
   }
 
   /** Every active number's credentials into Kamailio's `sipauth` table (`flush`: what was there goes). */

@@ -69,3 +69,42 @@ export async function trunkAddresses(
   }
   return { byAddress, unresolved };
 }
+
+/** The id Kamailio knows a trunk's registration by, and the user of the contact the provider calls in to. */
+export const TRUNK_REGISTRATION_PREFIX = 'lintel-trunk-';
+
+export interface TrunkRegistration {
+  uuid: string;
+  login: string;
+  password: string;
+  /** the provider's registrar: `host[:port]` of the termination URI */
+  domain: string;
+  /** where the REGISTER goes: `sip:host[:port]` */
+  proxy: string;
+}
+
+/**
+ * The registrations Kamailio makes (issue 22 item 4): one per trunk set to register (`register`) that has a
+ * login and a password, to the host (and port) of its termination URI, as the login.
+ */
+export async function trunkRegistrations(db: Kysely<DB>): Promise<TrunkRegistration[]> {
+  const rows = (
+    await sql<{ id: number; termination_uri: string; login: string; password: string | null }>`
+      select id, termination_uri, login, password from sip_trunks where register order by id`.execute(db)
+  ).rows;
+  const out: TrunkRegistration[] = [];
+  for (const r of rows) {
+    if (!r.login || !r.password) continue;
+    const m = /^sips?:(?:[^@]*@)?(\[[^\]]+\]|[^:;?>\s]+)(?::(\d+))?/i.exec(r.termination_uri.trim());
+    if (!m) continue;
+    const domain = m[2] ? `${m[1]}:${m[2]}` : m[1]!;
+    out.push({
+      uuid: `${TRUNK_REGISTRATION_PREFIX}${r.id}`,
+      login: r.login,
+      password: r.password,
+      domain,
+      proxy: `sip:${domain}`,
+    });
+  }
+  return out;
+}

@@ -17,6 +17,8 @@ export const SipTrunk = z.object({
   termination_uri: z.string(),
   login: z.string(),
   password: z.string().nullable(),
+  /** whether the SIP server registers with the provider (its registrar at the termination URI, as the login) */
+  register: z.boolean(),
   groups: z.array(Ref),
   created_at: Timestamp,
   created_by_user: Ref.nullable(),
@@ -41,6 +43,7 @@ const SipTrunkInput = z.object({
     .refine((v) => !/[\s]/.test(v) || v === DUMMY_PASSWORD, { message: 'invalid_format' })
     .meta({ secret: true })
     .optional(),
+  register: z.boolean().default(false),
   groups: Ids(100).min(1),
 });
 
@@ -56,6 +59,7 @@ export const sipTrunkResource = defineResource({
     outgoing_number: { kind: 'text', default: true, filterable: true, sortable: true },
     termination_uri: { kind: 'text', default: true, filterable: true },
     login: { kind: 'text', filterable: true },
+    register: { kind: 'boolean', filterable: true },
     groups: { kind: 'refs', default: true, wide: true, filterable: true },
     created_at: { kind: 'date', filterable: true, sortable: true },
   },

@@ -20,6 +20,11 @@ export const SipInstance = z.object({
   uptime_s: z.number().int().nullable(),
   contacts: z.number().int().nullable(),
   dialogs: z.number().int().nullable(),
+  /**
+   * its registrations with the SIP trunks that have credentials (`uac`): registered, under way (first
+   * attempt, renewal), or refused by the provider and tried again every 30 s
+   */
+  trunks: z.array(z.object({ id: z.number().int(), state: z.enum(['registered', 'registering', 'failed']) })),
 });
 
 /**

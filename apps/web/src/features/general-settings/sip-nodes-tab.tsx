@@ -163,6 +163,16 @@ export function SipNodesTab({ tr, canChange }: { tr: Tr; canChange: boolean }) {
             {tr('general_settings.sip_nodes.realm', { realm: s.listen.realm, numbers: s.numbers })}
           </p>
         )}
+        {s.instances.some((n) => n.trunks.length > 0) && (
+          <p className="text-xs text-slate-700" data-testid="sip-trunk-registrations">
+            {tr('general_settings.sip_nodes.trunks', {
+              registered: s.instances.flatMap((n) => n.trunks).filter((t) => t.state === 'registered').length,
+              registering: s.instances.flatMap((n) => n.trunks).filter((t) => t.state === 'registering')
+                .length,
+              failed: s.instances.flatMap((n) => n.trunks).filter((t) => t.state === 'failed').length,
+            })}
+          </p>
+        )}
         <div>
           <Button size="sm" variant="ghost" onClick={reload}>
             {tr('general_settings.sip_nodes.refresh')}
