@@ -1028,6 +1028,8 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
   'system.openapi': 'public: no session, so no gate to hold',
   'session.logout': "self-service: acts on the caller's own session (no permission gate)",
   'profile.get': "self-service: acts on the caller's own profile (no permission gate)",
+  'profile.whitelabel':
+    "self-service: the brand the caller's own console shows (no permission gate); tests/api/whitelabel.test.ts",
   'profile.update': "self-service: acts on the caller's own profile (no permission gate)",
   'profile.password': "self-service: acts on the caller's own profile (no permission gate)",
   'profile.mobile_popup': "self-service: acts on the caller's own profile (no permission gate)",

@@ -289,6 +289,39 @@ describe("a group's white-label", () => {
     ).toBe('method_prohibited');
   });
 
+  it("the console's brand: a user's group's white-label, else the project's; none without the licence for his groups", async () => {
+    const brand = async (client: ApiClient) =>
+      (await cmd('profile.whitelabel').run({ api: client }, {})).data;
+    // a user of a11 (own brand 'Own' above), one of b (the project's), and one with no permission at all
+    const inA11 = await (await userWith(ts, api, { permissions: [], domains: [a11] })).client();
+    const inB = await (await userWith(ts, api, { permissions: [], domains: [b] })).client();
+    expect(await brand(inA11)).toMatchObject({ source: 'group', name: 'Own' });
+    const project = (await cmd('settings.whitelabel_get').run({ api }, {})).data;
+    expect(await brand(inB)).toEqual({ source: 'project', name: project.name, logo: project.logo });
+    // a's logo reaches the users below it that have no brand of their own
+    await cmd('group.whitelabel_update').run({ api }, { id: a11, is_enabled: false });
+    await cmd('group.whitelabel_update').run({ api }, { id: a1, is_enabled: false });
+    const fromA = (await cmd('group.whitelabel_get').run({ api }, { id: a })).data;
+    expect(await brand(inA11)).toEqual({ source: 'group', name: fromA.name, logo: fromA.logo });
+    // no licence for his groups (the licences taken away): the group's brand is not his, the project's is
+    const kept = await ts.server.context.db.selectFrom('licenses').selectAll().execute();
+    await ts.server.context.db.deleteFrom('licenses').execute();
+    expect((await failure(cmd('group.whitelabel_update').run({ api }, { id: a1, name: 'x' }))).code).toBe(
+      'feature_not_licensed',
+    );
+    expect(await brand(inA11)).toMatchObject({ source: 'project' });
+    await ts.server.context.db
+      .insertInto('licenses')
+      .values(kept.map(({ id: _id, ...rest }) => rest))
+      .execute();
+    // the project's switched off too: none, the product's own
+    await cmd('settings.whitelabel_update').run({ api }, { is_enabled: false });
+    expect(await brand(inB)).toBeNull();
+    await cmd('settings.whitelabel_update').run({ api }, { is_enabled: true });
+    await cmd('group.whitelabel_update').run({ api }, { id: a1, is_enabled: true });
+    await cmd('group.whitelabel_update').run({ api }, { id: a11, is_enabled: true });
+  });
+
   it('the sweep keeps the logos named and removes an old one nobody names', async () => {
     const up = await cmd('group.whitelabel_logo_upload').run({ api }, { id: b, image: await logo() });
     const project = (await cmd('settings.whitelabel_logo_upload').run({ api }, { image: await logo() })).data

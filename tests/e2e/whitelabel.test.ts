@@ -1,6 +1,8 @@
 /**
  * The White-label tab of /general-settings in Chromium (issue 24 item 2): a name typed and saved, a logo
- * uploaded from a file; after a reload the tab shows both, the logo as the server serves it.
+ * uploaded from a file; after a reload the tab shows both, the logo as the server serves it. The console's
+ * brand (the side menu's mark and name) is the product's until the white-label is enabled, then its name and
+ * logo, at once and after the reload.
  */
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -24,6 +26,9 @@ describe('the white-label tab', () => {
       await page.goto(`${server.url}/general-settings`);
       await page.getByTestId('settings-tab-whitelabel').click();
       await page.getByTestId('whitelabel-no-logo').waitFor({ timeout: WAIT });
+      const brand = page.getByTestId('sidebar').getByTestId('brand');
+      expect(await brand.getAttribute('data-source')).toBe('product');
+      expect(await brand.innerText()).toBe('Lintel');
       await page.getByTestId('field-whitelabel-name').fill('Riverside Management');
       await page.getByTestId('whitelabel-enabled').check();
       await page.getByTestId('whitelabel-save').click();
@@ -34,6 +39,20 @@ describe('the white-label tab', () => {
         buffer: Buffer.from(png),
       });
       await page.getByTestId('whitelabel-logo').waitFor({ timeout: WAIT });
+      // the brand follows: the project's name and logo
+      await page.waitForFunction(
+        () =>
+          (
+            document.querySelector(
+              '[data-testid="sidebar"] [data-testid="brand-logo"]',
+            ) as HTMLImageElement | null
+          )?.naturalWidth === 300,
+        undefined,
+        { timeout: WAIT },
+      );
+      expect(await brand.getAttribute('data-source')).toBe('project');
+      expect(await brand.innerText()).toBe('Riverside Management');
+      expect(await brand.getAttribute('aria-label')).toBe('Riverside Management, home');
 
       await page.reload();
       await page.getByTestId('settings-tab-whitelabel').click();
@@ -53,6 +72,9 @@ describe('the white-label tab', () => {
       const stored = (await getCommand('settings.whitelabel_get').run({ api }, {})).data;
       expect(await logo.getAttribute('src')).toBe(stored.logo);
       expect(stored.name).toBe('Riverside Management');
+      await brand.getByTestId('brand-logo').waitFor({ timeout: WAIT });
+      expect(await brand.getByTestId('brand-logo').getAttribute('src')).toBe(stored.logo);
+      expect(await brand.innerText()).toBe('Riverside Management');
     });
   }, 240_000);
 });

@@ -59,6 +59,7 @@ export * from './export';
 export * from './refs';
 export * from './upload';
 export * from './args-schema';
+export { ProfileBrand } from './profile/profile.commands';
 export * from './registration/registration.commands';
 export * from './group/group.resource';
 export * from './group/group.extras';

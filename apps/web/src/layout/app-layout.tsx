@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { runCommand } from '../api/client';
 import { describeError } from '../api/errors';
 import { pushAlert } from '../alerts/alerts';
-import { profileAtom, useSession } from '../session/session';
+import { profileAtom, refreshBrand, useSession } from '../session/session';
 import { useLiveProfile } from '../session/realtime';
 import { NotificationBell } from '../features/notifications/bell';
 import { ImportantPopups } from '../features/notifications/popups';
@@ -46,6 +46,8 @@ function useProfileLoader() {
       .then(async (loaded) => {
         if (!live) return;
         setProfile(loaded);
+        // the header's brand: the user's white-label, when there is one (the product's own meanwhile)
+        void refreshBrand().catch(() => undefined);
         const save = await reconcileLocale(loaded.locale);
         if (save && live) {
           try {

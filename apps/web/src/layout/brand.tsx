@@ -1,5 +1,7 @@
 import { Link } from 'react-router';
+import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { brandAtom } from '../session/session';
 import { focusRing } from '../ui/button';
 
 export function Logo({ className = 'size-6' }: { className?: string }) {
@@ -13,17 +15,32 @@ export function Logo({ className = 'size-6' }: { className?: string }) {
   );
 }
 
-/** Product mark and name; links home. */
+/**
+ * Product mark and name, or the user's white-label (his groups' or the project's logo and name); links home.
+ */
 export function Brand({ dark = false }: { dark?: boolean }) {
   const { t } = useTranslation();
+  const brand = useAtomValue(brandAtom);
+  const name = brand?.name || t('brand.name');
   return (
     <Link
       to="/"
-      className={`inline-flex items-center gap-2 rounded text-[15px] font-semibold tracking-tight ${focusRing} ${dark ? 'text-white' : 'text-slate-900'}`}
-      aria-label={t('brand.home_link')}
+      className={`inline-flex min-w-0 items-center gap-2 rounded text-[15px] font-semibold tracking-tight ${focusRing} ${dark ? 'text-white' : 'text-slate-900'}`}
+      aria-label={t('brand.home_link', { name })}
+      data-testid="brand"
+      data-source={brand?.source ?? 'product'}
     >
-      <Logo />
-      <span>{t('brand.name')}</span>
+      {brand?.logo ? (
+        <img
+          src={brand.logo}
+          alt=""
+          className="size-6 shrink-0 rounded object-contain"
+          data-testid="brand-logo"
+        />
+      ) : (
+        <Logo />
+      )}
+      <span className="truncate">{name}</span>
     </Link>
   );
 }

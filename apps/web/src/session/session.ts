@@ -1,6 +1,7 @@
 import { useSyncExternalStore } from 'react';
 import { atom } from 'jotai';
 import type { LoginReply, Profile, StoredSession } from '@lintel/core';
+import type { ProfileBrand } from '@lintel/commands';
 import { runCommand, sessionStore } from '../api/client';
 import { appStore } from '../store';
 import type { RememberType, StoredProjects } from './browser-session-store';
@@ -9,6 +10,19 @@ export { isSignedOutOnly, loginPath, safeRedirect } from './paths';
 
 /** The signed-in user's profile, loaded by the signed-in layout. */
 export const profileAtom = atom<Profile | null>(null);
+
+/**
+ * The brand the header shows for this user (his groups' or the project's white-label, `profile.whitelabel`);
+ * null: the product's own. Loaded with the profile, and again when a white-label changes (`refreshBrand`).
+ */
+export const brandAtom = atom<ProfileBrand | null>(null);
+
+/** Reads the user's brand again (after a white-label was changed on this console). */
+export async function refreshBrand(): Promise<void> {
+  if (!sessionStore.get()) return;
+  const { data } = await runCommand('profile.whitelabel', {});
+  appStore.set(brandAtom, data);
+}
 
 /**
  * Reads the profile again: what it allows (its role's permissions, its licence info) may have changed, e.g.

@@ -4,10 +4,39 @@ import { audit } from '../../audit/audit';
 import { AppError } from '../../errors';
 import { signedIn, type SomeHandlers } from '../../pipeline/handler';
 import { loadProfile } from './profile.service';
+import { effectiveWhiteLabel, projectWhiteLabel } from '../group/group.whitelabel';
+import { licenceFacts } from '../../licensing/licence';
+import { decideGates } from '../../licensing/gates';
 import { enforce } from '../../security/rate-limit';
 
 export const profileHandlers = {
   'profile.get': async (ctx) => loadProfile(ctx.app, signedIn(ctx).userId),
+
+  'profile.whitelabel': async (ctx) => {
+    const auth = signedIn(ctx);
+    const db = ctx.app.db;
+    const own = (
+      await db
+        .selectFrom('user_domains')
+        .select('domain_id')
+        .where('user_id', '=', auth.userId)
+        .orderBy('domain_id')
+        .execute()
+    ).map((d) => d.domain_id);
+    // a group's brand needs the white-label licence, as changing it does; the project's is its settings'
+    const flag = 'mobile_app.is_white_label_enabled' as const;
+    const licence = await licenceFacts(db, auth.projectId, own, [flag], ctx.app.clock.now());
+    const groups = decideGates({ licence: [flag] }, { permissions: auth.permissions, ...licence }).can;
+    for (const group of groups ? own : []) {
+      const effective = await effectiveWhiteLabel(db, auth.projectId, group);
+      if (effective.source === 'group')
+        return { data: { source: 'group', name: effective.settings.name, logo: effective.settings.logo } };
+    }
+    const project = await projectWhiteLabel(db, auth.projectId);
+    return project.is_enabled
+      ? { data: { source: 'project', name: project.name, logo: project.logo } }
+      : { data: null };
+  },
 
   'profile.update': async (ctx, args) => {
     const auth = signedIn(ctx);

@@ -6,6 +6,7 @@ import { pushAlert } from '../../alerts/alerts';
 import { Button, FileButton } from '../../ui/button';
 import { Icon } from '../../ui/icon';
 import { TextField } from '../../ui/field';
+import { refreshBrand } from '../../session/session';
 
 type Texts = Pick<WhiteLabelSettings, 'name' | 'address' | 'email' | 'phone'>;
 const TEXTS = ['name', 'address', 'email', 'phone'] as const;
@@ -45,6 +46,8 @@ export function WhiteLabelForm({
       await work();
       setErrors({});
       if (done) pushAlert('success', done);
+      // the header shows the user's brand: it may be this one
+      void refreshBrand().catch(() => undefined);
     } catch (err) {
       const failure = describeError(err);
       setErrors(failure.fields);
