@@ -794,7 +794,7 @@ describe('joining a waiting call (issue 23: the join MESSAGE)', () => {
     expect(active.state.ringing).toBe(false);
   });
 
-  it('a refused join says why and leaves the call waiting, not ours', () => {
+  it('a refused join says why on its card and leaves the call as it was: waiting, not ours', () => {
     const joining = run(waiting.state, [{ type: 'join', speechId: 'w' }]).state;
     for (const [status, code] of [
       [403, 'call_join_forbidden'],
@@ -802,10 +802,24 @@ describe('joining a waiting call (issue 23: the join MESSAGE)', () => {
       [480, 'cant_perform_action'],
     ] as const) {
       const out = run(joining, [{ type: 'join_failed', speechId: 'w', status }]);
-      expect(out.effects).toEqual([{ type: 'join_refused', code }]);
-      expect(call(out.state, 'w')).toMatchObject({ status: 'paused', hasSipSession: false });
+      expect(out.effects).toEqual([]);
+      expect(call(out.state, 'w')).toEqual({ ...call(waiting.state, 'w'), refusal: code });
+      expect(out.state.ringing).toBe(waiting.state.ringing);
       expect(joinRefusal(status)).toBe(code);
     }
+    const refused = run(joining, [{ type: 'join_failed', speechId: 'w', status: 403 }]).state;
+    // the reason holds while the call is as it was; a new join, or a change the server tells, clears it
+    expect(
+      call(run(refused, [{ type: 'server_update', call: server('w', 'waiting') }]).state, 'w')?.refusal,
+    ).toBe('call_join_forbidden');
+    expect(call(run(refused, [{ type: 'join', speechId: 'w' }]).state, 'w')?.refusal).toBeNull();
+    expect(
+      call(
+        run(refused, [{ type: 'server_update', call: server('w', 'answered', { answered_by: '1002-1' }) }])
+          .state,
+        'w',
+      )?.refusal,
+    ).toBeNull();
     // a refusal for a call no longer joining changes nothing but is still said
     const late = run(waiting.state, [{ type: 'join_failed', speechId: 'w', status: 404 }]);
     expect(late.state).toEqual(waiting.state);

@@ -91,6 +91,11 @@ export interface DialerCall {
   /** answered by another number than ours: shown disabled, "answered by another user" */
   answeredByOther: boolean;
   settings: { micMuted: boolean; volumeMuted: boolean };
+  /**
+   * Why the last join of this call was refused (`call_join_forbidden`, `call_join_gone`, …): said on its card
+   * until it is joined again or the server tells of a change. The call itself stays as it was.
+   */
+  refusal: ErrorKey | null;
   /** ms since the epoch when it became destroyed; removed `Dialer.destroyedCallKeptMs` after */
   destroyedAt: number | null;
 }
@@ -334,7 +339,7 @@ function startJoin(state: CallsState, call: DialerCall): CallsResult {
   }
   return {
     state: {
-      ...update(state, call.speechId, { status: 'joining', hasSipSession: true }),
+      ...update(state, call.speechId, { status: 'joining', hasSipSession: true, refusal: null }),
       selectedId: call.speechId,
     },
     effects: [{ type: 'join', speechId: call.speechId }],
@@ -371,6 +376,7 @@ function perform(
         answeredBy: null,
         answeredByOther: false,
         settings: { micMuted: false, volumeMuted: false },
+        refusal: null,
         destroyedAt: null,
       };
       return {
@@ -493,6 +499,7 @@ function fromServer(state: CallsState, server: ServerCall, now: number): CallsRe
       answeredBy,
       answeredByOther,
       settings: { micMuted: false, volumeMuted: false },
+      refusal: null,
       destroyedAt: null,
     };
     return { state: { ...state, calls: [...state.calls, call] }, effects: [] };
@@ -503,6 +510,8 @@ function fromServer(state: CallsState, server: ServerCall, now: number): CallsRe
     answeredByOther,
     info: info ?? existing.info,
     type: server.type,
+    // a refused join's reason holds while the call is as it was
+    refusal: status === existing.status && !answeredByOther ? existing.refusal : null,
   };
   if (status === 'destroyed') {
     const ended = endCall(update(state, existing.speechId, patch), { ...existing, ...patch }, now);
@@ -580,6 +589,7 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
         answeredBy: null,
         answeredByOther: false,
         settings: { micMuted: false, volumeMuted: false },
+        refusal: null,
         destroyedAt: null,
       };
       return syncRing({ state: { ...state, calls: [...state.calls, call] }, effects: progress });
@@ -648,13 +658,15 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
       return syncRing(withFollowUp(call, { state: ended, effects: [] }));
     }
     case 'join_failed': {
-      // the join was refused: the call waits on, ours no more (the server's updates say what became of it)
+      // the join was refused: the call waits on as it was, ours no more, and its card says why (the server's
+      // updates say what became of it); a join no card waits for any more is said aside
       const call = live(state, event.speechId);
-      const effects: CallEffect[] = [{ type: 'join_refused', code: joinRefusal(event.status) }];
-      if (!call || call.type !== 'awaiting' || call.status !== 'joining') return { state, effects };
+      const code = joinRefusal(event.status);
+      if (!call || call.type !== 'awaiting' || call.status !== 'joining')
+        return { state, effects: [{ type: 'join_refused', code }] };
       return syncRing({
-        state: update(state, call.speechId, { status: 'paused', hasSipSession: false }),
-        effects,
+        state: update(state, call.speechId, { status: 'paused', hasSipSession: false, refusal: code }),
+        effects: [],
       });
     }
     case 'server_update':

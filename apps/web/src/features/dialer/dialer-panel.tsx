@@ -208,6 +208,12 @@ function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
         {call.info?.address && <span className="truncate">· {call.info.address}</span>}
         {call.type === 'awaiting' && <span>· {t('dialer.awaiting')}</span>}
       </div>
+      {call.refusal && live && (
+        // a refused join: why, on the card; the call stays as it was
+        <p role="alert" className="mt-1 text-xs font-medium text-red-800" data-testid="call-refusal">
+          {(i18next.t as unknown as (k: string) => string)(`errors:http.${call.refusal}`)}
+        </p>
+      )}
       {showsVideo(call) && phone && (
         <RemoteVideo stream={phone.remoteStream(id)} label={t('dialer.video_of', { number: call.number })} />
       )}
