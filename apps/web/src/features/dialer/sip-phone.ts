@@ -349,14 +349,18 @@ export class SipPhone {
    * recvonly. Unreliable (no 100rel) unless the caller requires it: then sip.js waits for its PRACK.
    */
   private async earlyMedia(speechId: string, invitation: Invitation): Promise<void> {
-    const camera = await hasCamera();
-    if (invitation.state !== SessionState.Initial) return;
-    await invitation.progress({
-      statusCode: 183,
-      sessionDescriptionHandlerOptions: { constraints: { audio: false, video: false } },
-      sessionDescriptionHandlerModifiers: camera ? [] : [receiveVideoOnly(invitation)],
-    });
-    // a failed 183 ends the INVITE (sip.js answers 480): the session's end says so; else the preview is on
+    try {
+      const camera = await hasCamera();
+      if (invitation.state !== SessionState.Initial) return;
+      await invitation.progress({
+        statusCode: 183,
+        sessionDescriptionHandlerOptions: { constraints: { audio: false, video: false } },
+        sessionDescriptionHandlerModifiers: camera ? [] : [receiveVideoOnly(invitation)],
+      });
+    } catch {
+      // sip.js rethrows what it could not answer after rejecting the INVITE (480): the session's end says so
+    }
+    // a failed 183 ends the INVITE: the session's end says so; else the preview is on
     const ok = invitation.state === SessionState.Initial && !!invitation.dialog;
     this.call({ type: 'early_media', speechId, ok });
   }
