@@ -196,6 +196,14 @@ describe('video from the door panel before answering (early media)', { timeout: 
           poll,
         )
         .toBe(false);
+      // the history holds it unanswered, after the answered call before it (no early dialog taken for an answer)
+      const history = async () =>
+        (await getCommand('call_history.list').run({ api }, {})).data.filter((h) => h.from_number === door);
+      await expect.poll(async () => (await history()).length, poll).toBe(2);
+      const [cancelled, answered] = await history();
+      expect(answered).toMatchObject({ status: 'answered', to_number: own });
+      expect(cancelled!.status).not.toBe('answered');
+      expect(cancelled!.duration).toBe(0);
     } catch (err) {
       throw new Error(
         `${(err as Error).message}\npanel: ${panel.log}\nevents: ${JSON.stringify(panel.events)}`,
