@@ -6,10 +6,12 @@
  * time it waits (held by Kamailio); a second concierge, who may intercept but does not, sees it on his dialer
  * (the waiting calls' channel) and joins it with Alt+J — the join MESSAGE, then the held INVITE answered by
  * itself —; media flows from the panel; the first concierge's card shows it answered by another user; the
- * call ends. One server, one Kamailio, one browser and one panel for the file.
+ * call ends. A join the server refuses — a concierge who may not take waiting calls, a call gone before his
+ * join came — says why on the call's card, and the call stays as it was. The interception panel's groups are
+ * searched by name from the keyboard. One server, one Kamailio, one browser and one panel for the file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
 import { loadSipConfig, type SipConfig } from '@lintel/server';
 import type { ApiClient } from '@lintel/core';
@@ -62,13 +64,23 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A concierge who may intercept, of `groupId`, with a number of his, signed in on a page of his own. */
-async function concierge(groupId: number, n: string, name: string): Promise<Page> {
+/**
+ * A concierge of `groupId` (by default one who may intercept), with a number of his, signed in on a page of his
+ * own; `prepare` sets up his browser context before the page opens.
+ */
+async function concierge(
+  groupId: number,
+  n: string,
+  name: string,
+  permissions = ['users.view', INTERCEPT],
+  prepare?: (context: BrowserContext) => Promise<void>,
+): Promise<Page> {
   const password = `Desk${uid()}X1`;
   const numberId = await sipNumber(api, await rootGroup(api), n, password);
-  const user = await conciergeUser(api, groupId, numberId, name, ['users.view', INTERCEPT]);
+  const user = await conciergeUser(api, groupId, numberId, name, permissions);
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1440, height: 900 } });
   await context.addInitScript(panel.oneAddressScript());
+  await prepare?.(context);
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   await keyboardSignIn(page, server, user.login, user.password);
@@ -217,6 +229,158 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
     } finally {
       await ann.context().close();
       await ben.context().close();
+    }
+  });
+
+  it('a refused join says why on the card and the call stays as it was; the groups are searched by name', async () => {
+    const root = await rootGroup(api);
+    const mark = uid().slice(0, 6);
+    const tower = await group(api, `Tower ${mark}`, root);
+    const annex = await group(api, `Annex ${mark}`, root);
+    const digits2 = String(100 + Math.floor(Math.random() * 900));
+    const serial = `IC${uid()}`;
+    const device = await getCommand('device.create').run({ api }, {
+      name: `Panel ${serial}`,
+      type: 'panel',
+      serial_number: serial,
+      domain_id: tower,
+    } as never);
+    const door = `7${digits2}`;
+    const doorPassword = `Door${uid()}X1`;
+    await getCommand('sip_number.create').run(
+      { api },
+      {
+        number: door,
+        name: `Door ${door}`,
+        domain_id: root,
+        password: doorPassword,
+        device_id: device.data.id,
+      },
+    );
+    panel.stop();
+    panel.start(door, doorPassword, sip.port, { answer: false });
+    await panel.listen();
+    await expect
+      .poll(
+        async () =>
+          JSON.stringify(
+            await server.server.context.sip.rpc('ul.lookup', ['location', door]).catch(() => null),
+          ),
+        { timeout: WAIT, interval: 200 },
+      )
+      .toContain(door);
+
+    // Cleo's number is the flat the panel calls; she sees its calls but may not take waiting calls. Her
+    // console's socket to Lintel can be held (what it sends her dropped), as when an update is on its way
+    const flat = `6${digits2}`;
+    let held = false;
+    const lintelPort = new URL(server.url).port;
+    const holdable = async (context: BrowserContext) => {
+      await context.routeWebSocket(
+        (url) => url.port === lintelPort,
+        (ws) => {
+          const lintel = ws.connectToServer();
+          ws.onMessage((m) => lintel.send(m));
+          lintel.onMessage((m) => {
+            if (!held) ws.send(m);
+          });
+        },
+      );
+    };
+    const [dora, cleo] = await Promise.all([
+      concierge(root, `84${digits2}`, 'Dora Desk'),
+      concierge(root, flat, 'Cleo Desk', ['users.view', 'calls.concierge_receive'], holdable),
+    ]);
+    try {
+      // Dora reaches the interception panel from the palette: the focus lands in its group search
+      await dora.keyboard.press('Control+k');
+      await dora.getByTestId('palette-input').waitFor();
+      await dora.keyboard.type('Dialer: call interception');
+      await dora
+        .locator('[cmdk-item][data-selected="true"][data-key="action:dialer.tab_interception"]')
+        .waitFor();
+      await dora.keyboard.press('Enter');
+      await expect
+        .poll(() => dora.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+        .toBe('interception-search');
+      await dora.getByTestId(`interception-group-${annex}`).waitFor();
+      // any case: the tower alone is left
+      await dora.keyboard.type(`tower ${mark}`);
+      await dora.getByTestId(`interception-group-${annex}`).waitFor({ state: 'detached' });
+      expect(await dora.getByTestId(`interception-group-${tower}`).isVisible()).toBe(true);
+      // a name no group has
+      await dora.keyboard.type('zz');
+      await expect
+        .poll(() => dora.getByTestId('interception-no-match').textContent())
+        .toBe('No group has that name');
+      expect(await dora.locator('[data-testid^="interception-group-"]').count()).toBe(0);
+      await dora.keyboard.press('Backspace');
+      await dora.keyboard.press('Backspace');
+      // Tab reaches the tower's box, Space ticks it, Alt+T starts
+      await dora.keyboard.press('Tab');
+      await expect
+        .poll(() => dora.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+        .toBe(`interception-group-${tower}`);
+      await dora.keyboard.press('Space');
+      expect(await dora.getByTestId(`interception-group-${tower}`).isChecked()).toBe(true);
+      await dora.keyboard.press('Alt+t');
+      await dora.getByTestId('interception-status').and(dora.locator('[data-active="true"]')).waitFor();
+      // the search still filters the locked groups
+      expect(await dora.getByTestId('interception-search').isEnabled()).toBe(true);
+
+      // the panel calls Cleo's flat: Dora is rung, then it waits; Cleo sees it waiting, with Join
+      panel.command('dial', `sip:${flat}@${hostIp}:${sip.port}`);
+      await card(dora, door, '[data-status="new"]').waitFor();
+      await cleo.keyboard.press('Alt+p');
+      const waitingCard = '[data-type="awaiting"][data-status="paused"]';
+      await card(cleo, door, waitingCard).waitFor();
+      await card(cleo, door).getByTestId('call-join').waitFor();
+
+      // Cleo may not take it: Alt+J, the join refused (403), said on the card; the call stays as it was
+      await cleo.locator('body').click({ position: { x: 600, y: 400 } });
+      await cleo.keyboard.press('Alt+j');
+      await expect
+        .poll(() => card(cleo, door).getByTestId('call-refusal').textContent())
+        .toBe('You may not take waiting calls');
+      await card(cleo, door, waitingCard).getByTestId('call-join').waitFor();
+      expect(await cleo.locator('[data-testid="call-card"][data-status="active"]').count()).toBe(0);
+      const waiting = (await getCommand('call.list').run({ api }, {})).data.find((c) => c.caller === door);
+      expect(waiting).toMatchObject({ status: 'waiting', type: 'awaiting', callee: flat });
+      expect(waiting!.answered_by).toBeNull();
+
+      // the call goes while what Lintel tells Cleo is held back: her card still shows it waiting
+      held = true;
+      panel.command('hangup', '');
+      await expect
+        .poll(
+          async () => (await getCommand('call.list').run({ api }, {})).data.some((c) => c.caller === door),
+          { timeout: WAIT, interval: 200 },
+        )
+        .toBe(false);
+      await card(dora, door, '[data-status="destroyed"]').waitFor();
+      await card(cleo, door, waitingCard).waitFor();
+      // her join finds it gone (404): said on the card, which stays as it was
+      await cleo.keyboard.press('Alt+j');
+      await expect
+        .poll(() => card(cleo, door).getByTestId('call-refusal').textContent())
+        .toBe('This waiting call has ended or was taken by another user');
+      await card(cleo, door, waitingCard).getByTestId('call-join').waitFor();
+      expect(await cleo.locator('[data-testid="call-card"][data-status="active"]').count()).toBe(0);
+
+      await dora.getByTestId('interception-stop').click();
+      await dora.getByTestId('interception-status').and(dora.locator('[data-active="false"]')).waitFor();
+    } catch (err) {
+      throw new Error(
+        `${(err as Error).message}\npanel: ${panel.log}\nevents: ${JSON.stringify(panel.events)}\nserver: ${server
+          .logs()
+          .split('\n')
+          .slice(-30)
+          .join('\n')}`,
+      );
+    } finally {
+      held = false;
+      await dora.context().close();
+      await cleo.context().close();
     }
   });
 });

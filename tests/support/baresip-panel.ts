@@ -56,9 +56,10 @@ export class BaresipPanel {
 
   /**
    * baresip as the panel `number`, registered to Kamailio on `sipPort`: `answer` answers every call by itself
-   * (a panel the concierge calls); otherwise its calls are placed by `command('dial', …)`.
+   * (a panel the concierge calls); otherwise its calls are placed by `command('dial', …)`. `video`: a camera
+   * (baresip's fakevideo source, a moving test picture) sent as VP8, offered in its calls.
    */
-  start(number: string, password: string, sipPort: number, opts: { answer: boolean }): void {
+  start(number: string, password: string, sipPort: number, opts: { answer: boolean; video?: boolean }): void {
     this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-baresip-'));
     fs.writeFileSync(
       path.join(this.dir, 'config'),
@@ -79,6 +80,17 @@ export class BaresipPanel {
         'module aubridge.so',
         'module ice.so',
         'module dtls_srtp.so',
+        ...(opts.video
+          ? [
+              'module vp8.so',
+              'module fakevideo.so',
+              'video_source fakevideo,nil',
+              'video_display fakevideo,nil',
+              'video_size 320x240',
+              'video_fps 15',
+              'video_bitrate 300000',
+            ]
+          : []),
         'module_app account.so',
         // `dial` on the control socket
         ...(opts.answer ? [] : ['module_app menu.so']),
@@ -90,7 +102,8 @@ export class BaresipPanel {
     fs.writeFileSync(
       path.join(this.dir, 'accounts'),
       `<sip:${number}@${this.hostIp}:${sipPort};transport=udp>;auth_pass=${password};` +
-        `${opts.answer ? 'answermode=auto;' : ''}medianat=ice;mediaenc=dtls_srtp;audio_codecs=PCMU;regint=60\n`,
+        `${opts.answer ? 'answermode=auto;' : ''}medianat=ice;mediaenc=dtls_srtp;audio_codecs=PCMU;` +
+        `${opts.video ? 'video_codecs=VP8;' : ''}regint=60\n`,
     );
     this.proc = spawn('ip', ['netns', 'exec', this.ns, 'baresip', '-f', this.dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -134,6 +147,16 @@ export class BaresipPanel {
     }
   }
 
+  /** baresip stops (its control socket with it); `start` may run it again, otherwise configured. */
+  stop(): void {
+    this.control?.destroy();
+    this.control = null;
+    this.proc?.kill('SIGKILL');
+    this.proc = null;
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
+    this.dir = '';
+  }
+
   /** A command to the panel (ctrl_tcp: a netstring of JSON). */
   command(name: string, params: string): void {
     const json = JSON.stringify({ command: name, params, token: uid() });
@@ -143,7 +166,8 @@ export class BaresipPanel {
   /**
    * A browser init script: the concierge's machine has one network toward the panel, so its SDP names only
    * that address (baresip's ICE wants a single candidate address, ../shared/SIP.md; this machine has others
-   * the panel cannot reach); every peer connection is kept in `window.__pcs`.
+   * the panel cannot reach), each media section on the port of its own candidate (audio and video, not
+   * bundled with baresip); every peer connection is kept in `window.__pcs`.
    */
   oneAddressScript(): string {
     const hostIp = this.hostIp;
@@ -156,14 +180,17 @@ export class BaresipPanel {
         get localDescription() {
           const d = local.call(this);
           if (!d) return d;
-          const lines = d.sdp.split('\\r\\n').filter((l) => !l.startsWith('a=candidate') || (l.includes(' ${hostIp} ') && l.includes(' udp ')));
-          const kept = lines.find((l) => l.startsWith('a=candidate'));
-          if (!kept) return d;
-          const port = kept.split(' ')[5];
-          const sdp = lines
-            .map((l) => (l.startsWith('c=IN IP4 ') ? 'c=IN IP4 ${hostIp}' : l.startsWith('m=audio ') ? l.replace(/^m=audio \\d+/, 'm=audio ' + port) : l))
-            .join('\\r\\n');
-          return new RTCSessionDescription({ type: d.type, sdp });
+          let any = false;
+          const sections = d.sdp.split('\\r\\nm=').map((section, i) => {
+            const lines = section.split('\\r\\n').filter((l) => !l.startsWith('a=candidate') || (l.includes(' ${hostIp} ') && l.includes(' udp ')));
+            const kept = lines.find((l) => l.startsWith('a=candidate'));
+            if (kept) any = true;
+            return lines
+              .map((l, n) => (l.startsWith('c=IN IP4 ') ? 'c=IN IP4 ${hostIp}' : i > 0 && n === 0 && kept ? l.replace(/^(\\w+) \\d+/, '$1 ' + kept.split(' ')[5]) : l))
+              .join('\\r\\n');
+          });
+          if (!any) return d;
+          return new RTCSessionDescription({ type: d.type, sdp: sections.join('\\r\\nm=') });
         }
       };`;
   }

@@ -39,18 +39,32 @@ export const RECORD_PEER_CONNECTIONS = `
   };
 `;
 
-/** The bytes of audio received over the page's open peer connections. */
-export function inboundBytes(page: Page): Promise<number> {
-  return page.evaluate(async () => {
+/** The bytes of `kind` (audio unless told) received over the page's open peer connections. */
+export function inboundBytes(page: Page, kind: 'audio' | 'video' = 'audio'): Promise<number> {
+  return page.evaluate(async (kind) => {
     let total = 0;
     for (const pc of (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs) {
       if (pc.connectionState === 'closed') continue;
       (await pc.getStats()).forEach((r: { type: string; kind?: string; bytesReceived?: number }) => {
-        if (r.type === 'inbound-rtp' && r.kind === 'audio') total += r.bytesReceived ?? 0;
+        if (r.type === 'inbound-rtp' && r.kind === kind) total += r.bytesReceived ?? 0;
       });
     }
     return total;
-  });
+  }, kind);
+}
+
+/** The bytes of `kind` sent over the page's open peer connections. */
+export function outboundBytes(page: Page, kind: 'audio' | 'video' = 'audio'): Promise<number> {
+  return page.evaluate(async (kind) => {
+    let total = 0;
+    for (const pc of (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs) {
+      if (pc.connectionState === 'closed') continue;
+      (await pc.getStats()).forEach((r: { type: string; kind?: string; bytesSent?: number }) => {
+        if (r.type === 'outbound-rtp' && r.kind === kind) total += r.bytesSent ?? 0;
+      });
+    }
+    return total;
+  }, kind);
 }
 
 /** A virtual number with a password in the group, made through Lintel's API. */

@@ -9,6 +9,7 @@ import {
   pruneCalls,
   reduceCalls,
   ServerStatusMapping,
+  showsVideo,
   type CallEvent,
   type CallEffect,
   type CallsState,
@@ -274,6 +275,92 @@ describe('incoming calls', () => {
     expect(run(answered, [{ type: 'hangup', speechId: 'i' }]).effects).toEqual([
       { type: 'end', speechId: 'i', how: 'terminate' },
     ]);
+  });
+});
+
+describe('early media: the door panel’s video before answering (issue 23 item 7)', () => {
+  const offer = run(empty, [{ type: 'incoming', speechId: 'v', number: '2001', video: true }]);
+  const previewing = run(offer.state, [{ type: 'early_media', speechId: 'v', ok: true }]);
+
+  it('a call offering video rings and is answered provisionally (183 with an SDP answer): no video until sent', () => {
+    expect(offer.effects).toEqual([{ type: 'progress', speechId: 'v' }, { type: 'ring' }]);
+    expect(call(offer.state, 'v')).toMatchObject({ status: 'new', video: true, earlyMedia: 'starting' });
+    expect(showsVideo(call(offer.state, 'v')!)).toBe(false);
+  });
+
+  it('once the 183 is sent the ringing card shows the video, and the ring goes on', () => {
+    expect(previewing.effects).toEqual([]);
+    expect(call(previewing.state, 'v')).toMatchObject({ status: 'new', earlyMedia: 'flowing' });
+    expect(showsVideo(call(previewing.state, 'v')!)).toBe(true);
+    expect(previewing.state.ringing).toBe(true);
+    // the preview is no media of ours: another call may be placed without asking
+    expect(previewing.state.calls.filter(holdsMedia)).toEqual([]);
+    expect(run(previewing.state, [{ type: 'dial', speechId: 'd', number: '2002' }]).effects).toEqual([
+      { type: 'invite', speechId: 'd', number: '2002', video: false, parentId: null },
+    ]);
+  });
+
+  it('accepting answers (the 200 OK), stops the ring, and the video goes on', () => {
+    const out = run(previewing.state, [{ type: 'accept', speechId: 'v' }]);
+    expect(out.effects).toEqual([{ type: 'answer', speechId: 'v' }, { type: 'stop_ring' }]);
+    expect(call(out.state, 'v')).toMatchObject({ status: 'active', earlyMedia: 'flowing' });
+    expect(showsVideo(call(out.state, 'v')!)).toBe(true);
+  });
+
+  it('a call offering no video rings as before: no 183, no video', () => {
+    const out = run(empty, [{ type: 'incoming', speechId: 'a', number: '2001' }]);
+    expect(out.effects).toEqual([{ type: 'ring' }]);
+    expect(call(out.state, 'a')).toMatchObject({ video: false, earlyMedia: 'none' });
+    expect(showsVideo(call(out.state, 'a')!)).toBe(false);
+  });
+
+  it('an early media that could not be made leaves the call ringing without video; answering shows it', () => {
+    const failed = run(offer.state, [{ type: 'early_media', speechId: 'v', ok: false }]);
+    expect(call(failed.state, 'v')).toMatchObject({ status: 'new', earlyMedia: 'none' });
+    expect(showsVideo(call(failed.state, 'v')!)).toBe(false);
+    expect(failed.state.ringing).toBe(true);
+    const answered = run(failed.state, [{ type: 'accept', speechId: 'v' }]).state;
+    expect(showsVideo(call(answered, 'v')!)).toBe(true);
+  });
+
+  it('the panel giving up (CANCEL) during early media ends the call and the ring', () => {
+    const out = run(previewing.state, [{ type: 'session_ended', speechId: 'v' }]);
+    expect(out.effects).toEqual([{ type: 'stop_ring' }]);
+    expect(call(out.state, 'v')).toMatchObject({ status: 'destroyed', hasSipSession: false });
+    expect(showsVideo(call(out.state, 'v')!)).toBe(false);
+  });
+
+  it('rejecting a previewed call rejects the INVITE (the early dialog ends with it)', () => {
+    expect(run(previewing.state, [{ type: 'hangup', speechId: 'v' }]).effects).toEqual([
+      { type: 'end', speechId: 'v', how: 'reject' },
+      { type: 'stop_ring' },
+    ]);
+  });
+
+  it('answered by another user during early media: the session ends here, the video goes', () => {
+    const out = run(previewing.state, [
+      { type: 'server_update', call: server('v', 'answered', { type: 'normal', answered_by: '1002-1' }) },
+    ]);
+    expect(out.effects).toEqual([{ type: 'end', speechId: 'v', how: 'terminate' }, { type: 'stop_ring' }]);
+    expect(showsVideo(call(out.state, 'v')!)).toBe(false);
+  });
+
+  it('a call the server announced first asks for early media when its INVITE comes', () => {
+    const out = run(empty, [
+      { type: 'server_update', call: server('s', 'new', { type: 'normal' }) },
+      { type: 'incoming', speechId: 's', number: '2001', video: true },
+    ]);
+    expect(out.effects).toEqual([{ type: 'progress', speechId: 's' }, { type: 'ring' }]);
+    expect(call(out.state, 's')).toMatchObject({ earlyMedia: 'starting', hasSipSession: true });
+  });
+
+  it('a late or stray early-media report changes nothing', () => {
+    const ended = run(previewing.state, [{ type: 'session_ended', speechId: 'v' }]).state;
+    expect(run(ended, [{ type: 'early_media', speechId: 'v', ok: true }]).state).toEqual(ended);
+    expect(run(previewing.state, [{ type: 'early_media', speechId: 'v', ok: false }]).state).toEqual(
+      previewing.state,
+    );
+    expect(run(empty, [{ type: 'early_media', speechId: 'x', ok: true }]).state).toEqual(empty);
   });
 });
 
@@ -561,7 +648,9 @@ const eventArb: fc.Arbitrary<CallEvent> = fc.oneof(
     type: fc.constant('incoming' as const),
     speechId: idArb,
     number: fc.constantFrom('2001', '5000'),
+    video: fc.boolean(),
   }),
+  fc.record({ type: fc.constant('early_media' as const), speechId: idArb, ok: fc.boolean() }),
   fc.record({
     type: fc.constantFrom(
       'accept',
@@ -627,7 +716,9 @@ describe('whatever the events (property)', () => {
               const target = beforePruned.calls.find((c) => c.speechId === e.speechId);
               if (e.type === 'invite') expect(target).toBeUndefined();
               else expect(target?.status, `${e.type} → ${e.speechId}`).not.toBe('destroyed');
-              if (e.type !== 'invite') expect(target).toBeDefined();
+              // a call's early media is asked for as it starts ringing (new, or announced by the server first)
+              if (e.type !== 'invite' && !(e.type === 'progress' && event.type === 'incoming'))
+                expect(target).toBeDefined();
             }
             // a refusal changes nothing
             if (effects.some((e) => e.type === 'refuse')) expect(next).toEqual(beforePruned);
@@ -635,6 +726,11 @@ describe('whatever the events (property)', () => {
             expect(next.ringing).toBe(
               next.calls.some((c) => c.direction === 'incoming' && c.status === 'new' && c.hasSipSession),
             );
+            // a video shows only for a call of ours that offered it: ringing with its early media, or active
+            for (const c of next.calls.filter(showsVideo)) {
+              expect(c.video && c.hasSipSession && !c.answeredByOther).toBe(true);
+              expect(c.status === 'active' || c.earlyMedia === 'flowing').toBe(true);
+            }
             state = next;
           }
         },
@@ -698,7 +794,7 @@ describe('joining a waiting call (issue 23: the join MESSAGE)', () => {
     expect(active.state.ringing).toBe(false);
   });
 
-  it('a refused join says why and leaves the call waiting, not ours', () => {
+  it('a refused join says why on its card and leaves the call as it was: waiting, not ours', () => {
     const joining = run(waiting.state, [{ type: 'join', speechId: 'w' }]).state;
     for (const [status, code] of [
       [403, 'call_join_forbidden'],
@@ -706,10 +802,24 @@ describe('joining a waiting call (issue 23: the join MESSAGE)', () => {
       [480, 'cant_perform_action'],
     ] as const) {
       const out = run(joining, [{ type: 'join_failed', speechId: 'w', status }]);
-      expect(out.effects).toEqual([{ type: 'join_refused', code }]);
-      expect(call(out.state, 'w')).toMatchObject({ status: 'paused', hasSipSession: false });
+      expect(out.effects).toEqual([]);
+      expect(call(out.state, 'w')).toEqual({ ...call(waiting.state, 'w'), refusal: code });
+      expect(out.state.ringing).toBe(waiting.state.ringing);
       expect(joinRefusal(status)).toBe(code);
     }
+    const refused = run(joining, [{ type: 'join_failed', speechId: 'w', status: 403 }]).state;
+    // the reason holds while the call is as it was; a new join, or a change the server tells, clears it
+    expect(
+      call(run(refused, [{ type: 'server_update', call: server('w', 'waiting') }]).state, 'w')?.refusal,
+    ).toBe('call_join_forbidden');
+    expect(call(run(refused, [{ type: 'join', speechId: 'w' }]).state, 'w')?.refusal).toBeNull();
+    expect(
+      call(
+        run(refused, [{ type: 'server_update', call: server('w', 'answered', { answered_by: '1002-1' }) }])
+          .state,
+        'w',
+      )?.refusal,
+    ).toBeNull();
     // a refusal for a call no longer joining changes nothing but is still said
     const late = run(waiting.state, [{ type: 'join_failed', speechId: 'w', status: 404 }]);
     expect(late.state).toEqual(waiting.state);

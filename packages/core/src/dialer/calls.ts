@@ -8,6 +8,11 @@
  * A call "holds the media" when this dialer has a SIP session for it and it is calling (outgoing), joining
  * or active: at most one call does at a time. A call the server reports answered without a session here
  * (answered by another user, or by another device of the same number) is shown, never counted as ours.
+ *
+ * Early media (issue 23 item 7): an incoming call whose offer has video is answered provisionally (`progress`:
+ * a 183 Session Progress whose SDP answer receives the caller's media and sends nothing) while it rings, so the
+ * door panel's camera shows on the ringing card before the concierge answers; accepting it then sends the
+ * 200 OK and the microphone. The preview holds no media in the one-active-call sense: nothing is sent or played.
  */
 import { Dialer } from '../constants';
 import type { ErrorKey } from '../errors';
@@ -25,6 +30,7 @@ export const CallStatuses = [
 ] as const;
 export type CallStatus = (typeof CallStatuses)[number];
 export type CallType = 'normal' | 'awaiting';
+export type EarlyMedia = 'none' | 'starting' | 'flowing';
 export type CallDirection = 'incoming' | 'outgoing';
 
 export const ServerCallStatuses = [
@@ -71,6 +77,12 @@ export interface DialerCall {
   status: CallStatus;
   hasSipSession: boolean;
   video: boolean;
+  /**
+   * The early media of a ringing incoming video call: `none` (no preview: no video offered, or the 183 failed),
+   * `starting` (the 183 with its SDP answer is being made), `flowing` (sent: the caller's video shows while it
+   * rings). Stays `flowing` once answered (the same media goes on).
+   */
+  earlyMedia: EarlyMedia;
   /** ms since the epoch */
   started: number;
   sosCall: boolean;
@@ -79,6 +91,11 @@ export interface DialerCall {
   /** answered by another number than ours: shown disabled, "answered by another user" */
   answeredByOther: boolean;
   settings: { micMuted: boolean; volumeMuted: boolean };
+  /**
+   * Why the last join of this call was refused (`call_join_forbidden`, `call_join_gone`, …): said on its card
+   * until it is joined again or the server tells of a change. The call itself stays as it was.
+   */
+  refusal: ErrorKey | null;
   /** ms since the epoch when it became destroyed; removed `Dialer.destroyedCallKeptMs` after */
   destroyedAt: number | null;
 }
@@ -124,6 +141,8 @@ export type CallEvent =
   | { type: 'join'; speechId: string }
   /** the user's answer to `pending` */
   | { type: 'confirm'; accept: boolean }
+  /** sip.js: the 183 with the early media's SDP answer was sent (`ok`), or could not be made */
+  | { type: 'early_media'; speechId: string; ok: boolean }
   /** sip.js: the outgoing INVITE or the re-INVITE / join was accepted */
   | { type: 'session_accepted'; speechId: string }
   /** sip.js: the session ended (bye from the far end, rejected, failed, transport lost) */
@@ -141,6 +160,8 @@ export type CallEvent =
 export type CallEffect =
   | { type: 'invite'; speechId: string; number: string; video: boolean; parentId: string | null }
   | { type: 'answer'; speechId: string }
+  /** answer a ringing incoming video call provisionally: a 183 whose SDP receives the caller's media, sends none */
+  | { type: 'progress'; speechId: string }
   /** a normal outgoing call not yet answered is cancelled, an established one sends bye, a ringing incoming one is rejected */
   | { type: 'end'; speechId: string; how: 'cancel' | 'bye' | 'reject' | 'terminate' }
   /** an awaiting call is stopped through the server (POST /calls/management/{id}/stop) */
@@ -196,6 +217,12 @@ const LIVE_MEDIA: ReadonlySet<CallStatus> = new Set(['calling', 'active', 'joini
 /** Whether this dialer's media is on this call (at most one call at a time). */
 export function holdsMedia(call: DialerCall): boolean {
   return call.hasSipSession && LIVE_MEDIA.has(call.status);
+}
+
+/** Whether the far end's video shows on the call's card: its early media while it rings, or once active. */
+export function showsVideo(call: DialerCall): boolean {
+  if (!call.video || !call.hasSipSession || call.answeredByOther) return false;
+  return call.status === 'active' || (isRingingIncoming(call) && call.earlyMedia === 'flowing');
 }
 
 /** A call ringing here, waiting to be accepted. */
@@ -312,7 +339,7 @@ function startJoin(state: CallsState, call: DialerCall): CallsResult {
   }
   return {
     state: {
-      ...update(state, call.speechId, { status: 'joining', hasSipSession: true }),
+      ...update(state, call.speechId, { status: 'joining', hasSipSession: true, refusal: null }),
       selectedId: call.speechId,
     },
     effects: [{ type: 'join', speechId: call.speechId }],
@@ -342,12 +369,14 @@ function perform(
         status: 'calling',
         hasSipSession: true,
         video: action.video,
+        earlyMedia: 'none',
         started: now,
         sosCall: false,
         info: null,
         answeredBy: null,
         answeredByOther: false,
         settings: { micMuted: false, volumeMuted: false },
+        refusal: null,
         destroyedAt: null,
       };
       return {
@@ -463,12 +492,14 @@ function fromServer(state: CallsState, server: ServerCall, now: number): CallsRe
       status,
       hasSipSession: false,
       video: false,
+      earlyMedia: 'none',
       started: server.created_at * 1000,
       sosCall: false,
       info,
       answeredBy,
       answeredByOther,
       settings: { micMuted: false, volumeMuted: false },
+      refusal: null,
       destroyedAt: null,
     };
     return { state: { ...state, calls: [...state.calls, call] }, effects: [] };
@@ -479,6 +510,8 @@ function fromServer(state: CallsState, server: ServerCall, now: number): CallsRe
     answeredByOther,
     info: info ?? existing.info,
     type: server.type,
+    // a refused join's reason holds while the call is as it was
+    refusal: status === existing.status && !answeredByOther ? existing.refusal : null,
   };
   if (status === 'destroyed') {
     const ended = endCall(update(state, existing.speechId, patch), { ...existing, ...patch }, now);
@@ -519,6 +552,13 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
       );
     }
     case 'incoming': {
+      const video = event.video ?? false;
+      // a video offer is answered with early media while it rings (the door panel's camera before answering)
+      const early: Pick<DialerCall, 'video' | 'earlyMedia'> = {
+        video,
+        earlyMedia: video ? 'starting' : 'none',
+      };
+      const progress: CallEffect[] = video ? [{ type: 'progress', speechId: event.speechId }] : [];
       if (find(state, event.speechId)) {
         // the server's update came first: the session is now ours to ring
         const known = live(state, event.speechId);
@@ -528,9 +568,9 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
             hasSipSession: true,
             direction: 'incoming',
             sosCall: event.sos ?? false,
-            video: event.video ?? false,
+            ...early,
           }),
-          effects: [],
+          effects: progress,
         });
       }
       const call: DialerCall = {
@@ -542,16 +582,26 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
         type: event.callType ?? 'normal',
         status: 'new',
         hasSipSession: true,
-        video: event.video ?? false,
+        ...early,
         started: now,
         sosCall: event.sos ?? false,
         info: null,
         answeredBy: null,
         answeredByOther: false,
         settings: { micMuted: false, volumeMuted: false },
+        refusal: null,
         destroyedAt: null,
       };
-      return syncRing({ state: { ...state, calls: [...state.calls, call] }, effects: [] });
+      return syncRing({ state: { ...state, calls: [...state.calls, call] }, effects: progress });
+    }
+    case 'early_media': {
+      // the 183 made (or not) for a call still ringing here; a call answered meanwhile keeps the media it has
+      const call = live(state, event.speechId);
+      if (!call || !call.hasSipSession || call.earlyMedia !== 'starting') return { state, effects: [] };
+      return {
+        state: update(state, call.speechId, { earlyMedia: event.ok ? 'flowing' : 'none' }),
+        effects: [],
+      };
     }
     case 'accept': {
       const call = live(state, event.speechId);
@@ -608,13 +658,15 @@ export function reduceCalls(before: CallsState, event: CallEvent, now: number): 
       return syncRing(withFollowUp(call, { state: ended, effects: [] }));
     }
     case 'join_failed': {
-      // the join was refused: the call waits on, ours no more (the server's updates say what became of it)
+      // the join was refused: the call waits on as it was, ours no more, and its card says why (the server's
+      // updates say what became of it); a join no card waits for any more is said aside
       const call = live(state, event.speechId);
-      const effects: CallEffect[] = [{ type: 'join_refused', code: joinRefusal(event.status) }];
-      if (!call || call.type !== 'awaiting' || call.status !== 'joining') return { state, effects };
+      const code = joinRefusal(event.status);
+      if (!call || call.type !== 'awaiting' || call.status !== 'joining')
+        return { state, effects: [{ type: 'join_refused', code }] };
       return syncRing({
-        state: update(state, call.speechId, { status: 'paused', hasSipSession: false }),
-        effects,
+        state: update(state, call.speechId, { status: 'paused', hasSipSession: false, refusal: code }),
+        effects: [],
       });
     }
     case 'server_update':

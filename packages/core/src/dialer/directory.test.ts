@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { callDuration, contactLetter, dayKey, groupByDay, groupContacts, recentOf } from './directory';
+import {
+  callDuration,
+  contactLetter,
+  dayKey,
+  groupByDay,
+  groupContacts,
+  recentOf,
+  searchByName,
+} from './directory';
 
 describe('contacts', () => {
   it('groups by the first letter of the name in any script, "?" last when there is none', () => {
@@ -66,5 +74,22 @@ describe('recents', () => {
     expect(callDuration(0)).toBe('0:00');
     expect(callDuration(75)).toBe('1:15');
     expect(callDuration(3725)).toBe('1:02:05');
+  });
+});
+
+describe('the interception panel’s group search', () => {
+  const groups = [
+    { id: 1, name: 'Building North' },
+    { id: 2, name: 'Корпус Б' },
+    { id: 3, name: 'north annex' },
+    { id: 4, name: null },
+  ];
+  it('keeps the groups whose name holds the query, any case and script, in their order', () => {
+    expect(searchByName(groups, 'NORTH').map((g) => g.id)).toEqual([1, 3]);
+    expect(searchByName(groups, '  корпус ').map((g) => g.id)).toEqual([2]);
+    expect(searchByName(groups, 'nobody')).toEqual([]);
+  });
+  it('an empty query keeps them all', () => {
+    expect(searchByName(groups, '  ')).toEqual(groups);
   });
 });

@@ -90,3 +90,14 @@ export function callDuration(seconds: number): string {
   const ss = String(s % 60).padStart(2, '0');
   return h ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${m}:${ss}`;
 }
+
+/**
+ * The groups of the interception panel whose name holds `query` (spec part 1 §2.5, searched as the spec's
+ * pickers are): any case, any script (the locale's lower case), spaces at the ends ignored; all of them for an
+ * empty query. The order is kept.
+ */
+export function searchByName<G extends { name: string | null }>(groups: readonly G[], query: string): G[] {
+  const q = query.trim().toLocaleLowerCase();
+  if (!q) return [...groups];
+  return groups.filter((g) => (g.name ?? '').toLocaleLowerCase().includes(q));
+}

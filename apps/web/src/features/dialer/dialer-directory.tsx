@@ -66,7 +66,7 @@ export function DialerTabStrip({ tabs }: { tabs: DialerTab[] }) {
 }
 
 /** A search field that takes the focus when the palette asks for its tab. */
-function SearchField({
+export function SearchField({
   value,
   onChange,
   label,

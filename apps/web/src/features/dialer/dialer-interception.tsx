@@ -1,14 +1,16 @@
 /**
  * The dialer's call interception panel (issue 23 item 4; spec part 1 §2.5 "Call interception panel", §3
  * "Interception settings", §4 "Interception"): only with the intercept permission; the status, the groups the
- * concierge may choose (`userGroups`) as checkboxes, start (needs a group: `interception_group_required`) and
- * stop; the groups are locked while active. The settings live in atoms, so the panel, the keys and the
+ * concierge may choose (`userGroups`) as checkboxes with a search by name above them (as the spec's pickers),
+ * start (needs a group: `interception_group_required`) and stop; the groups are locked while active (the search
+ * still filters them). A group ticked and then filtered out stays chosen. The settings live in atoms, so the panel, the keys and the
  * palette's commands act on the same state (`useInterception`).
  */
-import { useCallback, useEffect } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { atom, useAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { getCommand, type InterceptionSettings } from '@lintel/commands';
+import { searchByName } from '@lintel/core';
 import { runCommand } from '../../api/client';
 import { describeError } from '../../api/errors';
 import { pushAlert } from '../../alerts/alerts';
@@ -16,6 +18,7 @@ import { useCan } from '../../access/use-can';
 import { Button, focusRing } from '../../ui/button';
 import { Spinner } from '../../ui/icon';
 import { i18next } from '../../i18n';
+import { SearchField } from './dialer-directory';
 
 const tr = (key: string, options?: Record<string, unknown>) =>
   (i18next.t as unknown as (k: string, o?: Record<string, unknown>) => string)(key, options);
@@ -101,6 +104,7 @@ export function useInterceptionLoader(): void {
 export function InterceptionTab() {
   const { t } = useTranslation();
   const { settings, chosen, busy, toggleGroup, start, stop } = useInterception();
+  const [query, setQuery] = useState('');
   if (!settings) {
     return (
       <div className="flex justify-center py-4">
@@ -109,6 +113,7 @@ export function InterceptionTab() {
     );
   }
   const active = settings.isActive;
+  const shown = searchByName(settings.userGroups, query);
   return (
     <div className="space-y-2" data-testid="interception-panel">
       <p
@@ -118,15 +123,33 @@ export function InterceptionTab() {
       >
         {t(active ? 'dialer.interception.active' : 'dialer.interception.inactive')}
       </p>
+      {settings.userGroups.length > 0 && (
+        <SearchField
+          value={query}
+          onChange={setQuery}
+          label={t('dialer.interception.search')}
+          testId="interception-search"
+          onFocusChange={() => {}}
+          controls="dialer-interception-groups"
+        />
+      )}
       <fieldset disabled={active || busy} className="space-y-1">
         <legend className="mb-1 text-[11px] font-semibold tracking-wide text-slate-500 uppercase">
           {t('dialer.interception.groups')}
         </legend>
         {settings.userGroups.length === 0 ? (
           <p className="text-sm text-slate-500">{t('dialer.interception.no_groups')}</p>
+        ) : shown.length === 0 ? (
+          <p className="text-sm text-slate-500" data-testid="interception-no-match">
+            {t('dialer.interception.no_match')}
+          </p>
         ) : (
-          <ul className="max-h-48 space-y-0.5 overflow-y-auto">
-            {settings.userGroups.map((g) => (
+          <ul
+            id="dialer-interception-groups"
+            aria-label={t('dialer.interception.groups')}
+            className="max-h-48 space-y-0.5 overflow-y-auto"
+          >
+            {shown.map((g) => (
               <li key={g.id}>
                 <label className="flex items-center gap-2 rounded px-1 py-0.5 text-sm text-slate-800 hover:bg-slate-100">
                   <input

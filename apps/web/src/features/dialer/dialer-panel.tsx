@@ -8,6 +8,7 @@ import {
   liveCalls,
   planCall,
   pressKey,
+  showsVideo,
   type DialerCall,
   type KeypadKey,
 } from '@lintel/core';
@@ -207,8 +208,20 @@ function CallCard({ call, current }: { call: DialerCall; current: boolean }) {
         {call.info?.address && <span className="truncate">· {call.info.address}</span>}
         {call.type === 'awaiting' && <span>· {t('dialer.awaiting')}</span>}
       </div>
-      {call.video && call.hasSipSession && call.status === 'active' && phone && (
+      {call.refusal && live && (
+        // a refused join: why, on the card; the call stays as it was
+        <p role="alert" className="mt-1 text-xs font-medium text-red-800" data-testid="call-refusal">
+          {(i18next.t as unknown as (k: string) => string)(`errors:http.${call.refusal}`)}
+        </p>
+      )}
+      {showsVideo(call) && phone && (
         <RemoteVideo stream={phone.remoteStream(id)} label={t('dialer.video_of', { number: call.number })} />
+      )}
+      {showsVideo(call) && ringing && (
+        // early media: the panel's camera before answering; the visitor hears nothing yet
+        <p className="mt-1 text-xs text-slate-600" data-testid="call-early-media">
+          {t('dialer.early_media')}
+        </p>
       )}
       {live && !call.answeredByOther && (
         <div className="mt-2 flex flex-wrap gap-1.5" onClick={(e) => e.stopPropagation()}>

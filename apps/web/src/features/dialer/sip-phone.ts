@@ -4,6 +4,12 @@
  * effects with sip.js — REGISTER over the SIP websocket with the user's number and HA1, INVITEs, answers,
  * holds (re-INVITE), tones (SIP INFO `application/dtmf-relay`), mutes — and turns what sip.js reports back
  * into their events. The console reads `snapshot()` through `subscribe` (React's useSyncExternalStore).
+ *
+ * Early media (issue 23 item 7; docs/decisions.md "Issue 23: video from the door panel before answering"): a
+ * ringing call offering video is answered with a 183 Session Progress whose SDP answer sip.js makes with no local
+ * media — nothing captured, nothing sent —, so the panel's video shows on the ringing card; accepting sends the
+ * 200 OK (the same answer, as RFC 3261 §13.2.1 wants after an unreliable 1xx) and then puts the microphone (and
+ * the camera, where the answer offered to send video) on the senders the answer already opened: no re-INVITE.
  */
 import {
   Invitation,
@@ -81,6 +87,8 @@ export class SipPhone {
   private readonly registerer: Registerer;
   private readonly sessions = new Map<string, Session>();
   private readonly audio = new Map<string, HTMLAudioElement>();
+  /** the 183s being made (early media): an answer waits for its call's one */
+  private readonly early = new Map<string, Promise<void>>();
   /** the awaiting calls this phone asked to join: their held INVITE is answered by itself when it comes */
   private readonly joins = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly listeners = new Set<Listener>();
@@ -260,9 +268,20 @@ export class SipPhone {
       case 'join':
         // a call the platform holds: asked for by a MESSAGE; its held INVITE then comes to this phone
         return this.join(effect.speechId);
+      case 'progress':
+        if (session instanceof Invitation) {
+          const made = this.earlyMedia(effect.speechId, session);
+          this.early.set(effect.speechId, made);
+          await made;
+          if (this.early.get(effect.speechId) === made) this.early.delete(effect.speechId);
+        }
+        return;
       case 'answer': {
         if (!(session instanceof Invitation)) return;
+        await this.early.get(effect.speechId);
         const call = this.state.calls.calls.find((c) => c.speechId === effect.speechId);
+        if (call?.earlyMedia === 'flowing' && session.dialog)
+          return this.answerEarly(effect.speechId, session);
         try {
           await session.accept({
             sessionDescriptionHandlerOptions: { constraints: { audio: true, video: !!call?.video } },
@@ -321,6 +340,75 @@ export class SipPhone {
         // the console shows `calls.pending` and answers with a `confirm` event
         return;
     }
+  }
+
+  /**
+   * The 183 with an SDP answer for a ringing video call (`Invitation.progress` with status 183 and no body: sip.js
+   * makes the answer). No local media: the answer's audio is sendrecv with no track yet (nothing is sent, the
+   * visitor hears nothing), its video sendrecv where this machine has a camera (sent once answered), else
+   * recvonly. Unreliable (no 100rel) unless the caller requires it: then sip.js waits for its PRACK.
+   */
+  private async earlyMedia(speechId: string, invitation: Invitation): Promise<void> {
+    try {
+      const camera = await hasCamera();
+      if (invitation.state !== SessionState.Initial) return;
+      await invitation.progress({
+        statusCode: 183,
+        sessionDescriptionHandlerOptions: { constraints: { audio: false, video: false } },
+        sessionDescriptionHandlerModifiers: camera ? [] : [receiveVideoOnly(invitation)],
+      });
+    } catch {
+      // sip.js rethrows what it could not answer after rejecting the INVITE (480): the session's end says so
+    }
+    // a failed 183 ends the INVITE: the session's end says so; else the preview is on
+    const ok = invitation.state === SessionState.Initial && !!invitation.dialog;
+    this.call({ type: 'early_media', speechId, ok });
+  }
+
+  /**
+   * Accepts a call whose early media flows: the microphone (and the camera when the answer sends video) first —
+   * without a microphone there is no 200 OK, as without early media —, then the 200 OK with the 183's answer,
+   * then the tracks on the senders that answer opened (replaceTrack: no renegotiation).
+   */
+  private async answerEarly(speechId: string, invitation: Invitation): Promise<void> {
+    const sdh = invitation.sessionDescriptionHandler;
+    const pc = sdh instanceof Web.SessionDescriptionHandler ? sdh.peerConnection : undefined;
+    const transceiver = (kind: string) =>
+      pc?.getTransceivers().find((t) => t.receiver.track.kind === kind && t.currentDirection !== 'stopped');
+    const sendsVideo = ['sendrecv', 'sendonly'].includes(transceiver('video')?.currentDirection ?? '');
+    let local: MediaStream;
+    try {
+      local = await userMedia(sendsVideo);
+    } catch {
+      this.hooks.refused('no_media_devices');
+      endSession(invitation, 'reject');
+      return;
+    }
+    const drop = () => local.getTracks().forEach((t) => t.stop());
+    if (invitation.state !== SessionState.Initial) return drop();
+    try {
+      await invitation.accept();
+    } catch {
+      drop();
+      return;
+    }
+    if (
+      (invitation.state as SessionState) !== SessionState.Established ||
+      !(sdh instanceof Web.SessionDescriptionHandler)
+    )
+      return drop();
+    for (const track of local.getTracks()) {
+      const sender = transceiver(track.kind)?.sender;
+      if (!sender) {
+        track.stop();
+        continue;
+      }
+      await sender.replaceTrack(track).catch(() => track.stop());
+      // the handler's stream: its tracks are stopped with the session
+      sdh.localMediaStream.addTrack(track);
+    }
+    const call = this.state.calls.calls.find((c) => c.speechId === speechId);
+    this.enableSenders(invitation, !call?.settings.micMuted);
   }
 
   private async invite(speechId: string, number: string, video: boolean): Promise<void> {
@@ -482,6 +570,44 @@ export class SipPhone {
       this.hooks.refused('cant_perform_action');
     }
   }
+}
+
+/** Whether this machine has a camera (listed without asking for it: no permission prompt). */
+async function hasCamera(): Promise<boolean> {
+  try {
+    const devices = (await navigator.mediaDevices?.enumerateDevices()) ?? [];
+    return devices.some((d) => d.kind === 'videoinput');
+  } catch {
+    return false;
+  }
+}
+
+/** The microphone, and the camera when `video` and there is one (a call goes on without it). */
+async function userMedia(video: boolean): Promise<MediaStream> {
+  if (video) {
+    try {
+      return await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
+    } catch {
+      // no camera, or a blocked one: the microphone alone
+    }
+  }
+  return navigator.mediaDevices.getUserMedia({ audio: true, video: false });
+}
+
+/**
+ * A modifier of the early media's answer on a machine with no camera: its video is recvonly. sip.js sets every
+ * transceiver of an answer to sendrecv; this sets the video ones to recvonly and has the browser make the answer
+ * again (no SDP edited by hand).
+ */
+function receiveVideoOnly(invitation: Invitation) {
+  return async (description: RTCSessionDescriptionInit): Promise<RTCSessionDescriptionInit> => {
+    const sdh = invitation.sessionDescriptionHandler;
+    const pc = sdh instanceof Web.SessionDescriptionHandler ? sdh.peerConnection : undefined;
+    if (!pc || description.type !== 'answer') return description;
+    for (const t of pc.getTransceivers())
+      if (t.receiver.track.kind === 'video' && t.direction !== 'stopped') t.direction = 'recvonly';
+    return pc.createAnswer();
+  };
 }
 
 /** Ends a session the way the reducer asked, or whatever way its state allows. */
