@@ -312,7 +312,7 @@ describe("a group's white-label", () => {
     expect(await brand(inA11)).toMatchObject({ source: 'project' });
     await ts.server.context.db
       .insertInto('licenses')
-      .values(kept.map(({ id: _id, ...rest }) => rest))
+      .values(kept.map(({ id: _id, ...rest }) => ({ ...rest, features: JSON.stringify(rest.features) })))
       .execute();
     // the project's switched off too: none, the product's own
     await cmd('settings.whitelabel_update').run({ api }, { is_enabled: false });
