@@ -117,14 +117,14 @@ const pem = (text: string, name = 'server.pem') => new File([text], name, { type
 describe('integrations: the record', () => {
   it('lists the available types', async () => {
     const { data } = await getCommand('integration.available').run({ api }, {});
-    expect(data).toEqual([{ type: 'axxon_one', settings: 'axxon_one_settings', certificate: true }]);
+    expect(data).toEqual([{ type: 'axxon', settings: 'axxon_one_settings', certificate: true }]);
   });
 
   it('never returns the password: the placeholder says one is stored, and sent back keeps it', async () => {
     const url = site();
     const made = (await create(api, { domain_id: A, domains: [A, A1], server_url: url })).data;
     expect(made).toMatchObject({
-      type: 'axxon_one',
+      type: 'axxon',
       domain_id: A,
       domain: { id: A, name: 'Tower A' },
       axxon_one_settings: { server_url: url, login: LOGIN, password: DUMMY_PASSWORD, certificate: null },
@@ -363,6 +363,27 @@ describe('integrations: macros and cameras, from a server that answers as Axxon 
       ]);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('lets each permission that reaches an integration read its macros and cameras', async () => {
+    const project = (await create(api, { server_url: site() })).data;
+    const inA = (await create(api, { domain_id: A, server_url: site() })).data;
+    const inB = (await create(api, { domain_id: B, server_url: site() })).data;
+    for (const [permission, reaches, not] of [
+      ['project_settings.change', project, inA],
+      ['domains.edit_all', inB, project],
+      ['domains.edit_descendant', inA, inB],
+      ['domains.own_integrations', inA, inB],
+      ['integrations.view', inB, null],
+    ] as const) {
+      const client = await (await userWith(ts, api, { permissions: [permission], domains: [A] })).client();
+      const macros = await getCommand('integration.macros').run({ api: client }, { id: reaches.id });
+      expect(macros.data.length, permission).toBe(3);
+      if (not) {
+        const e = await failure(getCommand('integration.cameras').run({ api: client }, { id: not.id }));
+        expect([e.status, e.message], permission).toEqual([403, 'integration_not_allowed']);
+      }
     }
   });
 

@@ -17,7 +17,8 @@ import { CertificateInfo } from '../broker/broker.commands';
  * it); its certificate (the CA or self-signed certificate its HTTPS presents) is uploaded as a PEM file and
  * shown by what it says. docs/decisions.md "Integrations (issue 24 item 5)".
  */
-export const IntegrationTypes = ['axxon_one'] as const;
+/** `axxon`: Axxon One (its settings are `axxon_one_settings`; `_one` would read as a plural form in i18next) */
+export const IntegrationTypes = ['axxon'] as const;
 export const IntegrationType = z.enum(IntegrationTypes);
 export type IntegrationType = z.infer<typeof IntegrationType>;
 
@@ -79,7 +80,7 @@ const AxxonOneInput = z.object({
 });
 
 const IntegrationInput = z.object({
-  type: IntegrationType.default('axxon_one'),
+  type: IntegrationType.default('axxon'),
   name: NameLike,
   domain_id: Id.nullable().default(null),
   domains: Ids(1000).default([]),

@@ -157,6 +157,12 @@ async function serverFor(ctx: HandlerContext, id: number): Promise<AxxonServer> 
   return { url: row.server_url, login: row.login, password: row.password ?? '', ca: row.certificate };
 }
 
+/** The settings object of each type of integration. */
+const SETTINGS_OF = { axxon: 'axxon_one_settings' } as const satisfies Record<
+  (typeof IntegrationTypes)[number],
+  string
+>;
+
 const settingsOf = (ctx: HandlerContext) => ({
   ...defaultIntegrationSettings,
   ...ctx.app.config.integrations,
@@ -207,11 +213,7 @@ export const integrationHandlers = {
   ...familyHandlers(integrationStore),
 
   'integration.available': async () => ({
-    data: IntegrationTypes.map((type) => ({
-      type,
-      settings: `${type}_settings`,
-      certificate: true,
-    })),
+    data: IntegrationTypes.map((type) => ({ type, settings: SETTINGS_OF[type], certificate: true })),
   }),
 
   'integration.macros': async (ctx, args) => {
