@@ -412,6 +412,53 @@ describe('integrations: macros and cameras, from a server that answers as Axxon 
   });
 });
 
+describe("integrations: a device's Axxon One camera", () => {
+  it('names an integration serving the device’s group, else integration not allowed for the device', async () => {
+    const servesA = (await create(api, { domain_id: root, domains: [A], server_url: site() })).data;
+    const axxonOf = (integration_id: number | null) => ({
+      device_settings: { integration_axxon: { is_enabled: true, integration_id, camera_id: '2' } },
+    });
+    const device = (
+      await getCommand('device.create').run({ api }, {
+        name: `Panel ${uid()}`,
+        type: 'panel',
+        serial_number: `PM-${uid()}`,
+        domain_id: A,
+        protocol: 'none',
+        ...axxonOf(servesA.id),
+      } as never)
+    ).data;
+    expect(device.device_settings.integration_axxon).toEqual({
+      is_enabled: true,
+      integration_id: servesA.id,
+      camera_id: '2',
+    });
+    const made = async (domain_id: number, integration: number) =>
+      failure(
+        getCommand('device.create').run({ api }, {
+          name: `Panel ${uid()}`,
+          type: 'panel',
+          serial_number: `PM-${uid()}`,
+          domain_id,
+          protocol: 'none',
+          ...axxonOf(integration),
+        } as never),
+      );
+    const inB = await made(B, servesA.id);
+    expect([inB.status, inB.message]).toEqual([403, 'integration_not_allowed']);
+    expect((await made(A, 2_000_000)).message).toBe('invalid_related_entity');
+    // moved to a group the integration does not serve: refused, and the device stays where it was
+    const moved = await failure(
+      getCommand('device.update').run({ api }, { id: device.id, domain_id: B } as never),
+    );
+    expect(moved.message).toBe('integration_not_allowed');
+    expect((await getCommand('device.get').run({ api }, { id: device.id })).domain_id).toBe(A);
+    // without an integration it is free to move
+    await getCommand('device.update').run({ api }, { id: device.id, ...axxonOf(null) } as never);
+    await getCommand('device.update').run({ api }, { id: device.id, domain_id: B } as never);
+  });
+});
+
 describe('integrations: the certificate of the server', () => {
   it('refuses what is no certificate, keeps only the certificates of a PEM, and trusts the server by it', async () => {
     const i = (await create(api, { server_url: site(secure) })).data;
