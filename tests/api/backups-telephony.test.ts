@@ -1,6 +1,6 @@
 /**
  * Backups of telephony (forward rules and the numbers following them, SIP trunks and their groups) and of
- * administration (mail templates, webhooks): made, changed, applied back, every row equal; a trunk comes back
+ * administration (mail templates, webhooks, integrations): made, changed, applied back, every row equal; a trunk comes back
  * with its password (what Kamailio presents to the provider) which the API still never returns, and the SIP
  * service is told; a set naming a group the project lacks is refused with invalid_related_entity and changes
  * nothing.
@@ -51,6 +51,7 @@ describe('backups of telephony and administration', () => {
   let rule: number;
   let template: number;
   let hook: number;
+  let integration: number;
 
   it('makes a backup holding every telephony and administration table, the trunk with its password', async () => {
     const root = await rootGroup(api);
@@ -98,6 +99,21 @@ describe('backups of telephony and administration', () => {
         { name: `Hook ${uid()}`, url: 'https://hooks.example.test/lintel', secret: HOOK_SECRET },
       )
     ).data.id;
+    integration = (
+      await cmd('integration.create').run(
+        { api },
+        {
+          name: `VMS ${uid()}`,
+          domain_id: block,
+          domains: [block],
+          axxon_one_settings: {
+            server_url: 'https://vms.example.test',
+            login: 'root',
+            password: 'axxon-secret',
+          },
+        },
+      )
+    ).data.id;
 
     before = await projectRows(db(), 1);
     for (const t of TABLES.filter((x) => (SETS as readonly string[]).includes(x.set)))
@@ -112,6 +128,8 @@ describe('backups of telephony and administration', () => {
       sip_trunk_groups: 1,
       mail_templates: 1,
       webhooks: 1,
+      integrations: 1,
+      integration_domains: 1,
     });
     // the file carries the secrets (it is what restores them); what the API says of the backup does not
     const res = await fetch(`${ts.url}/api/v0/backups/${backupId}/download`, {
@@ -127,6 +145,7 @@ describe('backups of telephony and administration', () => {
     await cmd('forward_rule.delete').run({ api }, { id: rule });
     await cmd('mail_template.update').run({ api }, { id: template, subject: 'Changed' } as never);
     await cmd('webhook.delete').run({ api }, { id: hook });
+    await cmd('integration.delete').run({ api }, { id: integration });
     await cmd('webhook.create').run(
       { api },
       { name: `Later ${uid()}`, url: 'https://hooks.example.test/later', secret: 'later-secret-of-the-test' },

@@ -757,6 +757,24 @@ const listCases: Record<string, Case> = {
     perms: ['project_settings.change'],
     ok: () => ({ mail_type_id: 'confirm', subject: 'S', body: '{{link}}' }),
   },
+  // integrations: a project's needs project settings (tests/api/integrations.test.ts holds the groups' cases)
+  'integration.available': { perms: ['integrations.view'], ok: () => ({}) },
+  'integration.certificate_upload': {
+    perms: ['project_settings.change'],
+    ok: async () => ({
+      id: await integrationOf(),
+      certificate: new File([selfSigned('integration').cert], 'server.pem', { type: 'text/plain' }),
+    }),
+    out: async () => ({
+      id: await integrationOf(w.P2.api),
+      certificate: new File([selfSigned('integration').cert], 'server.pem', { type: 'text/plain' }),
+    }),
+  },
+  'integration.certificate_delete': {
+    perms: ['project_settings.change'],
+    ok: async () => ({ id: await integrationOf() }),
+    out: async () => ({ id: await integrationOf(w.P2.api) }),
+  },
   // IP blocking: installation-wide, like the addresses it guards (no row of a project to hold in scope)
   'ip_blocking.status': { perms: ['project_settings.view'], ok: () => ({}) },
   'ip_blocking.banned': { perms: ['project_settings.view'], ok: () => ({}) },
@@ -980,6 +998,23 @@ const rowsOf = (id: string, result: unknown): Array<{ id: number }> =>
     : (result as { data: Array<{ id: number }> }).data;
 const isList = (id: string) => id.endsWith('.list') || id.endsWith('.raw_list') || id.endsWith('.export');
 
+/** A project's integration (no group) of the project `client` signs in to, at a server of its own. */
+const integrationOf = async (client: ApiClient = api) =>
+  (
+    await getCommand('integration.create').run(
+      { api: client },
+      {
+        name: `VMS ${uid()}`,
+        domain_id: null,
+        axxon_one_settings: {
+          server_url: `https://vms-${uid()}.example.test`,
+          login: 'root',
+          password: 'root-password',
+        },
+      },
+    )
+  ).data.id;
+
 /** A webhook of the project `client` signs in to (its endpoint is refused at once: the server's own address). */
 const hookOf = async (client: ApiClient = api) =>
   (
@@ -1100,6 +1135,10 @@ const OPT_OUT: Partial<Record<CommandId, string>> = {
     'needs an online door on mqtt (the world here holds an http one): tests/cli/doors.test.ts opens one as a concierge and refuses a device that is no door, a door out of his groups and a user without call permissions',
   'call.stop':
     'needs a call in progress on a running SIP server: tests/sip/calls.test.ts stops one and refuses a user whose number is not in it',
+  'integration.macros':
+    "reads the integration's own server (Axxon One): tests/api/integrations.test.ts reads one answering as Axxon One does with each permission that reaches the integration, a device editor of a group it serves, and refuses one of another group and another project's",
+  'integration.cameras':
+    "reads the integration's own server (Axxon One): tests/api/integrations.test.ts reads one answering as Axxon One does with each permission that reaches the integration, a device editor of a group it serves, and refuses one of another group and another project's",
   'device_gateway.logs':
     "a device's own call (its login and password, or its broker topics), never a person's: tests/devices/events.test.ts refuses sessions and wrong credentials",
 };

@@ -65,7 +65,7 @@ describe('a device as the spec describes it', () => {
       face_recognition: { recognition_mode: '3D', similarity: 'high' },
       lift_controller: { relay_open_time: 10, device_mode: 'call-up', relay_mode: 'COM-NC' },
       alpr_camera: { is_enabled: false, min_confidence: 80 },
-      integration_axxon: { is_enabled: false, camera_id: '' },
+      integration_axxon: { is_enabled: false, integration_id: null, camera_id: '' },
     });
     // the list and the get answer the placeholder too; the stored password is Lintel's own issue
     const got = await getCommand('device.get').run({ api }, { id: data.id });

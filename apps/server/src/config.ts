@@ -107,9 +107,23 @@ export interface Config {
   sip: SipConfig;
   /** webhooks (webhooks/service.ts): LINTEL_WEBHOOK_INSECURE, LINTEL_WEBHOOK_TIMEOUT_MS, LINTEL_WEBHOOK_POLL_MS */
   webhooks: WebhookSettings;
+  /**
+   * the integrations' servers (integrations/axxon-one.ts): LINTEL_INTEGRATION_ALLOW_LOOPBACK,
+   * LINTEL_INTEGRATION_TIMEOUT_MS; defaults when absent
+   */
+  integrations?: Partial<IntegrationSettings>;
   /** the access sync to the devices (access-sync/planner.ts); defaults when absent */
   accessSync?: Partial<AccessSyncConfig>;
 }
+
+export interface IntegrationSettings {
+  /** the servers may be on loopback, link-local or unspecified addresses (tests and closed labs) */
+  allowLoopback: boolean;
+  /** how long one request to an integration's server may take, ms */
+  timeoutMs: number;
+}
+
+export const defaultIntegrationSettings: IntegrationSettings = { allowLoopback: false, timeoutMs: 10_000 };
 
 export interface AccessSyncConfig {
   /** how often the planner looks for committed access changes, ms (LINTEL_ACCESS_SYNC_MS, default 500; 0: only when asked) */
@@ -358,6 +372,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       insecure: bool(env.LINTEL_WEBHOOK_INSECURE, false),
       timeoutMs: int(env.LINTEL_WEBHOOK_TIMEOUT_MS, 10_000),
       pollMs: int(env.LINTEL_WEBHOOK_POLL_MS, 5_000),
+    },
+    integrations: {
+      allowLoopback: bool(env.LINTEL_INTEGRATION_ALLOW_LOOPBACK, defaultIntegrationSettings.allowLoopback),
+      timeoutMs: int(env.LINTEL_INTEGRATION_TIMEOUT_MS, defaultIntegrationSettings.timeoutMs),
     },
     accessSync: {
       pollMs: int(env.LINTEL_ACCESS_SYNC_MS, defaultAccessSync.pollMs),

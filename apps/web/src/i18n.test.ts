@@ -57,6 +57,8 @@ describe('web locale', () => {
       'values.type.ukey',
       'values.type.ukey2',
       'values.type.url',
+      // an integration's type: the product it reaches (AxxonSoft's Axxon One)
+      'values.type.axxon',
       // a product's name
       'general_settings.tabs.wallet',
     ]);

@@ -27,6 +27,7 @@ import * as telephonySettings from './settings/telephony-settings.commands';
 import * as whitelabel from './settings/whitelabel.commands';
 import * as broker from './broker/broker.commands';
 import * as mailTemplate from './mail-template/mail-template.commands';
+import * as integration from './integration/integration.resource';
 import * as call from './call/call.commands';
 import * as door from './door/door.commands';
 import * as identifierExtras from './identifier/identifier.extras';
@@ -42,6 +43,7 @@ import { sipNumberResource } from './sip-number/sip-number.resource';
 import { webhookResource } from './webhook/webhook.resource';
 import { forwardRuleResource } from './forward-rule/forward-rule.resource';
 import { sipTrunkResource } from './sip-trunk/sip-trunk.resource';
+import { integrationResource } from './integration/integration.resource';
 import { scheduleResource } from './schedule/schedule.resource';
 import { holidayResource } from './holiday/holiday.resource';
 import { accessRuleResource } from './access-rule/access-rule.resource';
@@ -96,6 +98,7 @@ export * from './settings/telephony-settings.commands';
 export * from './settings/whitelabel.commands';
 export * from './broker/broker.commands';
 export * from './mail-template/mail-template.commands';
+export * from './integration/integration.resource';
 export * from './openapi';
 export * from './call/call.commands';
 export * from './door/door.commands';
@@ -118,6 +121,7 @@ export const resources = [
   domainTypeResource,
   sipNumberResource,
   webhookResource,
+  integrationResource,
   forwardRuleResource,
   sipTrunkResource,
   scheduleResource,
@@ -172,6 +176,7 @@ const modules = [
   whitelabel,
   broker,
   mailTemplate,
+  integration,
   call,
   door,
   identifierExtras,

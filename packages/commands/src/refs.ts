@@ -60,6 +60,8 @@ export const REF_FIELDS: Record<string, { family: PickerFamily; many: boolean }>
   // the families' own reference fields come from their declarations (`defineResource({refs})`)
   users: { family: 'user', many: true },
   user_id: { family: 'user', many: false },
+  // a device's Axxon One camera names its integration (device_settings.integration_axxon)
+  integration_id: { family: 'integration', many: false },
 };
 
 /** One row of a picker: the name, and a secondary line per family. */

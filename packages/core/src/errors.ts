@@ -120,6 +120,16 @@ export const ErrorCatalogue = {
   sip_number_send_failed: 502,
   /** a group (or the project) has its template of this type already (spec part 2 §8 "Templates") */
   template_type_exists: 409,
+  // Integrations (spec part 2 §8 "server URL exists or unavailable; wrong old password; invalid related
+  // entity; integration not allowed for user or device")
+  /** another integration of the project has this server URL */
+  integration_url_exists: 409,
+  /** the integration's server cannot be reached, or answers what is no reply of its API */
+  integration_server_unavailable: 502,
+  /** the integration's server refused the login and password stored for it */
+  integration_wrong_password: 422,
+  /** the integration is not one this user (or this device's group) may use */
+  integration_not_allowed: 403,
 } as const;
 
 export type ErrorKey = keyof typeof ErrorCatalogue;
@@ -142,6 +152,7 @@ export const REFUSED_VALUE_ERRORS: ReadonlySet<ErrorKey> = new Set<ErrorKey>([
   'guest_identifier_exists',
   'virtual_number_not_free',
   'template_type_exists',
+  'integration_url_exists',
 ]);
 
 /** The 409s that are the platform's state, not a value the caller could change (see `REFUSED_VALUE_ERRORS`). */

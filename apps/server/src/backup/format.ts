@@ -174,8 +174,8 @@ const TELEPHONY: readonly BackupTable[] = [
 ];
 
 /**
- * Administration (`administration`, last): mail templates (a group's, or the project's) and webhooks with
- * their secrets (the key of their signatures: a restored webhook signs as before). A webhook's delivery log is
+ * Administration (`administration`, last): mail templates (a group's, or the project's), integrations and
+ * the groups they serve, and webhooks with their secrets (the key of their signatures: a restored webhook signs as before). A webhook's delivery log is
  * history, not configuration; `from_event_id` is the server's (the insert's trigger sets it to the outbox's
  * last event, so a webhook copied to another server starts there).
  */
@@ -197,6 +197,25 @@ const ADMINISTRATION: readonly BackupTable[] = [
     projectColumn: 'project_id',
     madeBy,
     serverColumns: ['from_event_id'],
+  },
+  // integrations with their servers' passwords and certificates (presented to the server: no hash), owned
+  // by a group or the project, and the groups they serve
+  {
+    name: 'integrations',
+    set: 'administration',
+    key: ['id'],
+    scope: own,
+    projectColumn: 'project_id',
+    madeBy,
+    refs: { domain_id: 'domains' },
+  },
+  {
+    name: 'integration_domains',
+    set: 'administration',
+    key: ['integration_id', 'domain_id'],
+    scope: (p) => sql`t.integration_id in (select id from integrations where project_id = ${p})`,
+    link: true,
+    refs: { integration_id: 'integrations', domain_id: 'domains' },
   },
 ];
 

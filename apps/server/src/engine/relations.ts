@@ -30,6 +30,7 @@ const OWN_TABLES: Record<OwnStoreNoun, string> = {
   sip_number: 'sip_numbers',
   sip_trunk: 'sip_trunks',
   identifier: 'identifiers',
+  integration: 'integrations',
 };
 
 /** The table that holds a family's rows (`id`, `project_id`, its name column). */

@@ -4,9 +4,20 @@ import type { Caller } from './caller';
 /**
  * How far a permission reaches (spec part 2 §6): the whole project, the caller's group subtree, the caller's
  * own groups, or what the caller created. Families add their own: a user's own record (`self`), the groups
- * strictly below the caller's (`children`), the roles the caller's role lists (`available`).
+ * strictly below the caller's (`children`), the roles the caller's role lists (`available`), the rows of any
+ * group (`grouped`) and the project's own rows, in no group (`ungrouped`: integrations).
  */
-export type Scope = 'all' | 'descendants' | 'children' | 'domain' | 'own' | 'self' | 'available' | 'held';
+export type Scope =
+  | 'all'
+  | 'descendants'
+  | 'children'
+  | 'domain'
+  | 'own'
+  | 'self'
+  | 'available'
+  | 'held'
+  | 'grouped'
+  | 'ungrouped';
 
 export interface ScopeRule {
   permission: string;

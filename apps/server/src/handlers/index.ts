@@ -37,6 +37,7 @@ import { sipSettingsHandlers } from './settings/sip-settings.handler';
 import { whiteLabelSettingsHandlers } from './settings/whitelabel.handler';
 import { brokerHandlers } from './broker/broker.handler';
 import { mailTemplateHandlers } from './mail-template/mail-template.handler';
+import { integrationHandlers } from './integration/integration.handler';
 
 /** One handler per registered command: a command without one fails the build here. */
 export const handlers = {
@@ -77,6 +78,7 @@ export const handlers = {
   ...whiteLabelSettingsHandlers,
   ...brokerHandlers,
   ...mailTemplateHandlers,
+  ...integrationHandlers,
   ...callHandlers,
   ...doorHandlers,
   ...sipTrunkHandlers,

@@ -112,9 +112,17 @@ export const DeviceSettings = z.object({
       min_confidence: z.number().int().min(0).max(100).default(80),
     })
     .default({ is_enabled: false, min_confidence: 80 }),
+  /**
+   * the Axxon One camera the device shows (its display id on the server of `integration_id`, an integration
+   * serving the device's group: else `integration_not_allowed`)
+   */
   integration_axxon: z
-    .object({ is_enabled: z.boolean().default(false), camera_id: z.string().trim().max(255).default('') })
-    .default({ is_enabled: false, camera_id: '' }),
+    .object({
+      is_enabled: z.boolean().default(false),
+      integration_id: Id.nullable().default(null),
+      camera_id: z.string().trim().max(255).default(''),
+    })
+    .default({ is_enabled: false, integration_id: null, camera_id: '' }),
 });
 export type DeviceSettings = z.output<typeof DeviceSettings>;
 

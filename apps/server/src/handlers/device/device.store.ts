@@ -6,6 +6,7 @@ import { AppError } from '../../errors';
 import type { FamilyStore } from '../../engine/family';
 import { tableStore } from '../../engine/table-store';
 import { createTask, stopAllOf } from '../../devices/tasks';
+import { assertDeviceIntegration } from '../../integrations/device-integration';
 import { queueBrokerAccount } from '../../devices/dynsec';
 
 const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -84,6 +85,7 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
     const id = await base
       .create(trx, values as never, ctx)
       .catch((e: unknown) => serialInUse(e, args.serial_number));
+    await assertDeviceIntegration(trx, ctx.caller.projectId, id);
     // its account on an external broker (MQTT_DYNSEC), made once this commits
     await queueBrokerAccount(ctx.app, trx, args.serial_number);
     return id;
@@ -97,6 +99,8 @@ export const deviceStore: FamilyStore<typeof deviceResource> = {
     await base
       .update(trx, id, values as never, ctx, before)
       .catch((e: unknown) => serialInUse(e, (args as Values).serial_number));
+    if (isRecord(values.device_settings) || values.domain_id !== undefined)
+      await assertDeviceIntegration(trx, ctx.caller.projectId, id);
     // changed settings must reach the device: a task, in this transaction (none: the platform does not
     // talk to it; they go with the init once it has a protocol)
     if (
