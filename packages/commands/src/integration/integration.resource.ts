@@ -79,9 +79,10 @@ const AxxonOneInput = z.object({
     .meta({ secret: true }),
 });
 
+// the name first: the add form opens with the cursor in it, as every family's does
 const IntegrationInput = z.object({
-  type: IntegrationType.default('axxon'),
   name: NameLike,
+  type: IntegrationType.default('axxon'),
   domain_id: Id.nullable().default(null),
   domains: Ids(1000).default([]),
   axxon_one_settings: AxxonOneInput,
