@@ -1,7 +1,7 @@
 /**
  * Making a backup: one REPEATABLE READ transaction (one snapshot for every table), each table read by one
  * statement — `COPY … TO STDOUT` on a connection in the same snapshot on PostgreSQL, a cursor on PGlite — and
- * written as NDJSON into a zip entry as the zip is written to disk, with backpressure from the file to the
+ * written as COPY text (format 4, format.ts) into a zip entry as the zip is written to disk, with backpressure from the file to the
  * database: memory is a chunk, whatever the size. The manifest is the last entry (its counts are the rows
  * written). The zip is written as `<file>.part` and renamed once whole, so a listed file is never a torn one.
  */
@@ -21,6 +21,7 @@ import { VERSION } from '../version';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
+  COPY_SETTINGS,
   FILE_KINDS,
   storedDirOf,
   fileOf,
@@ -46,7 +47,7 @@ export async function tableColumns(q: Transaction<DB>, table: string): Promise<s
 }
 
 /**
- * The entries' deflate level: 1, the fastest — the NDJSON's repeated keys compress well at any level, and at the
+ * The entries' deflate level: 1, the fastest — the rows' repeated words compress well at any level, and at the
  * default (6) deflating took most of a make's time.
  */
 const COMPRESSION = 1;
@@ -54,35 +55,58 @@ const COMPRESSION = 1;
 /** `application_name` of a backup's own PostgreSQL connection (it shows in pg_stat_activity). */
 export const BACKUP_APPLICATION = 'lintel backup';
 
-/** The statement of one table's rows of the project, one JSON text per row (in no particular order). */
-function rowsQuery(table: BackupTable, projectId: number): RawBuilder<{ j: string }> {
-  if (table.projectRow) {
-    const cols = sql.join(PROJECT_COLUMNS.map((c) => sql`${sql.lit(c)}::text, t.${sql.ref(c)}`));
-    return sql`select jsonb_build_object(${cols})::text as j from projects t where ${table.scope(projectId)}`;
-  }
-  // row_to_json, not to_jsonb: the same JSON values (an apply reads either), written without re-parsing the
-  // row into jsonb and sorting its keys — to_jsonb cost the server about twice the time of the rest of a make
-  return sql`select row_to_json(t)::text as j from ${sql.table(table.name)} t where ${table.scope(projectId)}`;
+/**
+ * The statement of one table's rows of the project, its columns in the manifest's order (in no particular row
+ * order). `asText`: each column cast to text (PGlite's cursor, which this process writes as COPY text).
+ */
+function rowsQuery(
+  table: BackupTable,
+  columns: readonly string[],
+  projectId: number,
+  asText = false,
+): RawBuilder<Record<string, string | null>> {
+  const cols = sql.join(
+    columns.map((c, i) =>
+      asText ? sql`t.${sql.ref(c)}::text as ${sql.ref(`c${i}`)}` : sql`t.${sql.ref(c)}`,
+    ),
+  );
+  return sql`select ${cols} from ${sql.table(table.name)} t where ${table.scope(projectId)}`;
 }
 
-/** The reader of every table's NDJSON: a row count per table comes with the bytes. */
-type TableReader = (table: BackupTable, onRows: (n: number) => void) => AsyncGenerator<Buffer>;
+/** The reader of every table's COPY text: a row count per table comes with the bytes. */
+type TableReader = (
+  table: BackupTable,
+  columns: readonly string[],
+  onRows: (n: number) => void,
+) => AsyncGenerator<Buffer>;
+
+const ESCAPED = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A value (its type's text output, or null) as COPY's text format writes it. */
+export function copyValue(v: string | null): string {
+  return v === null ? '\\N' : v.replace(ESCAPED, (c) => ESCAPES[c]!);
+}
 
 /**
  * PGlite (and PostgreSQL without a URL of its own): one server-side cursor per table in the snapshot's
- * transaction, fetched `PAGE` rows at a time — one statement per table, not a keyset page per 2,000 rows
- * (a page over a table scoped by a join redid the join each time).
+ * transaction, fetched `PAGE` rows at a time, each column as its type's text output, written here as COPY text
+ * (PGlite's COPY TO goes to one buffer, the whole table in memory) — one statement per table, not a keyset
+ * page per 2,000 rows (a page over a table scoped by a join redid the join each time).
  */
 function cursorTables(trx: Transaction<DB>, projectId: number): TableReader {
-  return async function* (table, onRows) {
-    const query = rowsQuery(table, projectId);
+  return async function* (table, columns, onRows) {
+    const query = rowsQuery(table, columns, projectId, true);
+    const keys = columns.map((_, i) => `c${i}`);
     await sql`declare lintel_backup no scroll cursor for ${query}`.execute(trx);
     try {
       for (;;) {
-        const r = await sql<{ j: string }>`fetch forward ${sql.lit(PAGE)} from lintel_backup`.execute(trx);
+        const r = await sql<
+          Record<string, string | null>
+        >`fetch forward ${sql.lit(PAGE)} from lintel_backup`.execute(trx);
         if (!r.rows.length) return;
         let chunk = '';
-        for (const row of r.rows) chunk += row.j + '\n';
+        for (const row of r.rows) chunk += keys.map((k) => copyValue(row[k] ?? null)).join('\t') + '\n';
         onRows(r.rows.length);
         yield Buffer.from(chunk);
         if (r.rows.length < PAGE) return;
@@ -93,66 +117,18 @@ function cursorTables(trx: Transaction<DB>, projectId: number): TableReader {
   };
 }
 
-const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-const NEWLINE = Buffer.from('\n');
-
-/**
- * COPY's binary rows of one text column (https://www.postgresql.org/docs/current/sql-copy.html, "Binary
- * Format") as NDJSON: each row's bytes and a newline, with no decoding and no escapes to undo. `rows` is called
- * with the rows of each chunk.
- */
-export async function* ndjsonOfBinaryCopy(
-  input: AsyncIterable<Buffer>,
-  onRows: (n: number) => void,
-): AsyncGenerator<Buffer> {
-  let rest: Buffer = Buffer.alloc(0);
-  let header = true;
-  let ended = false;
-  for await (const chunk of input) {
-    const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
-    let at = 0;
-    if (header) {
-      if (buf.length < 19) {
-        rest = buf;
-        continue;
-      }
-      if (!buf.subarray(0, 11).equals(COPY_SIGNATURE)) throw new Error('backup: not a binary COPY');
-      at = 19 + buf.readUInt32BE(15);
-      header = false;
-    }
-    const out: Buffer[] = [];
-    let rows = 0;
-    while (!ended && at + 2 <= buf.length) {
-      const fields = buf.readInt16BE(at);
-      if (fields === -1) {
-        ended = true;
-        at += 2;
-        break;
-      }
-      if (fields !== 1) throw new Error(`backup: COPY row of ${fields} fields`);
-      if (at + 6 > buf.length) break;
-      const len = buf.readInt32BE(at + 2);
-      if (len < 0) throw new Error('backup: a null row');
-      if (at + 6 + len > buf.length) break;
-      out.push(buf.subarray(at + 6, at + 6 + len), NEWLINE);
-      rows++;
-      at += 6 + len;
-    }
-    // the leftover is copied: a slice would keep the whole chunk alive
-    rest = at < buf.length ? Buffer.from(buf.subarray(at)) : Buffer.alloc(0);
-    if (rows) {
-      onRows(rows);
-      yield Buffer.concat(out);
-    }
-  }
-  if (!ended || rest.length) throw new Error('backup: COPY ended early');
+/** The rows (new lines) of a chunk of COPY text: a new line in a value is written `\n`, never as itself. */
+export function linesIn(chunk: Buffer): number {
+  let n = 0;
+  for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+  return n;
 }
 
 /**
  * PostgreSQL: a connection of the backup's own in the snapshot of the make's transaction (`pg_export_snapshot`,
- * as pg_dump does), each table one `COPY (select …) TO STDOUT` in binary — the rows leave the server in one
- * statement and reach the zip as bytes. Backpressure holds end to end: the zip entry reads the COPY stream only
- * as fast as the file takes it.
+ * as pg_dump does), each table one `COPY (select …) TO STDOUT` in the text format — pg_dump's own statement, the
+ * rows leave the server as their types' text and reach the zip as bytes, nothing converted on either side.
+ * Backpressure holds end to end: the zip entry reads the COPY stream only as fast as the file takes it.
  */
 async function copyTables(
   app: ServerContext,
@@ -169,6 +145,8 @@ async function copyTables(
   const close = () => client.end().catch(() => undefined);
   try {
     await client.connect();
+    for (const [name, value] of Object.entries(COPY_SETTINGS))
+      await client.query('select set_config($1, $2, false)', [name, value]);
     await client.query('begin isolation level repeatable read read only');
     await client.query(`set transaction snapshot '${snapshot.rows[0]!.s.replace(/'/g, "''")}'`);
   } catch (err) {
@@ -177,8 +155,8 @@ async function copyTables(
   }
   return {
     close,
-    read: async function* (table, onRows) {
-      const q = rowsQuery(table, projectId).compile(app.db);
+    read: async function* (table, columns, onRows) {
+      const q = rowsQuery(table, columns, projectId).compile(app.db);
       // COPY takes no parameters: the project's id is the one value the statements hold, a number
       const text = q.sql.replace(/\$(\d+)/g, (_, i: string) => {
         const v = q.parameters[Number(i) - 1];
@@ -186,9 +164,12 @@ async function copyTables(
           throw new Error('backup: a parameter not an integer');
         return String(v);
       });
-      const stream = client.query(copyTo(`copy (${text}) to stdout (format binary)`));
+      const stream = client.query(copyTo(`copy (${text}) to stdout`));
       try {
-        yield* ndjsonOfBinaryCopy(stream as AsyncIterable<Buffer>, onRows);
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          onRows(linesIn(chunk));
+          yield chunk;
+        }
       } finally {
         stream.destroy();
       }
@@ -270,6 +251,10 @@ export async function makeBackup(
         app.database.kind === 'postgres' && app.config.databaseUrl
           ? await copyTables(app, trx, opts.projectId)
           : null;
+      // the PGlite cursor's text output under the settings a COPY of the make is written under
+      if (!copy)
+        for (const [name, value] of Object.entries(COPY_SETTINGS))
+          await sql`select set_config(${name}, ${value}, true)`.execute(trx);
       try {
         const read = copy?.read ?? cursorTables(trx, opts.projectId);
         const mtime = new Date(manifest.created_at);
@@ -299,10 +284,10 @@ export async function makeBackup(
         };
         // one table's entry at a time: a zip entry's stream is read only once the one before it is written
         let stopped = false;
-        for (const t of tables) {
+        for (const [i, t] of tables.entries()) {
           counted[t.name] = 0;
           const source = Readable.from(
-            read(t, (n) => {
+            read(t, manifest.tables[i]!.columns, (n) => {
               counted[t.name]! += n;
               done += n;
               backupProgress.emit('make', { backupId: opts.backupId, rows: done });
