@@ -8,12 +8,9 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import yazl from 'yazl';
 import type { BackupEntitySet } from '@lintel/commands';
 import type { DB } from '../db/schema';
 import type { ServerContext } from '../context';
@@ -34,6 +31,7 @@ import {
   type ManifestFiles,
 } from './format';
 import { backupProgress } from './progress';
+import { ZipWriter } from './zip';
 
 /** Rows fetched per round trip of a cursor (and per statement of an apply's load on PGlite). */
 export const PAGE = 2000;
@@ -258,69 +256,43 @@ export async function makeBackup(
       try {
         const read = copy?.read ?? cursorTables(trx, opts.projectId);
         const mtime = new Date(manifest.created_at);
-        const zip = new yazl.ZipFile();
-        const written = pipeline(zip.outputStream, fs.createWriteStream(part));
-        const failures: Error[] = [];
-        /** Adds one entry from a stream and waits until it is written (or the file failed): true to stop. */
-        const addEntry = async (source: Readable, name: string, compress: boolean): Promise<boolean> => {
-          source.on('error', (err) => {
-            failures.push(err);
-            (zip.outputStream as unknown as Readable).destroy(err);
-          });
-          zip.addReadStream(
-            source,
-            name,
-            compress ? { mtime, compressionLevel: COMPRESSION } : { mtime, compress: false },
-          );
-          // (a file that fails to be written ends the wait too: the entry is never read to its end)
-          const stopped = await Promise.race([
-            new Promise<boolean>((resolve) => source.once('close', () => resolve(false))),
-            written.then(
-              () => false,
-              () => true,
-            ),
-          ]);
-          return stopped || failures.length > 0;
-        };
-        // one table's entry at a time: a zip entry's stream is read only once the one before it is written
-        let stopped = false;
-        for (const [i, t] of tables.entries()) {
-          counted[t.name] = 0;
-          const source = Readable.from(
-            read(t, manifest.tables[i]!.columns, (n) => {
+        const zip = await ZipWriter.create(part);
+        try {
+          // one table's entry at a time, each read to its end as the file takes its deflated bytes
+          for (const [i, t] of tables.entries()) {
+            counted[t.name] = 0;
+            const rows = read(t, manifest.tables[i]!.columns, (n) => {
               counted[t.name]! += n;
               done += n;
               backupProgress.emit('make', { backupId: opts.backupId, rows: done });
-            }),
-            { objectMode: false, highWaterMark: 1 << 16 },
-          );
-          if ((stopped = await addEntry(source, fileOf(t.name), true))) break;
-        }
-        // the stored files the snapshot's rows name, one at a time (a JPEG gains nothing from deflate)
-        for (const kind of stopped ? [] : FILE_KINDS.filter((k) => opts.sets.includes(k.set))) {
-          const entry: ManifestFiles = { kind: kind.name, set: kind.set, count: 0, bytes: 0 };
-          manifest.files!.push(entry);
-          for await (const name of fileNames(trx, kind, opts.projectId)) {
-            const file = path.join(app.config.storageDir, storedDirOf(kind), name);
-            // a row naming a file that is not stored (gone before this backup) has none to carry
-            const stat = await fsp.stat(file).catch(() => null);
-            if (!stat?.isFile()) continue;
-            if ((stopped = await addEntry(fs.createReadStream(file), filesDirOf(kind.name) + name, false)))
-              break;
-            entry.count++;
-            entry.bytes += stat.size;
+            });
+            await zip.add(fileOf(t.name), rows, { mtime, level: COMPRESSION });
           }
-          if (stopped) break;
+          // the stored files the snapshot's rows name, one at a time (a JPEG gains nothing from deflate)
+          for (const kind of FILE_KINDS.filter((k) => opts.sets.includes(k.set))) {
+            const entry: ManifestFiles = { kind: kind.name, set: kind.set, count: 0, bytes: 0 };
+            manifest.files!.push(entry);
+            for await (const name of fileNames(trx, kind, opts.projectId)) {
+              const file = path.join(app.config.storageDir, storedDirOf(kind), name);
+              // a row naming a file that is not stored (gone before this backup) has none to carry
+              const stat = await fsp.stat(file).catch(() => null);
+              if (!stat?.isFile()) continue;
+              const added = await zip.add(filesDirOf(kind.name) + name, fs.createReadStream(file), { mtime });
+              entry.count++;
+              entry.bytes += added.size;
+            }
+          }
+          // the manifest comes last: its counts are the rows the entries hold, read from the one snapshot
+          for (const m of manifest.tables) m.rows = counted[m.name] ?? 0;
+          await zip.add('manifest.json', [Buffer.from(JSON.stringify(manifest, null, 2) + '\n')], {
+            mtime,
+            level: COMPRESSION,
+          });
+          await zip.end();
+        } catch (err) {
+          await zip.abort();
+          throw err;
         }
-        // the manifest comes last: its counts are the rows the entries hold, read from the one snapshot
-        for (const m of manifest.tables) m.rows = counted[m.name] ?? 0;
-        if (!failures.length)
-          zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), 'manifest.json', { mtime });
-        zip.end();
-        await written.catch((err: unknown) => {
-          throw failures[0] ?? err;
-        });
-        if (failures.length) throw failures[0]!;
       } finally {
         await copy?.close();
       }
