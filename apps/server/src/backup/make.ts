@@ -44,6 +44,21 @@ export async function tableColumns(q: Transaction<DB>, table: string): Promise<s
   return r.rows.map((x) => x.name);
 }
 
+/** The columns of each of `tables` (public tables), in their order: one statement for all. */
+async function columnsOfTables(q: Transaction<DB>, tables: string[]): Promise<Map<string, string[]>> {
+  const r = await sql<{ t: string; name: string }>`select c.relname as t, a.attname as name
+    from pg_attribute a join pg_class c on c.oid = a.attrelid
+    where c.relnamespace = 'public'::regnamespace and c.relname = any(${tables}::text[])
+      and a.attnum > 0 and not a.attisdropped order by c.relname, a.attnum`.execute(q);
+  const out = new Map<string, string[]>();
+  for (const x of r.rows) {
+    const list = out.get(x.t) ?? [];
+    list.push(x.name);
+    out.set(x.t, list);
+  }
+  return out;
+}
+
 /**
  * The entries' deflate level: 1, the fastest — the rows' repeated words compress well at any level, and at the
  * default (6) deflating took most of a make's time.
@@ -143,8 +158,10 @@ async function copyTables(
   const close = () => client.end().catch(() => undefined);
   try {
     await client.connect();
-    for (const [name, value] of Object.entries(COPY_SETTINGS))
-      await client.query('select set_config($1, $2, false)', [name, value]);
+    await client.query('select set_config(n, v, false) from unnest($1::text[], $2::text[]) s(n, v)', [
+      Object.keys(COPY_SETTINGS),
+      Object.values(COPY_SETTINGS),
+    ]);
     await client.query('begin isolation level repeatable read read only');
     await client.query(`set transaction snapshot '${snapshot.rows[0]!.s.replace(/'/g, "''")}'`);
   } catch (err) {
@@ -237,13 +254,17 @@ export async function makeBackup(
         tables: [],
         files: [],
       };
+      const columns = await columnsOfTables(
+        trx,
+        tables.map((t) => t.name),
+      );
       for (const t of tables)
         manifest.tables.push({
           name: t.name,
           set: t.set,
           file: fileOf(t.name),
           rows: 0,
-          columns: t.projectRow ? [...PROJECT_COLUMNS] : await tableColumns(trx, t.name),
+          columns: t.projectRow ? [...PROJECT_COLUMNS] : columns.get(t.name)!,
         });
       const copy =
         app.database.kind === 'postgres' && app.config.databaseUrl
@@ -251,8 +272,8 @@ export async function makeBackup(
           : null;
       // the PGlite cursor's text output under the settings a COPY of the make is written under
       if (!copy)
-        for (const [name, value] of Object.entries(COPY_SETTINGS))
-          await sql`select set_config(${name}, ${value}, true)`.execute(trx);
+        await sql`select set_config(n, v, true) from unnest(${Object.keys(COPY_SETTINGS)}::text[],
+          ${Object.values(COPY_SETTINGS)}::text[]) s(n, v)`.execute(trx);
       try {
         const read = copy?.read ?? cursorTables(trx, opts.projectId);
         const mtime = new Date(manifest.created_at);
