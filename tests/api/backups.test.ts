@@ -10,7 +10,7 @@ import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { ManualClock } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, failure, group, rootGroup, tokenOf, userWith } from '../support/fixtures';
+import { admin, failure, group, rootGroup, secondProject, tokenOf, userWith } from '../support/fixtures';
 import { copyRows, olderFormat, projectRows, waitReady } from '../support/backups';
 import { backupsDir } from '../../apps/server/src/backup/service';
 
@@ -223,6 +223,27 @@ describe('backups', () => {
       { file: new File([new Uint8Array(zip)], 'b.zip'), entities: 'markers' },
     );
     expect(ok.entities).toEqual(['markers']);
+  });
+
+  it("holds only the project's rows when another project shares the server (its links too)", async () => {
+    // alone on the server, a project's link tables are read whole; beside another, through their users
+    await secondProject(ts);
+    const mine = await projectRows(ts.server.context.db, 1);
+    const made = await getCommand('backup.make').run({ api }, { name: 'beside another' });
+    const ready = await waitReady(api, made.data.id);
+    const z = await JSZip.loadAsync(await download(ready.id));
+    const manifest = JSON.parse(await z.file('manifest.json')!.async('string'));
+    const columnsOf = (name: string) =>
+      manifest.tables.find((t: { name: string }) => t.name === name).columns;
+    const links = copyRows(
+      await z.file('tables/user_domains.copy')!.async('string'),
+      columnsOf('user_domains'),
+    );
+    expect(links.length).toBe(mine.user_domains!.length);
+    const users = new Set((mine.users as { id: number }[]).map((u) => u.id));
+    expect(links.every((l) => users.has(Number(l.user_id)))).toBe(true);
+    expect(ready.tables.user_domains).toBe(mine.user_domains!.length);
+    await getCommand('backup.delete').run({ api }, { id: ready.id });
   });
 
   it('deletes a backup and its file', async () => {

@@ -58,7 +58,11 @@ export interface BackupTable {
   projectColumn?: string;
   /** shared with other projects: upserted, never deleted by an apply */
   shared?: boolean;
-  /** a link table (no id of its own): the project's links are replaced as a whole (other columns: updated) */
+  /**
+   * a link table (no id of its own): the project's links are replaced as a whole (other columns: updated). Its
+   * scope goes through a parent whose `project_id` is not null, so on a server of one project every row is the
+   * project's: the make then reads it whole (make.ts, `rowsQuery`).
+   */
   link?: boolean;
   /**
    * Columns naming who made the row (`on delete set null`): one naming no user of the project the backup is

@@ -71,11 +71,15 @@ export const BACKUP_APPLICATION = 'lintel backup';
 /**
  * The statement of one table's rows of the project, its columns in the manifest's order (in no particular row
  * order). `asText`: each column cast to text (PGlite's cursor, which this process writes as COPY text).
+ * `sole`: the project is the server's only one — a link table's rows then are all the project's (each names a
+ * parent whose `project_id` is not null), so the table is read whole, as pg_dump reads it, without the
+ * semi-join on its parent that scopes it (at 1,000,000 users most of the time of `user_domains`).
  */
 function rowsQuery(
   table: BackupTable,
   columns: readonly string[],
   projectId: number,
+  sole: boolean,
   asText = false,
 ): RawBuilder<Record<string, string | null>> {
   const cols = sql.join(
@@ -83,7 +87,8 @@ function rowsQuery(
       asText ? sql`t.${sql.ref(c)}::text as ${sql.ref(`c${i}`)}` : sql`t.${sql.ref(c)}`,
     ),
   );
-  return sql`select ${cols} from ${sql.table(table.name)} t where ${table.scope(projectId)}`;
+  const scope = sole && table.link ? sql`true` : table.scope(projectId);
+  return sql`select ${cols} from ${sql.table(table.name)} t where ${scope}`;
 }
 
 /** The reader of every table's COPY text: a row count per table comes with the bytes. */
@@ -107,9 +112,9 @@ export function copyValue(v: string | null): string {
  * (PGlite's COPY TO goes to one buffer, the whole table in memory) — one statement per table, not a keyset
  * page per 2,000 rows (a page over a table scoped by a join redid the join each time).
  */
-function cursorTables(trx: Transaction<DB>, projectId: number): TableReader {
+function cursorTables(trx: Transaction<DB>, projectId: number, sole: boolean): TableReader {
   return async function* (table, columns, onRows) {
-    const query = rowsQuery(table, columns, projectId, true);
+    const query = rowsQuery(table, columns, projectId, sole, true);
     const keys = columns.map((_, i) => `c${i}`);
     await sql`declare lintel_backup no scroll cursor for ${query}`.execute(trx);
     try {
@@ -147,6 +152,7 @@ async function copyTables(
   app: ServerContext,
   trx: Transaction<DB>,
   projectId: number,
+  sole: boolean,
 ): Promise<{ read: TableReader; close: () => Promise<void> }> {
   const snapshot = await sql<{ s: string }>`select pg_export_snapshot() as s`.execute(trx);
   const client = new pg.Client({
@@ -171,7 +177,7 @@ async function copyTables(
   return {
     close,
     read: async function* (table, columns, onRows) {
-      const q = rowsQuery(table, columns, projectId).compile(app.db);
+      const q = rowsQuery(table, columns, projectId, sole).compile(app.db);
       // COPY takes no parameters: the project's id is the one value the statements hold, a number
       const text = q.sql.replace(/\$(\d+)/g, (_, i: string) => {
         const v = q.parameters[Number(i) - 1];
@@ -254,6 +260,11 @@ export async function makeBackup(
         tables: [],
         files: [],
       };
+      // in the snapshot: no other project has a row (the link tables are read whole)
+      const others = await sql<{
+        n: number;
+      }>`select count(*)::int as n from projects where id <> ${opts.projectId}`.execute(trx);
+      const sole = others.rows[0]!.n === 0;
       const columns = await columnsOfTables(
         trx,
         tables.map((t) => t.name),
@@ -268,14 +279,14 @@ export async function makeBackup(
         });
       const copy =
         app.database.kind === 'postgres' && app.config.databaseUrl
-          ? await copyTables(app, trx, opts.projectId)
+          ? await copyTables(app, trx, opts.projectId, sole)
           : null;
       // the PGlite cursor's text output under the settings a COPY of the make is written under
       if (!copy)
         await sql`select set_config(n, v, true) from unnest(${Object.keys(COPY_SETTINGS)}::text[],
           ${Object.values(COPY_SETTINGS)}::text[]) s(n, v)`.execute(trx);
       try {
-        const read = copy?.read ?? cursorTables(trx, opts.projectId);
+        const read = copy?.read ?? cursorTables(trx, opts.projectId, sole);
         const mtime = new Date(manifest.created_at);
         const zip = await ZipWriter.create(part);
         try {
