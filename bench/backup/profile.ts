@@ -4,6 +4,7 @@
  * the time of each. Run with `node --cpu-prof` through vite-node to see where the time goes.
  */
 import fs from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -68,6 +69,9 @@ for (let i = 0; i < Number(process.env.PROFILE_TIMES ?? 1); i++) {
   global.gc?.();
   peak = process.memoryUsage().rss;
   let t0 = performance.now();
+  // this process's CPU (every thread: zlib's pool too) and its event loop's busy time over the make
+  const cpu0 = process.cpuUsage();
+  const elu0 = performance.eventLoopUtilization();
   const made = await makeBackup(app, {
     backupId: 0,
     projectId: 1,
@@ -87,6 +91,14 @@ for (let i = 0; i < Number(process.env.PROFILE_TIMES ?? 1); i++) {
     'MiB peak',
     JSON.stringify(made.tables),
   );
+  const cpu = process.cpuUsage(cpu0);
+  console.log(
+    'make: process CPU',
+    Math.round((cpu.user + cpu.system) / 1000),
+    'ms, event loop busy',
+    Math.round(performance.eventLoopUtilization(elu0).active),
+    'ms',
+  );
   if (process.env.PROFILE === 'apply') {
     global.gc?.();
     peak = process.memoryUsage().rss;
@@ -105,6 +117,8 @@ for (let i = 0; i < Number(process.env.PROFILE_TIMES ?? 1); i++) {
     );
   }
 }
+// PROFILE_ZIP: the last zip made kept there (to read it with other tools)
+if (process.env.PROFILE_ZIP) fs.copyFileSync(file, process.env.PROFILE_ZIP);
 clearInterval(timer);
 clearInterval(gcTimer);
 console.log(

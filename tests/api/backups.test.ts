@@ -10,8 +10,8 @@ import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { ManualClock } from '@lintel/server';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, failure, group, rootGroup, tokenOf, userWith } from '../support/fixtures';
-import { projectRows, waitReady } from '../support/backups';
+import { admin, failure, group, rootGroup, secondProject, tokenOf, userWith } from '../support/fixtures';
+import { copyRows, olderFormat, projectRows, waitReady } from '../support/backups';
 import { backupsDir } from '../../apps/server/src/backup/service';
 
 let ts: TestServer;
@@ -43,6 +43,8 @@ const applyFile = (bytes: Uint8Array, name = 'backup.zip') =>
 describe('backups', () => {
   let backupId: number;
   let zip: Buffer;
+  /** the same backup as a file of format 3 (NDJSON) would hold it */
+  let format3: Uint8Array;
   let before: Record<string, unknown[]>;
   let victim: number;
 
@@ -69,15 +71,21 @@ describe('backups', () => {
     // read by a zip reader that is not the server's
     const z = await JSZip.loadAsync(zip);
     const manifest = JSON.parse(await z.file('manifest.json')!.async('string'));
-    expect(manifest).toMatchObject({ format: 'lintel-backup', format_version: 3, name: 'first' });
+    expect(manifest).toMatchObject({ format: 'lintel-backup', format_version: 4, name: 'first' });
     expect(manifest.source.database).toBe(process.env.DATABASE_URL ? 'postgres' : 'pglite');
     const users = manifest.tables.find((t: { name: string }) => t.name === 'users');
     expect(users.rows).toBe(before.users!.length);
-    const lines = (await z.file('tables/users.ndjson')!.async('string')).trim().split('\n');
-    expect(lines.length).toBe(before.users!.length);
-    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual(
+    expect(users.file).toBe('tables/users.copy');
+    // COPY text: a line a row, the manifest's columns, new lines and backslashes in values escaped
+    const rows = copyRows(await z.file('tables/users.copy')!.async('string'), users.columns);
+    expect(rows.length).toBe(before.users!.length);
+    expect(rows.map((r) => Number(r.id)).sort()).toEqual(
       (before.users as { id: number }[]).map((u) => u.id).sort(),
     );
+    const victimRow = rows.find((r) => Number(r.id) === victim)!;
+    expect(victimRow.name).toBe('Victim');
+    expect(victimRow.created_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?\+00$/);
+    format3 = await olderFormat(ts.server.context.db, zip, 3);
   });
 
   it('refuses junk, a newer format and a broken row with "invalid backup image", changing nothing', async () => {
@@ -104,8 +112,8 @@ describe('backups', () => {
 
     // a broken line in the last table: the tables before it were loaded, and are rolled back
     const broken = await JSZip.loadAsync(zip);
-    const usersFile = await broken.file('tables/user_markers.ndjson')!.async('string');
-    broken.file('tables/user_markers.ndjson', usersFile + '{"user_id": 1, "marker_id"\n');
+    const markersFile = await broken.file('tables/user_markers.copy')!.async('string');
+    broken.file('tables/user_markers.copy', markersFile + '1\tnot a number\n');
     const lastTable = manifest.tables.find((t: { name: string }) => t.name === 'user_markers');
     lastTable.rows += 1;
     broken.file('manifest.json', JSON.stringify(manifest));
@@ -113,8 +121,41 @@ describe('backups', () => {
     const afterDelete = await projectRows(ts.server.context.db, 1);
     const e2 = await failure(applyFile(await broken.generateAsync({ type: 'uint8array' })));
     expect(e2.code).toBe('invalid_backup_image');
+    expect(e2.data).toMatchObject({ reason: 'bad_row', table: 'user_markers' });
     expect(await projectRows(ts.server.context.db, 1)).toEqual(afterDelete);
     expect(afterDelete.users!.length).toBe(now.users!.length - 1);
+    // a line of the wrong number of values, and a file that holds fewer rows than its manifest says
+    const short = await JSZip.loadAsync(zip);
+    short.file('tables/user_markers.copy', markersFile + '1\n');
+    short.file('manifest.json', JSON.stringify(manifest));
+    expect((await failure(applyFile(await short.generateAsync({ type: 'uint8array' })))).data).toMatchObject({
+      reason: 'bad_row',
+    });
+    const fewer = await JSZip.loadAsync(zip);
+    fewer.file('manifest.json', JSON.stringify(manifest));
+    expect((await failure(applyFile(await fewer.generateAsync({ type: 'uint8array' })))).data).toMatchObject({
+      reason: 'row_count',
+      table: 'user_markers',
+    });
+    // of format 3: a line that is not JSON
+    const old = await JSZip.loadAsync(format3);
+    const oldManifest = JSON.parse(await old.file('manifest.json')!.async('string'));
+    old.file(
+      'tables/user_markers.ndjson',
+      (await old.file('tables/user_markers.ndjson')!.async('string')) + '{"user_id": 1, "marker_id"\n',
+    );
+    oldManifest.tables.find((t: { name: string }) => t.name === 'user_markers').rows += 1;
+    old.file('manifest.json', JSON.stringify(oldManifest));
+    const e3 = await failure(applyFile(await old.generateAsync({ type: 'uint8array' })));
+    expect(e3.code).toBe('invalid_backup_image');
+    expect(await projectRows(ts.server.context.db, 1)).toEqual(afterDelete);
+  });
+
+  it('applies a backup of format 3 (NDJSON tables) as before', async () => {
+    const applied = await applyFile(format3);
+    expect(applied.rows).toBeGreaterThan(0);
+    expect(await projectRows(ts.server.context.db, 1)).toEqual(before);
+    await getCommand('user.delete').run({ api }, { id: victim });
   });
 
   it('applies the stored backup: the deleted user is back exactly, later changes are undone', async () => {
@@ -182,6 +223,27 @@ describe('backups', () => {
       { file: new File([new Uint8Array(zip)], 'b.zip'), entities: 'markers' },
     );
     expect(ok.entities).toEqual(['markers']);
+  });
+
+  it("holds only the project's rows when another project shares the server (its links too)", async () => {
+    // alone on the server, a project's link tables are read whole; beside another, through their users
+    await secondProject(ts);
+    const mine = await projectRows(ts.server.context.db, 1);
+    const made = await getCommand('backup.make').run({ api }, { name: 'beside another' });
+    const ready = await waitReady(api, made.data.id);
+    const z = await JSZip.loadAsync(await download(ready.id));
+    const manifest = JSON.parse(await z.file('manifest.json')!.async('string'));
+    const columnsOf = (name: string) =>
+      manifest.tables.find((t: { name: string }) => t.name === name).columns;
+    const links = copyRows(
+      await z.file('tables/user_domains.copy')!.async('string'),
+      columnsOf('user_domains'),
+    );
+    expect(links.length).toBe(mine.user_domains!.length);
+    const users = new Set((mine.users as { id: number }[]).map((u) => u.id));
+    expect(links.every((l) => users.has(Number(l.user_id)))).toBe(true);
+    expect(ready.tables.user_domains).toBe(mine.user_domains!.length);
+    await getCommand('backup.delete').run({ api }, { id: ready.id });
   });
 
   it('deletes a backup and its file', async () => {

@@ -1,5 +1,6 @@
 /**
- * Issue 24 item 1: a backup made on PostgreSQL applies on PGlite and back, every row equal — users, access
+ * Issue 24 item 1: a backup made on PostgreSQL applies on PGlite and back, and once more onto PGlite, every row
+ * equal (format 4, COPY text: the values its escapes cover among them) — users, access
  * control (identifiers, a rule naming them, a schedule, a holiday), telephony and administration (a forward
  * rule, a trunk and its password, a mail template, a webhook). Runs in the PostgreSQL pass (DATABASE_URL
  * set); the PGlite server runs in memory beside it. Sizes: LINTEL_BACKUP_CROSS_USERS and
@@ -104,6 +105,16 @@ it('a PostgreSQL backup applies on PGlite and a PGlite backup on PostgreSQL, eve
   await sql`update identifiers set is_active = false, description = 'Изменён' where id = (select min(id) from identifiers)`.execute(
     liteDb,
   );
+  // the values COPY text escapes or could mistake: tabs, carriage returns, backslashes before letters, a text
+  // that reads as COPY's null, an empty text, Unicode beyond the BMP, a small float in jsonb
+  const awkward = 'Tab\there\r\nCR \\N \\t \\\\ 🚪';
+  const awkwardId = (
+    await sql<{ id: number }>`update users set name = ${awkward}, description = ${'\\N'},
+      profile = ${JSON.stringify({ s: 'a\tb\\nc', n: 1.5e-7, u: null })}::jsonb
+    where id = (select min(id) from users where project_id = 1 and name like 'Пользователь%') returning id`.execute(
+      liteDb,
+    )
+  ).rows[0]!.id;
   // the minutes of PGlite statements above ran in this process, the server's too: its pooled connection, idle
   // past the server's idle timeout (30 s), was closed while the event loop was busy, and the first request on
   // it is reset (ECONNRESET, seen at 60,000 users and identifiers). A request that may fail takes it.
@@ -128,4 +139,18 @@ it('a PostgreSQL backup applies on PGlite and a PGlite backup on PostgreSQL, eve
     },
   );
   expect(created.data.id).toBeGreaterThan(Math.max(...(onLite.users as { id: number }[]).map((u) => u.id)));
+
+  // and back onto PGlite (PGlite → PostgreSQL → PGlite) after changes on PostgreSQL; the values COPY text
+  // escapes or could mistake went through both makes
+  await sql`update users set description = '' where id = ${created.data.id}`.execute(pgDb);
+  await sql`update users set avatar_url = null, created_by = null where project_id = 1 and id % 2 = 0`.execute(
+    pgDb,
+  );
+  await copy(pgServer, pgApi, liteApi);
+  const again = await projectRows(pgDb, 1);
+  expect(again.users!.find((u) => (u as { id: number }).id === awkwardId)).toMatchObject({
+    name: awkward,
+    description: '\\N',
+  });
+  expect(await projectRows(liteDb, 1)).toEqual(again);
 }, 3_600_000);

@@ -1,5 +1,6 @@
 /** Helpers of the backup tests: every row a backup covers, and waiting for a backup's job. */
 import { sql, type Kysely } from 'kysely';
+import JSZip from 'jszip';
 import { getCommand, type Backup } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import type { DB } from '../../apps/server/src/db/schema';
@@ -32,6 +33,54 @@ async function rowsOf(db: Kysely<DB>, t: (typeof TABLES)[number], projectId: num
       where ${t.scope(projectId)} order by ${sql.join(t.key.map((k) => sql.ref(`t.${k}`)))}`.execute(db);
     return r.rows.map((x) => JSON.parse(x.j) as unknown);
   }
+}
+
+/** The rows of a table's COPY text (format 4) as records of the manifest's columns, values as text or null. */
+export function copyRows(text: string, columns: readonly string[]): Record<string, string | null>[] {
+  const unescape = (v: string) =>
+    v === '\\N' ? null : v.replace(/\\(.)/g, (_, c: string) => ({ t: '\t', n: '\n', r: '\r' })[c] ?? c);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const values = line.split('\t');
+      if (values.length !== columns.length) throw new Error(`a COPY line of ${values.length} values`);
+      return Object.fromEntries(columns.map((c, i) => [c, unescape(values[i]!)]));
+    });
+}
+
+/**
+ * The backup `zip` (format 4) as a file of an older format (`version`, 1–3) would hold it: each table an NDJSON
+ * entry `tables/<table>.ndjson` of `row_to_json` — what the make wrote before format 4 — read from `db`,
+ * which must hold the rows the backup was made of (the stored files are kept; format 1 had none: removed).
+ */
+export async function olderFormat(db: Kysely<DB>, zip: Uint8Array, version: number): Promise<Uint8Array> {
+  const z = await JSZip.loadAsync(zip);
+  const manifest = JSON.parse(await z.file('manifest.json')!.async('string')) as {
+    format_version: number;
+    files?: unknown;
+    tables: { name: string; file: string; rows: number; columns: string[] }[];
+  };
+  for (const m of manifest.tables) {
+    const t = TABLES.find((x) => x.name === m.name)!;
+    const row = t.projectRow
+      ? sql`jsonb_build_object(${sql.join(PROJECT_COLUMNS.map((c) => sql`${sql.lit(c)}::text, t.${sql.ref(c)}`))})::text`
+      : sql`row_to_json(t)::text`;
+    const r = await sql<{ j: string }>`select ${row} as j from ${sql.table(t.name)} t
+      where ${t.scope(1)}`.execute(db);
+    if (r.rows.length !== m.rows)
+      throw new Error(`${m.name}: ${r.rows.length} rows, the backup has ${m.rows}`);
+    z.remove(m.file);
+    m.file = `tables/${m.name}.ndjson`;
+    z.file(m.file, r.rows.map((x) => x.j + '\n').join(''));
+  }
+  manifest.format_version = version;
+  if (version < 2) {
+    delete manifest.files;
+    z.remove('files');
+  }
+  z.file('manifest.json', JSON.stringify(manifest));
+  return z.generateAsync({ type: 'uint8array' });
 }
 
 /** Polls the backup until its job has made it (generous bound: CI is slow). */

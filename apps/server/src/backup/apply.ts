@@ -1,7 +1,9 @@
 /**
  * Applying a backup to a project: one transaction, all or nothing. Each chosen table's file is loaded into a
- * temporary table — on PostgreSQL by COPY of the file as it is (`copyTable`), on PGlite line by line in batches
- * of `PAGE` rows through `jsonb_populate_recordset` — then the project's rows are made equal to it: rows (and
+ * temporary table — COPY text (format 4) by COPY of the entry as it is (`loadCopyText`), on PostgreSQL from
+ * the inflating entry, on PGlite a piece of whole lines at a time; NDJSON (formats 1–3) on PostgreSQL by COPY
+ * into a `json` table (`copyTable`), on PGlite line by line in batches of `PAGE` rows through
+ * `jsonb_populate_recordset` — then the project's rows are made equal to it: rows (and
  * links) the backup lacks are deleted (children first), the backup's rows are upserted by id (parents first,
  * an unchanged row left as it is), the links it adds inserted, the identity sequences moved past the largest
  * id. A process that dies meanwhile leaves nothing: the transaction never commits.
@@ -24,6 +26,8 @@ import { AppError } from '../errors';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
+  COPY_SETTINGS,
+  COPY_TEXT_FORMAT,
   FILE_KINDS,
   storedDirOf,
   filesDirOf,
@@ -233,6 +237,73 @@ const tmpName = (t: BackupTable) => `bk_${t.name}`;
 /** COPY FROM STDIN on the apply's own connection: the statement and the bytes; answers the rows copied. */
 type CopyIn = (statement: string, source: Readable) => Promise<number>;
 
+/** PGlite's COPY takes its bytes whole: a piece of this many bytes (whole lines) at a time. */
+const PGLITE_COPY_PIECE = 1 << 20;
+
+/**
+ * PGlite: `statement` (`… FROM STDIN`) run from `/dev/blob` over `source` a piece of whole lines at a time,
+ * so memory holds a piece whatever the entry's size; answers the rows copied.
+ */
+function pgliteCopyIn(app: ServerContext): CopyIn {
+  return async (statement, source) => {
+    const fromBlob = statement.replace(/ from stdin\b/i, " from '/dev/blob'");
+    let rows = 0;
+    let held: Buffer[] = [];
+    let size = 0;
+    const flush = async (all: boolean) => {
+      const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, size);
+      const end = all ? bytes.length : bytes.lastIndexOf(10) + 1;
+      held = end < bytes.length ? [bytes.subarray(end)] : [];
+      size = bytes.length - end;
+      if (end > 0)
+        rows += await app.database.copyFrom!(
+          fromBlob,
+          new Blob([new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, end)]),
+        );
+    };
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      held.push(chunk);
+      size += chunk.length;
+      if (size >= PGLITE_COPY_PIECE) await flush(false);
+    }
+    if (size > 0) await flush(true);
+    return rows;
+  };
+}
+
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * Format 4: the table's entry, COPY text, goes as it is into the temporary table by COPY with the manifest's
+ * columns — the server parses each value by its type, nothing is parsed here. A column the file has and the
+ * table no longer has is held as text and ignored; one it lacks takes its default in the upsert. A line COPY
+ * cannot read refuses the apply (`bad_row`).
+ */
+async function loadCopyText(
+  trx: Transaction<DB>,
+  copyIn: CopyIn,
+  image: BackupImage,
+  t: BackupTable,
+  fileColumns: readonly string[],
+): Promise<number> {
+  const tmp = tmpName(t);
+  if (!fileColumns.length) throw invalid('bad_manifest', { table: t.name });
+  const has = new Set(t.projectRow ? PROJECT_COLUMNS : await tableColumns(trx, t.name));
+  for (const c of new Set(fileColumns))
+    if (!has.has(c)) await sql`alter table ${sql.table(tmp)} add column ${sql.ref(c)} text`.execute(trx);
+  const source = await image.bytes(t.name);
+  let broken = false;
+  source.on('error', () => (broken = true));
+  try {
+    return await copyIn(`copy ${ident(tmp)} (${fileColumns.map(ident).join(', ')}) from stdin`, source);
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw invalid(broken ? 'broken_entry' : 'bad_row', { table: t.name });
+  } finally {
+    source.destroy();
+  }
+}
+
 /**
  * PostgreSQL: the table's file goes as it is into a one-column `json` table by COPY — CSV with a quote and a
  * delimiter that JSON text never holds raw (control characters 1 and 2), so each line is one value and nothing
@@ -280,13 +351,15 @@ async function copyTable(
 
 async function loadTable(
   trx: Transaction<DB>,
-  copyIn: CopyIn | null,
+  copyIn: CopyIn,
+  streamed: boolean,
   image: BackupImage,
   t: BackupTable,
   projectId: number,
-  expected: number,
+  info: { rows: number; columns: string[] },
   onRows: (n: number) => void,
 ): Promise<number> {
+  const expected = info.rows;
   const tmp = sql.table(tmpName(t));
   if (t.projectRow)
     await sql`create temp table ${tmp} (name text, description text, settings jsonb) on commit drop`.execute(
@@ -296,7 +369,13 @@ async function loadTable(
     await sql`create temp table ${tmp} on commit drop as select * from ${sql.table(t.name)} with no data`.execute(
       trx,
     );
-  if (copyIn) {
+  if (image.manifest.format_version >= COPY_TEXT_FORMAT) {
+    const copied = await loadCopyText(trx, copyIn, image, t, info.columns);
+    if (copied !== expected) throw invalid('row_count', { table: t.name, rows: copied, expected });
+    onRows(copied);
+    return copied;
+  }
+  if (streamed) {
     const copied = await copyTable(trx, copyIn, image, t, projectId);
     if (copied !== expected) throw invalid('row_count', { table: t.name, rows: copied, expected });
     onRows(copied);
@@ -338,7 +417,6 @@ async function loadTable(
   }
   onRows(rest);
   if (n !== expected) throw invalid('row_count', { table: t.name, rows: n, expected });
-  if (t.projectColumn) await sql`update ${tmp} set ${sql.ref(t.projectColumn)} = ${projectId}`.execute(trx);
   return n;
 }
 
@@ -400,6 +478,11 @@ async function upsert(
   const target = await tableColumns(trx, t.name);
   const cols = target.filter((c) => fileColumns.includes(c) && !t.serverColumns?.includes(c));
   const list = sql.join(cols.map((c) => sql.ref(c)));
+  // the rows as they go in: the project column is the project the backup is applied to (the file's is its
+  // source's), set here rather than by a pass over the loaded rows
+  const values = sql.join(
+    cols.map((c) => (c === t.projectColumn ? sql`${projectId}::int as ${sql.ref(c)}` : sql.ref(c))),
+  );
   const identity = await sql<{
     n: number;
   }>`select count(*)::int as n from pg_attribute where attrelid = ${t.name}::regclass and attidentity <> ''`.execute(
@@ -413,7 +496,7 @@ async function upsert(
     )})`;
   if (t.link) {
     // the links not there yet (an anti-join, not a conflict per row: most are there)
-    await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} b
+    await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${values} from ${tmp} b
       where not exists (select 1 from ${sql.table(t.name)} t where ${sameKey(t, 't', 'b')})
       on conflict do nothing`.execute(trx);
     // a link that carries a value (a device's pass count): the value of the backup
@@ -433,7 +516,7 @@ async function upsert(
   // rows equal to the backup's are left as they are (no new row version, no index entries): a restore mostly
   // finds most rows unchanged
   const keyList = sql.join(t.key.map((k) => sql.ref(k)));
-  await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${list} from ${tmp} order by ${keyList}
+  await sql`insert into ${sql.table(t.name)} (${list}) ${overriding} select ${values} from ${tmp} order by ${keyList}
     on conflict (${keyList}) do update set ${sql.join(updates.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
     where ${changed(t.name, 'excluded')}`.execute(trx);
   if (identity.rows[0]!.n > 0)
@@ -455,14 +538,15 @@ export const APPLY_APPLICATION = 'lintel backup apply';
 
 /**
  * The apply's one transaction. PostgreSQL: on a connection of its own (not one of the pool's), so the COPY of
- * each table's file runs in the transaction; PGlite: the server's one connection, with batched inserts.
+ * each table's file streams in the transaction (`streamed`); PGlite: the server's one connection, its COPY a
+ * piece at a time.
  */
 async function inTransaction(
   app: ServerContext,
-  work: (trx: Transaction<DB>, copyIn: CopyIn | null) => Promise<void>,
+  work: (trx: Transaction<DB>, copyIn: CopyIn, streamed: boolean) => Promise<void>,
 ): Promise<void> {
   if (app.database.kind !== 'postgres' || !app.config.databaseUrl)
-    return app.db.transaction().execute((trx) => work(trx, null));
+    return app.db.transaction().execute((trx) => work(trx, pgliteCopyIn(app), false));
   const client = new pg.Client({
     connectionString: app.config.databaseUrl,
     application_name: APPLY_APPLICATION,
@@ -485,7 +569,7 @@ async function inTransaction(
     return copy.rowCount;
   };
   try {
-    await own.transaction().execute((trx) => work(trx, copyIn));
+    await own.transaction().execute((trx) => work(trx, copyIn, true));
   } finally {
     await own.destroy();
     await client.end().catch(() => undefined);
@@ -512,12 +596,16 @@ export async function applyBackup(
   let files = 0;
   // the stored files this apply wrote: removed again if it does not commit
   const written: string[] = [];
-  await inTransaction(app, async (trx, copyIn) => {
+  await inTransaction(app, async (trx, copyIn, streamed) => {
     // one apply per project at a time (the second waits for the first)
     await sql`select pg_advisory_xact_lock(72431, ${projectId})`.execute(trx);
+    // COPY text is read under the settings it was written under (dates and intervals; timestamps carry their
+    // offset, so the time zone is left alone: triggers keep the server's)
+    for (const name of ['datestyle', 'intervalstyle'])
+      await sql`select set_config(${name}, ${COPY_SETTINGS[name]!}, true)`.execute(trx);
     for (const t of tables) {
       const info = m.tables.find((x) => x.name === t.name)!;
-      counts[t.name] = await loadTable(trx, copyIn, image, t, projectId, info.rows, (n) => {
+      counts[t.name] = await loadTable(trx, copyIn, streamed, image, t, projectId, info, (n) => {
         rows += n;
         backupProgress.emit('apply', { projectId, phase: 'load', table: t.name, rows });
       });

@@ -1,10 +1,15 @@
 /**
- * The backup file (docs/decisions.md "Backups"): a zip holding
+ * The backup file (docs/decisions.md "Backups", "Backups as COPY text"): a zip holding
  *
  * - `manifest.json`: `{format: 'lintel-backup', format_version, created_at, server_version, source: {database,
  *   project_uid, project_name}, name, entities, tables: [{name, set, file, rows, columns}]}`;
- * - `tables/<table>.ndjson`: one JSON object per line per row, the row as PostgreSQL's `to_jsonb` writes it
- *   (timestamps as ISO text with their offset, jsonb as JSON), every column of the table at the time;
+ * - `tables/<table>.copy` (format 4): the table's rows as PostgreSQL's COPY writes them in its text format
+ *   (https://www.postgresql.org/docs/current/sql-copy.html, "Text Format": one row a line, the columns in the
+ *   order of the manifest's `columns` — the entry's header —, separated by tabs, `\N` for null, backslash, tab,
+ *   new line and carriage return escaped by a backslash), each value as its type's text output under the
+ *   settings of `COPY_SETTINGS` (ISO dates, timestamps in UTC with their offset, jsonb as JSON text);
+ * - `tables/<table>.ndjson` (formats 1–3, still read): one JSON object per line per row, the row as PostgreSQL's
+ *   `row_to_json` (or, before 2026-11-27, `to_jsonb`) writes it;
  * - `files/<kind>/<name>` (format 2): the stored files the rows name — face photos (`faces`, with `access`),
  *   avatars (`avatars`, with `users`), white-label logos (format 3: the project's `logos`, with `settings`; the
  *   groups' `group_logos`, with `groups`) — as they are stored, counted in the manifest's `files`.
@@ -19,12 +24,30 @@ import { BackupEntitySets, type BackupEntitySet } from '@lintel/commands';
 export const BACKUP_FORMAT = 'lintel-backup';
 /**
  * 1: tables only; 2: and the stored files the rows name (`files/`); 3: and the white-label logos (kinds a
- * reader of 2 does not know). A file of format 1 applies as it did: the rows, no files.
+ * reader of 2 does not know); 4: the tables as COPY text (`tables/<table>.copy`) instead of NDJSON — what
+ * PostgreSQL writes and reads fastest, so a make costs the server what pg_dump's does (bench/backup). A file of
+ * format 1–3 applies as it did (its NDJSON, format 1 without files).
  */
-export const BACKUP_FORMAT_VERSION = 3;
+export const BACKUP_FORMAT_VERSION = 4;
+
+/** The first format whose tables are COPY text; before it, NDJSON. */
+export const COPY_TEXT_FORMAT = 4;
+
+/**
+ * The session settings a make writes its COPY text under and an apply reads it under, whatever the server's
+ * defaults: dates as ISO text (unambiguous to any DateStyle), timestamps in UTC with their offset, intervals
+ * in PostgreSQL's own style, floating-point numbers exact, bytea as hex.
+ */
+export const COPY_SETTINGS: Readonly<Record<string, string>> = {
+  datestyle: 'ISO, YMD',
+  intervalstyle: 'postgres',
+  timezone: 'UTC',
+  extra_float_digits: '3',
+  bytea_output: 'hex',
+};
 
 export interface BackupTable {
-  /** the table's name, and its file `tables/<name>.ndjson` */
+  /** the table's name, and its entry `tables/<name>.copy` */
   name: string;
   set: BackupEntitySet;
   /** the columns that name a row, in keyset order (its primary key: `id`, or a link's or a pass's own) */
@@ -35,7 +58,11 @@ export interface BackupTable {
   projectColumn?: string;
   /** shared with other projects: upserted, never deleted by an apply */
   shared?: boolean;
-  /** a link table (no id of its own): the project's links are replaced as a whole (other columns: updated) */
+  /**
+   * a link table (no id of its own): the project's links are replaced as a whole (other columns: updated). Its
+   * scope goes through a parent whose `project_id` is not null, so on a server of one project every row is the
+   * project's: the make then reads it whole (make.ts, `rowsQuery`).
+   */
   link?: boolean;
   /**
    * Columns naming who made the row (`on delete set null`): one naming no user of the project the backup is
@@ -352,4 +379,5 @@ export interface Manifest {
   files?: ManifestFiles[];
 }
 
-export const fileOf = (table: string) => `tables/${table}.ndjson`;
+/** The entry of a table's rows: COPY text (format 4). */
+export const fileOf = (table: string) => `tables/${table}.copy`;

@@ -1,19 +1,16 @@
 /**
  * Making a backup: one REPEATABLE READ transaction (one snapshot for every table), each table read by one
  * statement — `COPY … TO STDOUT` on a connection in the same snapshot on PostgreSQL, a cursor on PGlite — and
- * written as NDJSON into a zip entry as the zip is written to disk, with backpressure from the file to the
+ * written as COPY text (format 4, format.ts) into a zip entry as the zip is written to disk, with backpressure from the file to the
  * database: memory is a chunk, whatever the size. The manifest is the last entry (its counts are the rows
  * written). The zip is written as `<file>.part` and renamed once whole, so a listed file is never a torn one.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import yazl from 'yazl';
 import type { BackupEntitySet } from '@lintel/commands';
 import type { DB } from '../db/schema';
 import type { ServerContext } from '../context';
@@ -21,6 +18,7 @@ import { VERSION } from '../version';
 import {
   BACKUP_FORMAT,
   BACKUP_FORMAT_VERSION,
+  COPY_SETTINGS,
   FILE_KINDS,
   storedDirOf,
   fileOf,
@@ -33,6 +31,7 @@ import {
   type ManifestFiles,
 } from './format';
 import { backupProgress } from './progress';
+import { ZipWriter } from './zip';
 
 /** Rows fetched per round trip of a cursor (and per statement of an apply's load on PGlite). */
 export const PAGE = 2000;
@@ -45,8 +44,23 @@ export async function tableColumns(q: Transaction<DB>, table: string): Promise<s
   return r.rows.map((x) => x.name);
 }
 
+/** The columns of each of `tables` (public tables), in their order: one statement for all. */
+async function columnsOfTables(q: Transaction<DB>, tables: string[]): Promise<Map<string, string[]>> {
+  const r = await sql<{ t: string; name: string }>`select c.relname as t, a.attname as name
+    from pg_attribute a join pg_class c on c.oid = a.attrelid
+    where c.relnamespace = 'public'::regnamespace and c.relname = any(${tables}::text[])
+      and a.attnum > 0 and not a.attisdropped order by c.relname, a.attnum`.execute(q);
+  const out = new Map<string, string[]>();
+  for (const x of r.rows) {
+    const list = out.get(x.t) ?? [];
+    list.push(x.name);
+    out.set(x.t, list);
+  }
+  return out;
+}
+
 /**
- * The entries' deflate level: 1, the fastest — the NDJSON's repeated keys compress well at any level, and at the
+ * The entries' deflate level: 1, the fastest — the rows' repeated words compress well at any level, and at the
  * default (6) deflating took most of a make's time.
  */
 const COMPRESSION = 1;
@@ -54,35 +68,63 @@ const COMPRESSION = 1;
 /** `application_name` of a backup's own PostgreSQL connection (it shows in pg_stat_activity). */
 export const BACKUP_APPLICATION = 'lintel backup';
 
-/** The statement of one table's rows of the project, one JSON text per row (in no particular order). */
-function rowsQuery(table: BackupTable, projectId: number): RawBuilder<{ j: string }> {
-  if (table.projectRow) {
-    const cols = sql.join(PROJECT_COLUMNS.map((c) => sql`${sql.lit(c)}::text, t.${sql.ref(c)}`));
-    return sql`select jsonb_build_object(${cols})::text as j from projects t where ${table.scope(projectId)}`;
-  }
-  // row_to_json, not to_jsonb: the same JSON values (an apply reads either), written without re-parsing the
-  // row into jsonb and sorting its keys — to_jsonb cost the server about twice the time of the rest of a make
-  return sql`select row_to_json(t)::text as j from ${sql.table(table.name)} t where ${table.scope(projectId)}`;
+/**
+ * The statement of one table's rows of the project, its columns in the manifest's order (in no particular row
+ * order). `asText`: each column cast to text (PGlite's cursor, which this process writes as COPY text).
+ * `sole`: the project is the server's only one — a link table's rows then are all the project's (each names a
+ * parent whose `project_id` is not null), so the table is read whole, as pg_dump reads it, without the
+ * semi-join on its parent that scopes it (at 1,000,000 users most of the time of `user_domains`).
+ */
+function rowsQuery(
+  table: BackupTable,
+  columns: readonly string[],
+  projectId: number,
+  sole: boolean,
+  asText = false,
+): RawBuilder<Record<string, string | null>> {
+  const cols = sql.join(
+    columns.map((c, i) =>
+      asText ? sql`t.${sql.ref(c)}::text as ${sql.ref(`c${i}`)}` : sql`t.${sql.ref(c)}`,
+    ),
+  );
+  const scope = sole && table.link ? sql`true` : table.scope(projectId);
+  return sql`select ${cols} from ${sql.table(table.name)} t where ${scope}`;
 }
 
-/** The reader of every table's NDJSON: a row count per table comes with the bytes. */
-type TableReader = (table: BackupTable, onRows: (n: number) => void) => AsyncGenerator<Buffer>;
+/** The reader of every table's COPY text: a row count per table comes with the bytes. */
+type TableReader = (
+  table: BackupTable,
+  columns: readonly string[],
+  onRows: (n: number) => void,
+) => AsyncGenerator<Buffer>;
+
+const ESCAPED = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** A value (its type's text output, or null) as COPY's text format writes it. */
+export function copyValue(v: string | null): string {
+  return v === null ? '\\N' : v.replace(ESCAPED, (c) => ESCAPES[c]!);
+}
 
 /**
  * PGlite (and PostgreSQL without a URL of its own): one server-side cursor per table in the snapshot's
- * transaction, fetched `PAGE` rows at a time — one statement per table, not a keyset page per 2,000 rows
- * (a page over a table scoped by a join redid the join each time).
+ * transaction, fetched `PAGE` rows at a time, each column as its type's text output, written here as COPY text
+ * (PGlite's COPY TO goes to one buffer, the whole table in memory) — one statement per table, not a keyset
+ * page per 2,000 rows (a page over a table scoped by a join redid the join each time).
  */
-function cursorTables(trx: Transaction<DB>, projectId: number): TableReader {
-  return async function* (table, onRows) {
-    const query = rowsQuery(table, projectId);
+function cursorTables(trx: Transaction<DB>, projectId: number, sole: boolean): TableReader {
+  return async function* (table, columns, onRows) {
+    const query = rowsQuery(table, columns, projectId, sole, true);
+    const keys = columns.map((_, i) => `c${i}`);
     await sql`declare lintel_backup no scroll cursor for ${query}`.execute(trx);
     try {
       for (;;) {
-        const r = await sql<{ j: string }>`fetch forward ${sql.lit(PAGE)} from lintel_backup`.execute(trx);
+        const r = await sql<
+          Record<string, string | null>
+        >`fetch forward ${sql.lit(PAGE)} from lintel_backup`.execute(trx);
         if (!r.rows.length) return;
         let chunk = '';
-        for (const row of r.rows) chunk += row.j + '\n';
+        for (const row of r.rows) chunk += keys.map((k) => copyValue(row[k] ?? null)).join('\t') + '\n';
         onRows(r.rows.length);
         yield Buffer.from(chunk);
         if (r.rows.length < PAGE) return;
@@ -93,71 +135,24 @@ function cursorTables(trx: Transaction<DB>, projectId: number): TableReader {
   };
 }
 
-const COPY_SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
-const NEWLINE = Buffer.from('\n');
-
-/**
- * COPY's binary rows of one text column (https://www.postgresql.org/docs/current/sql-copy.html, "Binary
- * Format") as NDJSON: each row's bytes and a newline, with no decoding and no escapes to undo. `rows` is called
- * with the rows of each chunk.
- */
-export async function* ndjsonOfBinaryCopy(
-  input: AsyncIterable<Buffer>,
-  onRows: (n: number) => void,
-): AsyncGenerator<Buffer> {
-  let rest: Buffer = Buffer.alloc(0);
-  let header = true;
-  let ended = false;
-  for await (const chunk of input) {
-    const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;
-    let at = 0;
-    if (header) {
-      if (buf.length < 19) {
-        rest = buf;
-        continue;
-      }
-      if (!buf.subarray(0, 11).equals(COPY_SIGNATURE)) throw new Error('backup: not a binary COPY');
-      at = 19 + buf.readUInt32BE(15);
-      header = false;
-    }
-    const out: Buffer[] = [];
-    let rows = 0;
-    while (!ended && at + 2 <= buf.length) {
-      const fields = buf.readInt16BE(at);
-      if (fields === -1) {
-        ended = true;
-        at += 2;
-        break;
-      }
-      if (fields !== 1) throw new Error(`backup: COPY row of ${fields} fields`);
-      if (at + 6 > buf.length) break;
-      const len = buf.readInt32BE(at + 2);
-      if (len < 0) throw new Error('backup: a null row');
-      if (at + 6 + len > buf.length) break;
-      out.push(buf.subarray(at + 6, at + 6 + len), NEWLINE);
-      rows++;
-      at += 6 + len;
-    }
-    // the leftover is copied: a slice would keep the whole chunk alive
-    rest = at < buf.length ? Buffer.from(buf.subarray(at)) : Buffer.alloc(0);
-    if (rows) {
-      onRows(rows);
-      yield Buffer.concat(out);
-    }
-  }
-  if (!ended || rest.length) throw new Error('backup: COPY ended early');
+/** The rows (new lines) of a chunk of COPY text: a new line in a value is written `\n`, never as itself. */
+export function linesIn(chunk: Buffer): number {
+  let n = 0;
+  for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+  return n;
 }
 
 /**
  * PostgreSQL: a connection of the backup's own in the snapshot of the make's transaction (`pg_export_snapshot`,
- * as pg_dump does), each table one `COPY (select …) TO STDOUT` in binary — the rows leave the server in one
- * statement and reach the zip as bytes. Backpressure holds end to end: the zip entry reads the COPY stream only
- * as fast as the file takes it.
+ * as pg_dump does), each table one `COPY (select …) TO STDOUT` in the text format — pg_dump's own statement, the
+ * rows leave the server as their types' text and reach the zip as bytes, nothing converted on either side.
+ * Backpressure holds end to end: the zip entry reads the COPY stream only as fast as the file takes it.
  */
 async function copyTables(
   app: ServerContext,
   trx: Transaction<DB>,
   projectId: number,
+  sole: boolean,
 ): Promise<{ read: TableReader; close: () => Promise<void> }> {
   const snapshot = await sql<{ s: string }>`select pg_export_snapshot() as s`.execute(trx);
   const client = new pg.Client({
@@ -169,6 +164,10 @@ async function copyTables(
   const close = () => client.end().catch(() => undefined);
   try {
     await client.connect();
+    await client.query('select set_config(n, v, false) from unnest($1::text[], $2::text[]) s(n, v)', [
+      Object.keys(COPY_SETTINGS),
+      Object.values(COPY_SETTINGS),
+    ]);
     await client.query('begin isolation level repeatable read read only');
     await client.query(`set transaction snapshot '${snapshot.rows[0]!.s.replace(/'/g, "''")}'`);
   } catch (err) {
@@ -177,8 +176,8 @@ async function copyTables(
   }
   return {
     close,
-    read: async function* (table, onRows) {
-      const q = rowsQuery(table, projectId).compile(app.db);
+    read: async function* (table, columns, onRows) {
+      const q = rowsQuery(table, columns, projectId, sole).compile(app.db);
       // COPY takes no parameters: the project's id is the one value the statements hold, a number
       const text = q.sql.replace(/\$(\d+)/g, (_, i: string) => {
         const v = q.parameters[Number(i) - 1];
@@ -186,9 +185,12 @@ async function copyTables(
           throw new Error('backup: a parameter not an integer');
         return String(v);
       });
-      const stream = client.query(copyTo(`copy (${text}) to stdout (format binary)`));
+      const stream = client.query(copyTo(`copy (${text}) to stdout`));
       try {
-        yield* ndjsonOfBinaryCopy(stream as AsyncIterable<Buffer>, onRows);
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          onRows(linesIn(chunk));
+          yield chunk;
+        }
       } finally {
         stream.destroy();
       }
@@ -258,84 +260,71 @@ export async function makeBackup(
         tables: [],
         files: [],
       };
+      // in the snapshot: no other project has a row (the link tables are read whole)
+      const others = await sql<{
+        n: number;
+      }>`select count(*)::int as n from projects where id <> ${opts.projectId}`.execute(trx);
+      const sole = others.rows[0]!.n === 0;
+      const columns = await columnsOfTables(
+        trx,
+        tables.map((t) => t.name),
+      );
       for (const t of tables)
         manifest.tables.push({
           name: t.name,
           set: t.set,
           file: fileOf(t.name),
           rows: 0,
-          columns: t.projectRow ? [...PROJECT_COLUMNS] : await tableColumns(trx, t.name),
+          columns: t.projectRow ? [...PROJECT_COLUMNS] : columns.get(t.name)!,
         });
       const copy =
         app.database.kind === 'postgres' && app.config.databaseUrl
-          ? await copyTables(app, trx, opts.projectId)
+          ? await copyTables(app, trx, opts.projectId, sole)
           : null;
+      // the PGlite cursor's text output under the settings a COPY of the make is written under
+      if (!copy)
+        await sql`select set_config(n, v, true) from unnest(${Object.keys(COPY_SETTINGS)}::text[],
+          ${Object.values(COPY_SETTINGS)}::text[]) s(n, v)`.execute(trx);
       try {
-        const read = copy?.read ?? cursorTables(trx, opts.projectId);
+        const read = copy?.read ?? cursorTables(trx, opts.projectId, sole);
         const mtime = new Date(manifest.created_at);
-        const zip = new yazl.ZipFile();
-        const written = pipeline(zip.outputStream, fs.createWriteStream(part));
-        const failures: Error[] = [];
-        /** Adds one entry from a stream and waits until it is written (or the file failed): true to stop. */
-        const addEntry = async (source: Readable, name: string, compress: boolean): Promise<boolean> => {
-          source.on('error', (err) => {
-            failures.push(err);
-            (zip.outputStream as unknown as Readable).destroy(err);
-          });
-          zip.addReadStream(
-            source,
-            name,
-            compress ? { mtime, compressionLevel: COMPRESSION } : { mtime, compress: false },
-          );
-          // (a file that fails to be written ends the wait too: the entry is never read to its end)
-          const stopped = await Promise.race([
-            new Promise<boolean>((resolve) => source.once('close', () => resolve(false))),
-            written.then(
-              () => false,
-              () => true,
-            ),
-          ]);
-          return stopped || failures.length > 0;
-        };
-        // one table's entry at a time: a zip entry's stream is read only once the one before it is written
-        let stopped = false;
-        for (const t of tables) {
-          counted[t.name] = 0;
-          const source = Readable.from(
-            read(t, (n) => {
+        const zip = await ZipWriter.create(part);
+        try {
+          // one table's entry at a time, each read to its end as the file takes its deflated bytes
+          for (const [i, t] of tables.entries()) {
+            counted[t.name] = 0;
+            const rows = read(t, manifest.tables[i]!.columns, (n) => {
               counted[t.name]! += n;
               done += n;
               backupProgress.emit('make', { backupId: opts.backupId, rows: done });
-            }),
-            { objectMode: false, highWaterMark: 1 << 16 },
-          );
-          if ((stopped = await addEntry(source, fileOf(t.name), true))) break;
-        }
-        // the stored files the snapshot's rows name, one at a time (a JPEG gains nothing from deflate)
-        for (const kind of stopped ? [] : FILE_KINDS.filter((k) => opts.sets.includes(k.set))) {
-          const entry: ManifestFiles = { kind: kind.name, set: kind.set, count: 0, bytes: 0 };
-          manifest.files!.push(entry);
-          for await (const name of fileNames(trx, kind, opts.projectId)) {
-            const file = path.join(app.config.storageDir, storedDirOf(kind), name);
-            // a row naming a file that is not stored (gone before this backup) has none to carry
-            const stat = await fsp.stat(file).catch(() => null);
-            if (!stat?.isFile()) continue;
-            if ((stopped = await addEntry(fs.createReadStream(file), filesDirOf(kind.name) + name, false)))
-              break;
-            entry.count++;
-            entry.bytes += stat.size;
+            });
+            await zip.add(fileOf(t.name), rows, { mtime, level: COMPRESSION });
           }
-          if (stopped) break;
+          // the stored files the snapshot's rows name, one at a time (a JPEG gains nothing from deflate)
+          for (const kind of FILE_KINDS.filter((k) => opts.sets.includes(k.set))) {
+            const entry: ManifestFiles = { kind: kind.name, set: kind.set, count: 0, bytes: 0 };
+            manifest.files!.push(entry);
+            for await (const name of fileNames(trx, kind, opts.projectId)) {
+              const file = path.join(app.config.storageDir, storedDirOf(kind), name);
+              // a row naming a file that is not stored (gone before this backup) has none to carry
+              const stat = await fsp.stat(file).catch(() => null);
+              if (!stat?.isFile()) continue;
+              const added = await zip.add(filesDirOf(kind.name) + name, fs.createReadStream(file), { mtime });
+              entry.count++;
+              entry.bytes += added.size;
+            }
+          }
+          // the manifest comes last: its counts are the rows the entries hold, read from the one snapshot
+          for (const m of manifest.tables) m.rows = counted[m.name] ?? 0;
+          await zip.add('manifest.json', [Buffer.from(JSON.stringify(manifest, null, 2) + '\n')], {
+            mtime,
+            level: COMPRESSION,
+          });
+          await zip.end();
+        } catch (err) {
+          await zip.abort();
+          throw err;
         }
-        // the manifest comes last: its counts are the rows the entries hold, read from the one snapshot
-        for (const m of manifest.tables) m.rows = counted[m.name] ?? 0;
-        if (!failures.length)
-          zip.addBuffer(Buffer.from(JSON.stringify(manifest, null, 2) + '\n'), 'manifest.json', { mtime });
-        zip.end();
-        await written.catch((err: unknown) => {
-          throw failures[0] ?? err;
-        });
-        if (failures.length) throw failures[0]!;
       } finally {
         await copy?.close();
       }

@@ -30,6 +30,11 @@ export interface Database {
   poolStats(): PoolStats;
   /** PGlite only: the data folder as a tarball, which `openDatabase`'s `pgliteTemplate` starts from */
   dump?(): Promise<Blob>;
+  /**
+   * PGlite only: runs `statement`, a `COPY … FROM '/dev/blob'`, over `data`; answers the rows copied. It goes
+   * straight to the one connection: only its holder may call it (a backup's apply, inside its transaction).
+   */
+  copyFrom?(statement: string, data: Blob): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -154,6 +159,10 @@ export async function openDatabase(opts: {
       }
     },
     poolStats: () => pool.stats(),
+    copyFrom: async (statement, data) => {
+      const r = await pglite.query(statement, [], { blob: data });
+      return r.affectedRows ?? 0;
+    },
     dump: async () => {
       const conn = await pool.connect();
       try {
