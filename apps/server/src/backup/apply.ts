@@ -298,7 +298,14 @@ async function loadCopyText(
     return await copyIn(`copy ${ident(tmp)} (${fileColumns.map(ident).join(', ')}) from stdin`, source);
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw invalid(broken ? 'broken_entry' : 'bad_row', { table: t.name });
+    if (broken) throw invalid('broken_entry', { table: t.name });
+    // what the file holds refused by the server (data exceptions: a value its type does not read, a line of too
+    // few or too many values; a column named twice); anything else — the connection lost, the engine failing —
+    // is no fault of the file
+    const code = (err as { code?: unknown })?.code;
+    if (typeof code === 'string' && /^(22|23|42)[0-9A-Z]{3}$/.test(code))
+      throw invalid('bad_row', { table: t.name });
+    throw err;
   } finally {
     source.destroy();
   }
