@@ -4,7 +4,8 @@
  * the server had no request or idle timeout: eight such connections to `POST /login` made every database
  * request answer 503 for as long as they stayed open. Now a body is read whole before anything touches the
  * database, a connection that goes quiet is closed after the idle timeout, and each address has a bounded
- * number of open connections. Always on PGlite (the embedded database is where places are few), so the
+ * number of open connections. A request whose body has arrived is not cut by that idle timeout while it is
+ * being answered (a backup's apply may work for an hour without sending a byte). Always on PGlite (the embedded database is where places are few), so the
  * PostgreSQL pass leaves it out (vitest.config.ts, `pgliteOnlyTests`).
  */
 import net from 'node:net';
@@ -24,6 +25,8 @@ beforeAll(async () => {
   ts = await startTestServer({
     config: {
       databaseUrl: undefined,
+      // no bound on a request's first wait for the database: the last test holds it past the idle timeout
+      dbWaitMs: 0,
       // a short idle timeout so that the stalled connections' end is seen in the test (no duration is asserted)
       http: { requestTimeoutMs: 60_000, idleTimeoutMs: 3_000, maxConnectionsPerAddress: MAX_PER_ADDRESS },
     },
@@ -123,6 +126,33 @@ describe('connections that stop sending a body', () => {
       } finally {
         for (const c of open) c.socket.destroy();
       }
+    },
+    SLOW_MS,
+  );
+});
+
+describe('a request being answered', () => {
+  it(
+    'is not cut by the idle timeout while the server works on it, however long that takes',
+    async () => {
+      // the database held past the idle timeout (3 s): the request waits in its handler, sending nothing.
+      // Before: the idle timeout destroyed its connection after 3 s and the client saw "fetch failed"
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let holding!: () => void;
+      const isHeld = new Promise<void>((r) => (holding = r));
+      const holder = ts.server.context.db.transaction().execute(async () => {
+        holding();
+        await held;
+      });
+      await isHeld;
+      const answered = listUsers();
+      // waited for on purpose: twice the idle timeout is the time the connection must survive (a slower
+      // machine only waits longer, which the assertion below does not mind)
+      await new Promise((r) => setTimeout(r, 6_000));
+      release();
+      await holder;
+      expect(await answered).toBe(200);
     },
     SLOW_MS,
   );

@@ -178,9 +178,18 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
   // each request is one borrower of the embedded database: its first wait is bounded, its later ones go first
   // (not the websocket: a socket lives for hours and must not hold a place among the requests); the bound
   // counts from when its body had arrived, so a slow upload is not refused for the time it took to send
-  app.addHook('preHandler', (req, reply, done) =>
-    req.routeOptions.url === WS_ROUTE ? done() : asDatabaseRequest(reply, done, bodyDoneAt.get(req)),
-  );
+  app.addHook('preHandler', (req, reply, done) => {
+    if (req.routeOptions.url === WS_ROUTE) return done();
+    // the idle timeout is for a connection that stops sending; once the request is here whole, the server is
+    // the one working, and a backup's apply may take up to an hour without a byte on the wire: the connection's
+    // timeout is off until the reply starts (it was cut at 30 s, and the client saw "fetch failed")
+    req.raw.socket?.setTimeout(0);
+    asDatabaseRequest(reply, done, bodyDoneAt.get(req));
+  });
+  // a reply under way is bounded again: a client that stops reading a download does not hold it for ever
+  app.addHook('onSend', async (req) => {
+    if (req.routeOptions.url !== WS_ROUTE) req.raw.socket?.setTimeout(config.http.idleTimeoutMs);
+  });
   app.addHook('onResponse', async (req, reply) => {
     context.metrics.request(
       req.method,
