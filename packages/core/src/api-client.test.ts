@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import { ApiClient, ApiError, MemorySessionStore, type StoredSession } from '@lintel/core';
+import { ManualClock } from '../../../apps/server/src/clock';
 import { startTestServer, type TestServer } from '../../../tests/support/server';
 
 let ts: TestServer;
+// the server's clock, moved past an access token's life to watch it expire (it was a 1 s token and a 1.2 s
+// sleep: on a loaded machine the refreshed token expired too before the retry reached the server)
+const clock = new ManualClock();
+const ACCESS_TTL_S = 60;
+const expireAccessTokens = () => clock.advance((ACCESS_TTL_S + 1) * 1000);
 beforeAll(async () => {
-  // access tokens live one second here, so the test can watch one expire
-  ts = await startTestServer({ config: { accessTtlS: 1 } });
+  ts = await startTestServer({ config: { accessTtlS: ACCESS_TTL_S, clock } });
 });
 afterAll(async () => {
   await ts?.close();
@@ -28,7 +33,7 @@ describe('ApiClient against a real server', () => {
         return fetch(input, init);
       },
     });
-    await new Promise((r) => setTimeout(r, 1200));
+    expireAccessTokens();
     const profile = await getCommand('profile.get').run({ api }, {});
     expect(profile.login).toBe('admin');
     expect(calls).toEqual(['GET /api/v0/profile', 'POST /api/v0/refresh', 'GET /api/v0/profile']);
@@ -49,7 +54,7 @@ describe('ApiClient against a real server', () => {
         return fetch(input, init);
       },
     });
-    await new Promise((r) => setTimeout(r, 1200));
+    expireAccessTokens();
     await Promise.all([1, 2, 3].map(() => getCommand('profile.get').run({ api }, {})));
     expect(refreshes).toBe(1);
   });
@@ -104,7 +109,7 @@ describe('ApiClient against a real server', () => {
     let signedOut = 0;
     const store = new MemorySessionStore({ ...reply.sessions[0]!, refresh: 'revoked-or-forged' });
     const api = new ApiClient({ baseUrl: ts.url, store, onSignedOut: () => signedOut++ });
-    await new Promise((r) => setTimeout(r, 1200));
+    expireAccessTokens();
     const err = await getCommand('profile.get')
       .run({ api }, {})
       .catch((e: unknown) => e);
