@@ -12,6 +12,9 @@ import { EventEmitter } from 'node:events';
 import { PGlitePool, asDatabaseRequest } from '../../apps/server/src/db/pglite-pool';
 import { DatabaseUnavailable, databaseFaultReply } from '../../apps/server/src/db/faults';
 import { startTestServer, type TestServer } from '../support/server';
+import JSZip from 'jszip';
+import { getCommand } from '@lintel/commands';
+import { copyRows, seedUsers, waitReady } from '../support/backups';
 import { admin, tokenOf } from '../support/fixtures';
 
 // each test starts its own embedded server (migrations included) inside the test: on a loaded 2-core machine
@@ -78,6 +81,120 @@ describe('PGlite under more requests than its one connection serves', () => {
       expect((await Promise.all(Array.from({ length: 40 }, call))).map((r) => r.status)).toEqual(
         Array(40).fill(200),
       );
+    },
+    SLOW_MS,
+  );
+});
+
+describe('a client of the API (console and CLI) while the embedded database is held', () => {
+  it(
+    'waits through a read answered 503 with Retry-After and gets its reply once the database is free; a write gets the 503',
+    async () => {
+      const { ts } = await pgliteServer(500);
+      const api = await admin(ts);
+      const answered503 = () => (ts.logs().match(/database unavailable; answered 503/g) ?? []).length;
+      const before = answered503();
+      let settled: string | null = null;
+      // a backup's make holds the one connection for its snapshot; here a transaction does
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let holding!: () => void;
+      const isHeld = new Promise<void>((r) => (holding = r));
+      const holder = ts.server.context.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('users').select('id').limit(1).execute();
+        holding();
+        await held;
+      });
+      await isHeld;
+      const read = getCommand('user.list')
+        .run({ api }, { limit: 5 })
+        .then(
+          (r) => ((settled = 'served'), r),
+          (e: unknown) => ((settled = `refused: ${(e as { code?: string }).code}`), Promise.reject(e)),
+        );
+      const write = getCommand('group.create')
+        .run({ api }, { name: 'Made while held', parent_id: null })
+        .catch((e: unknown) => e as { code?: string; status?: number });
+      try {
+        // the server refused both at least once (the read perhaps several times, a second apart)
+        for (let end = Date.now() + SLOW_MS / 2; answered503() < before + 2;) {
+          if (Date.now() > end) throw new Error('never refused');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(await write).toMatchObject({ code: 'service_unavailable', status: 503 });
+        // before: the read was refused at once with the same 503
+        expect(settled).toBeNull();
+      } finally {
+        release();
+        await holder;
+      }
+      expect((await read).data.length).toBeGreaterThan(0);
+      expect(settled).toBe('served');
+      // the write did nothing
+      const groups = await getCommand('group.full').run({ api }, {});
+      expect(groups.data.map((g) => g.name)).not.toContain('Made while held');
+    },
+    SLOW_MS,
+  );
+});
+
+describe('a backup made on the embedded database', () => {
+  it(
+    'reads a copy of the database: requests are served while the make reads, and the backup holds the rows as they were when it began',
+    async () => {
+      const { ts } = await pgliteServer(500);
+      const api = await admin(ts);
+      const database = ts.server.context.database;
+      await seedUsers(ts.server.context.db, 200, 'snap');
+      // the copy the make reads is held by this test, so the make waits in its reading as long as the test
+      // wants: before, the make read the server's own database in one transaction, holding its one
+      // connection, and no request was served until it ended (503 after LINTEL_DB_WAIT_MS)
+      const snapshot = database.snapshot!.bind(database);
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let reading!: () => void;
+      const isReading = new Promise<void>((r) => (reading = r));
+      database.snapshot = async () => {
+        const copy = await snapshot();
+        // the copy's one connection is the test's before the make asks for it
+        void copy.db.transaction().execute(async (trx) => {
+          await trx.selectFrom('users').select('id').limit(1).execute();
+          reading();
+          await held;
+        });
+        await isReading;
+        return copy;
+      };
+      try {
+        const made = await getCommand('backup.make').run({ api }, { name: 'while serving' });
+        await isReading;
+        // the make is under way on its copy; the server serves reads and writes meanwhile
+        expect((await getCommand('backup.get').run({ api }, { id: made.data.id })).data.state).toBe('making');
+        await getCommand('group.create').run({ api }, { name: 'After the snapshot', parent_id: null });
+        const groups = (await getCommand('group.full').run({ api }, {})).data.map((g) => g.name);
+        expect(groups).toContain('After the snapshot');
+        release();
+        const ready = await waitReady(api, made.data.id);
+        // the rows as they were when the make began: the group made after it is not in the backup
+        const res = await fetch(`${ts.url}/api/v0/backups/${ready.id}/download`, {
+          headers: { authorization: `Bearer ${tokenOf(api)}` },
+        });
+        const z = await JSZip.loadAsync(new Uint8Array(await res.arrayBuffer()));
+        const manifest = JSON.parse(await z.file('manifest.json')!.async('string')) as {
+          tables: { name: string; file: string; columns: string[] }[];
+        };
+        const rowsOf = async (name: string) => {
+          const t = manifest.tables.find((x) => x.name === name)!;
+          return copyRows(await z.file(t.file)!.async('string'), t.columns);
+        };
+        expect((await rowsOf('users')).length).toBe(201);
+        const backedUp = (await rowsOf('domains')).map((g) => g.name);
+        expect(backedUp.length).toBeGreaterThan(0);
+        expect(backedUp).not.toContain('After the snapshot');
+      } finally {
+        release();
+        database.snapshot = snapshot;
+      }
     },
     SLOW_MS,
   );

@@ -265,12 +265,21 @@ export class ApiClient {
     options.signal?.addEventListener('abort', onAbort);
     let res: Response;
     try {
-      res = await this.fetchImpl(this.url(path, options.query), {
-        method,
-        headers,
-        body,
-        signal: controller.signal,
-      });
+      for (;;) {
+        res = await this.fetchImpl(this.url(path, options.query), {
+          method,
+          headers,
+          body,
+          signal: controller.signal,
+        });
+        // a read the server could not serve now (the embedded database held by a backup, a burst) is asked
+        // again after the Retry-After it names, within the request's own timeout: a read changes nothing,
+        // so asking twice is safe. A write's 503 goes to the caller, who knows whether to send it again
+        const wait = method === 'GET' ? retryAfterMs(res) : null;
+        if (wait === null) break;
+        await res.body?.cancel();
+        await abortableDelay(wait, controller.signal);
+      }
     } catch (err) {
       options.signal?.removeEventListener('abort', onAbort);
       if (controller.signal.aborted) throw new ApiError(0, 'timeout', 'timeout', { ms: timeoutMs });
@@ -301,6 +310,33 @@ export class ApiClient {
       (e.data as Record<string, unknown> | null | undefined) ?? null,
     );
   }
+}
+
+/** The longest a client waits on one Retry-After before asking again (a server may name minutes). */
+const MAX_RETRY_WAIT_MS = 5_000;
+
+/** A 503 `service_unavailable` with Retry-After in seconds: how long to wait before asking again; else null. */
+function retryAfterMs(res: Response): number | null {
+  if (res.status !== 503) return null;
+  const header = res.headers.get('retry-after');
+  const seconds = header !== null && /^\d+$/.test(header.trim()) ? Number(header) : NaN;
+  return Number.isFinite(seconds) ? Math.min(seconds * 1000, MAX_RETRY_WAIT_MS) : null;
+}
+
+/** Waits `ms`, or rejects as an abort (the fetch's own way) when `signal` is aborted first. */
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const abort = () => {
+      clearTimeout(timer);
+      reject(new DOMException('aborted', 'AbortError'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', abort);
+      resolve();
+    }, ms);
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  });
 }
 
 /**
