@@ -88,3 +88,71 @@ export function freePort() {
     });
   });
 }
+
+/** clock ticks a second of /proc's utime and stime (Linux's USER_HZ) */
+const CLK_TCK = 100;
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat; NaN when it is gone (or not Linux). */
+export function cpuOf(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The PostgreSQL backends serving database `db` now, on this machine (their process title names it). */
+export function backendsOf(db) {
+  const out = [];
+  let dirs = [];
+  try {
+    dirs = fs.readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const d of dirs) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (cmd.startsWith('postgres:') && cmd.includes(` ${db} `)) out.push(Number(d));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU of a set of processes over a window: `pids()` is asked every `everyMs` (processes come and go, e.g.
+ * pgbench's backends), each one's CPU read then; `stop()` gives the CPU seconds they used since the start
+ * (a process already there at the start counts from its CPU then, one born later from 0; one that ended
+ * counts up to its last reading, at most `everyMs` before its end).
+ */
+export function watchCpu(pids, everyMs = 100) {
+  const first = new Map();
+  const last = new Map();
+  for (const p of pids()) {
+    const t = cpuOf(p);
+    if (Number.isFinite(t)) first.set(p, t);
+  }
+  const sample = () => {
+    for (const p of pids()) {
+      const t = cpuOf(p);
+      if (!Number.isFinite(t)) continue;
+      if (!first.has(p)) first.set(p, 0);
+      last.set(p, t);
+    }
+  };
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      let s = 0;
+      for (const [p, t] of last) s += t - first.get(p);
+      return s;
+    },
+  };
+}
