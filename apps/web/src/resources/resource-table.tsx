@@ -128,15 +128,25 @@ export function ResourceTable<Row extends { id: number }>(props: ResourceTablePr
   const timeFormat = profile?.profile.time_format ?? defaultDateStyle.timeFormat;
   const timeZone = profile?.profile.time_zone ?? defaultDateStyle.timeZone;
   const dateStyle = useMemo<DateStyle>(() => ({ timeFormat, timeZone }), [timeFormat, timeZone]);
-  const words = useMemo<CellText>(
-    () => ({
+  const words = useMemo<CellText>(() => {
+    // enum values in words, as the forms show them (issue 25 item 6); looked up once per language, not for
+    // every cell a scroll draws
+    const known = new Map<string, string>();
+    return {
       yes: t('table.value.yes'),
       no: t('table.value.no'),
-      // enum values in words, as the forms show them (issue 25 item 6)
-      value: (field, value) => enumWord(field, value),
-    }),
-    [t],
-  );
+      value: (field, value) => {
+        const key = `${field}\u0000${value}`;
+        let word = known.get(key);
+        if (word === undefined) {
+          word = enumWord(field, value);
+          // a value without words yet (its namespace still loading) is asked again next time
+          if (word !== value) known.set(key, word);
+        }
+        return word;
+      },
+    };
+  }, [t]);
 
   const allColumns = useMemo(
     () => buildColumns<Row>(resource, props.columns, sortable, tx, dateStyle, words),

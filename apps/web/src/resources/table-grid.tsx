@@ -100,9 +100,10 @@ const BAR_LENGTHS = [
 ];
 
 /**
- * One row: its own compositor layer (will-change), moved by transform, its cells painted only when its
- * content changes. Zebra stripes are each row's background: one stripe image under 3,000,000 px of rows
- * had the whole surface rastered again on every frame. Tooltips are set on hover (see the grid).
+ * One row, moved by transform, painted into the grid's scrolling layer (not a layer of its own: see the
+ * grid's background), its cells painted only when its content changes. Zebra stripes are each row's
+ * background: one stripe image under 3,000,000 px of rows had the whole surface rastered again on every
+ * frame. Tooltips are set on hover (see the grid).
  */
 function GridRowInner<Row extends { id: number }>({
   index,
@@ -132,7 +133,7 @@ function GridRowInner<Row extends { id: number }>({
       aria-selected={row ? selected : undefined}
       aria-busy={row ? undefined : true}
       data-index={index}
-      className={`absolute left-0 flex h-[30px] w-full border-b border-slate-100 text-[13px] leading-[29px] top-0 text-slate-800 will-change-transform [contain:strict] ${tone} ${
+      className={`absolute left-0 flex h-[30px] w-full border-b border-slate-100 text-[13px] leading-[29px] top-0 text-slate-800 [contain:strict] ${tone} ${
         focused ? 'group-focus:outline-2 group-focus:-outline-offset-2 group-focus:outline-blue-600' : ''
       }`}
       style={{ transform: `translateY(${index * ROW_HEIGHT}px)` }}
@@ -445,7 +446,10 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
         aria-activedescendant={activeRendered ? rowId(focusedIndex) : undefined}
         tabIndex={0}
         data-testid="resource-grid"
-        className="group absolute inset-0 overflow-auto overscroll-contain outline-none [contain:strict]"
+        // An opaque background of its own: at a device scale of 1 Chromium scrolls a box on the compositor
+        // only when its background is opaque (else it keeps LCD text and repaints the box on every scroll,
+        // with every row a layer to move). Scrolled on the compositor, a frame repaints the rows that come in.
+        className="group absolute inset-0 overflow-auto overscroll-contain bg-white outline-none [contain:strict]"
       >
         {header}
         {count > 0 && (
