@@ -201,9 +201,10 @@ export const identifierImportHandlers = {
       const imp = (
         await sql<{
           status: string;
+          rows_total: number;
           rows_invalid: number;
           rows_duplicate: number;
-        }>`select status, rows_invalid, rows_duplicate from identifier_imports
+        }>`select status, rows_total, rows_invalid, rows_duplicate from identifier_imports
           where id = ${args.filepath} and project_id = ${c.caller.projectId} and user_id = ${c.caller.userId} for update`.execute(
           trx,
         )
@@ -211,6 +212,11 @@ export const identifierImportHandlers = {
       if (!imp) throw new AppError('item_not_found');
       if (imp.status !== 'open')
         throw new AppError('cant_perform_action', { reason: 'import_committed' }, 409);
+      // the staging table is unlogged: a crash since the attempt emptied it
+      const staged = await sql<{ n: number }>`select count(*)::int as n from identifier_import_rows
+        where import_id = ${args.filepath}`.execute(trx);
+      if (staged.rows[0]?.n !== imp.rows_total)
+        throw new AppError('cant_perform_action', { reason: 'import_lost' }, 409);
       const skippedAll = { committed: false, created: 0, updated: 0, skipped: 0, invalid: imp.rows_invalid };
       if (args.action === 'stop' && imp.rows_duplicate > 0) return skippedAll;
       let updated = 0;
