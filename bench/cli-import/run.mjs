@@ -314,7 +314,7 @@ const FLOOR = `with a as (
   select (select count(*) from u)::int as users, (select count(*) from d)::int as links`;
 
 async function runOnce() {
-  const dbName = `lintel_bench_import_${Date.now()}`;
+  const dbName = `lintel_import_bench_${Date.now()}`;
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
   await admin.query(`create database ${dbName}`);

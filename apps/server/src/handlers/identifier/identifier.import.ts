@@ -75,6 +75,8 @@ export const identifierImportHandlers = {
     let invalid = 0;
     let duplicates = 0;
     const stager = await openStager(ctx.app, staging);
+    // one batch is staged (COPY on its own connection) while the next is read and checked
+    let staged: Promise<void> = Promise.resolve();
     try {
       let line = 0;
       for await (const batch of ndjsonBatches(stream, BATCH)) {
@@ -144,7 +146,7 @@ export const identifierImportHandlers = {
             where i.project_id = ${projectId}`.execute(db);
           for (const f of found.rows) existing.set(`${f.type}:${f.value}`, f.id);
         }
-        const staged = checked.map((r) => {
+        const rowsOut = checked.map((r) => {
           const dup = r.row && r.value !== null ? (existing.get(`${r.row.type}:${r.value}`) ?? null) : null;
           rows++;
           if (r.problems.length) {
@@ -170,9 +172,13 @@ export const identifierImportHandlers = {
             errors: r.problems.length ? r.problems : null,
           };
         });
-        await stager.write(staged);
+        await staged;
+        staged = stager.write(rowsOut);
+        staged.catch(() => undefined);
       }
+      await staged;
     } finally {
+      await staged.catch(() => undefined);
       await stager.close();
     }
     await sql`update identifier_imports set rows_total = ${rows}, rows_invalid = ${invalid}, rows_duplicate = ${duplicates} where id = ${id}`.execute(
