@@ -343,6 +343,8 @@ async function runOnce() {
     );
     if (login.status !== 0) throw new Error(`login: ${login.stderr}`);
     const db = new pg.Client({ connectionString: dbUrl.toString() });
+    // the database is dropped (with force) when a run fails: its connection's end must not hide the failure
+    db.on('error', () => undefined);
     await db.connect();
     const adminId = Number(
       (
