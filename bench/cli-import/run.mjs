@@ -1,6 +1,8 @@
 // bench/cli-import: `lintel users import` of a 100,000-row CSV (no passwords) into a fresh PostgreSQL
 // database through the built CLI and server, against PostgreSQL's own COPY of the same file into a scratch
-// table, in one run; then `lintel users export` of the same users (one streamed request) against
+// table and against the floor of any correct import — one plain `insert … select` of the same rows from that
+// table into the real, indexed tables the import writes (accounts, users, user_domains), rolled back — in
+// the same run, COPY, floor and import in that order each repetition (A, B, C, A, B, C); then `lintel users export` of the same users (one streamed request) against
 // `psql \copy (select … the same rows and columns …) to` a file, in the same run. Measures wall time,
 // rows/s, the CLI's peak memory (/usr/bin/time -v, else the wrapper's rusage of the child) and the server's
 // memory (VmRSS sampled, VmHWM at the end), import and export, at every size (flat in the rows).
@@ -9,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { machine, root, signIn, waitFor, writeResults } from '../lib.mjs';
+import { freePort, machine, root, signIn, waitFor, writeResults } from '../lib.mjs';
 
 // the first size is timed against COPY and exported; every size has its memory measured (flat in the file)
 const SIZES = (process.env.BENCH_ROWS ?? '100000,1000000').split(',').map(Number);
@@ -17,13 +19,66 @@ let ROWS = SIZES[0];
 const BATCH = process.env.BENCH_BATCH ?? '1000';
 const PG = process.env.BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PASSWORD = 'Bench-password-1';
-const PORT = '18521';
 const cliBin = path.join(root, 'apps/cli/bin/lintel.js');
 const haveTime = fs.existsSync('/usr/bin/time');
 // extra Node flags for profiling, e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const cliNodeArgs = (process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const havePsql = spawnSync('psql', ['--version']).status === 0;
+// repetitions of the first size (each its own fresh database and server): COPY, floor, import each time
+const REPS = Number(process.env.BENCH_REPS ?? 2);
+const TICK = 100; // clock ticks a second (/proc's utime and stime)
+
+/** utime + stime of a process, in ms (Linux); 0 elsewhere. */
+function cpuMs(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(rest[11]) + Number(rest[12])) * 1000) / TICK;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The CPU of a database's backends: every backend serving it is sampled (pg_stat_activity, then /proc) until
+ * `stop`, so a connection that comes and goes meanwhile (the import's COPY connection) counts up to its last
+ * sample. Answers the CPU they spent between `start` and `stop`, in ms.
+ */
+function backendCpu(admin, dbName, everyMs = 100) {
+  const first = new Map();
+  const last = new Map();
+  let started = false;
+  const sample = async () => {
+    const r = await admin.query('select pid from pg_stat_activity where datname = $1', [dbName]);
+    for (const { pid } of r.rows) {
+      const ms = cpuMs(pid);
+      if (ms === null) continue;
+      // backends there at the start count from then; those that start later, from nothing
+      if (!first.has(pid)) first.set(pid, started ? 0 : ms);
+      last.set(pid, ms);
+    }
+  };
+  let timer = null;
+  let pending = Promise.resolve();
+  return {
+    async start() {
+      await sample();
+      started = true;
+      timer = setInterval(() => {
+        pending = pending.then(sample).catch(() => undefined);
+      }, everyMs);
+    },
+    async stop() {
+      clearInterval(timer);
+      await pending;
+      await sample();
+      let total = 0;
+      for (const [pid, ms] of last) total += ms - first.get(pid);
+      return total;
+    },
+  };
+}
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'lintel-bench-import-'));
 const csvFile = path.join(work, 'users.csv');
@@ -60,9 +115,18 @@ function generateCsv(groupId) {
   return fs.statSync(csvFile).size;
 }
 
-function startServer(env) {
+function startServer(env, PORT) {
   const child = spawn(process.execPath, [...serverNodeArgs, path.join(root, 'apps/server/dist/main.js')], {
-    env: { ...process.env, LOG_LEVEL: 'warn', PORT, LINTEL_ADMIN_PASSWORD: PASSWORD, ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PORT,
+      HOST: '127.0.0.1',
+      MQTT_PORT: '0',
+      LINTEL_SIP: 'off',
+      LINTEL_ADMIN_PASSWORD: PASSWORD,
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   return { child, url: `http://127.0.0.1:${PORT}` };
@@ -154,8 +218,9 @@ async function copyTo(dbUrl, file) {
 }
 
 /** Runs the import, timing the upload (until the CLI says it commits) and the whole; the CLI's peak RSS. */
-function runImport(serverPid) {
+function runImport(serverPid, backends) {
   return new Promise((resolve, reject) => {
+    const serverCpu0 = cpuMs(serverPid);
     const cliArgs = [
       ...cliNodeArgs,
       cliBin,
@@ -187,11 +252,18 @@ function runImport(serverPid) {
       if (uploadMs === null && /committing/.test(stderr)) uploadMs = performance.now() - t0;
     });
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', async (code) => {
       clearInterval(sampler);
       const totalMs = performance.now() - t0;
+      const serverCpu = cpuMs(serverPid) - serverCpu0;
+      const dbCpu = await backends.stop();
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+      const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+      const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
       resolve({
+        serverCpu,
+        dbCpu,
+        cliCpu: user && system ? (Number(user[1]) + Number(system[1])) * 1000 : null,
         code,
         stdout,
         stderr,
@@ -204,14 +276,54 @@ function runImport(serverPid) {
   });
 }
 
-async function runOnce(first) {
-  const dbName = `lintel_bench_import_${Date.now()}`;
+/** The profile an imported user gets (DefaultUserProfile of the server), the file's phone over it. */
+const DEFAULT_PROFILE = JSON.stringify({
+  phone: '',
+  address: '',
+  time_zone: '',
+  sip_number_id: null,
+  identifier_format: 'dec',
+  time_format: 'DD-MM-YYYY',
+});
+
+/**
+ * The floor of any correct import: the file's rows, already parsed by COPY into `bench_copy`, go into the
+ * tables the import's commit writes — accounts, users, user_domains (the file names no markers) — with their
+ * indexes and triggers, in one plain `insert … select` whose role and groups are resolved by a join (by name,
+ * id or @address, as the file gives them), rolled back. Nothing checked, nothing streamed, no report.
+ */
+const FLOOR = `with a as (
+    insert into accounts (login, email)
+    select c.login, c.email from bench_copy c order by c.login
+    returning id, login
+  ), u as (
+    insert into users (project_id, account_id, role_id, name, description, profile, created_by)
+    select r.project_id, a.id, r.id, c.name, coalesce(c.description, ''),
+      $2::jsonb || jsonb_build_object('phone', coalesce(c.phone, '')), $1
+    from a join bench_copy c on c.login = a.login
+    join roles r on lower(r.name) = lower(c.role) and r.project_id = (select project_id from users where id = $1)
+    order by c.login
+    returning id, account_id
+  ), d as (
+    insert into user_domains (user_id, domain_id)
+    select u.id, g.id from u join a on a.id = u.account_id join bench_copy c on c.login = a.login
+    join domains g on g.project_id = (select project_id from users where id = $1)
+      and (c.domains = g.id::text or lower(c.domains) = lower(g.name) or c.domains = '@' || g.logic_address)
+    returning user_id
+  )
+  select (select count(*) from u)::int as users, (select count(*) from d)::int as links`;
+
+async function runOnce() {
+  const dbName = `lintel_import_bench_${Date.now()}`;
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
   await admin.query(`create database ${dbName}`);
   const dbUrl = new URL(PG);
   dbUrl.pathname = `/${dbName}`;
-  const server = startServer({ DATABASE_URL: dbUrl.toString(), LINTEL_DATA_DIR: path.join(work, 'data') });
+  const server = startServer(
+    { DATABASE_URL: dbUrl.toString(), LINTEL_DATA_DIR: path.join(work, 'data') },
+    String(await freePort()),
+  );
   try {
     await waitFor(`${server.url}/api/v0/server-info`);
     const token = await signIn(server.url, 'admin', PASSWORD);
@@ -230,52 +342,19 @@ async function runOnce(first) {
       `${PASSWORD}\n`,
     );
     if (login.status !== 0) throw new Error(`login: ${login.stderr}`);
-    const serverRssBefore = procKb(server.child.pid, 'VmRSS');
-    const imp = await runImport(server.child.pid);
-    const serverHwm = procKb(server.child.pid, 'VmHWM');
-    if (imp.code !== 0) throw new Error(`import exited ${imp.code}: ${imp.stdout}\n${imp.stderr}`);
-    console.log(imp.stdout.trim());
-
     const db = new pg.Client({ connectionString: dbUrl.toString() });
+    // the database is dropped (with force) when a run fails: its connection's end must not hide the failure
+    db.on('error', () => undefined);
     await db.connect();
-    const inserted = Number(
-      (await db.query(`select count(*) from accounts where login like 'imp-%'`)).rows[0].count,
-    );
-    const linked = Number(
+    const adminId = Number(
       (
         await db.query(
-          `select count(*) from user_domains ud join users u on u.id = ud.user_id join accounts a on a.id = u.account_id where a.login like 'imp-%'`,
+          `select u.id from users u join accounts a on a.id = u.account_id where a.login = 'admin'`,
         )
-      ).rows[0].count,
+      ).rows[0].id,
     );
-    if (inserted !== ROWS || linked !== ROWS)
-      throw new Error(`expected ${ROWS} users in their group, found ${inserted} (${linked} linked)`);
 
-    // the way back: export the same users to CSV, one streamed request, against \copy … to of the same rows
-    await db.query('vacuum analyze');
-    const exportFile = path.join(work, 'export.csv');
-    const exp = await timed(
-      [cliBin, 'users', 'export', '--where', 'login begins_with imp-', '-o', exportFile],
-      server.child.pid,
-    );
-    if (exp.status !== 0) throw new Error(`export exited ${exp.status}: ${exp.stderr}`);
-    let exportedLines = 0;
-    for await (const chunk of fs.createReadStream(exportFile))
-      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) exportedLines++;
-    if (exportedLines - 1 !== ROWS) throw new Error(`export wrote ${exportedLines - 1} rows`);
-    fs.rmSync(exportFile, { force: true });
-    const copyFile = path.join(work, 'copy.csv');
-    const copyToMs = await copyTo(dbUrl.toString(), copyFile);
-    fs.rmSync(copyFile, { force: true });
-    console.log(
-      `export ${(exp.ms / 1000).toFixed(1)} s, \\copy to ${(copyToMs / 1000).toFixed(1)} s (${ROWS.toLocaleString('en')} rows)`,
-    );
-    if (!first) {
-      await db.end();
-      return { bytes, imp, exp, copyToMs, serverRssBefore, serverHwm };
-    }
-
-    // the reference: PostgreSQL's COPY of the same file into a scratch table (no checks, no indexes)
+    // A: PostgreSQL's COPY of the same file into a scratch table (no checks, no indexes)
     await db.query(
       'create table bench_copy (login text, name text, email text, description text, role text, domains text, phone text)',
     );
@@ -302,13 +381,89 @@ async function runOnce(first) {
     }
     const copied = Number((await db.query('select count(*) from bench_copy')).rows[0].count);
     if (copied !== ROWS) throw new Error(`COPY loaded ${copied} rows`);
+    await db.query('analyze bench_copy');
+
+    // B: the floor, rolled back; then the tables vacuumed, so that the import finds them as the floor did
+    const floorBackends = backendCpu(admin, dbName);
+    await floorBackends.start();
+    let t0 = performance.now();
+    await db.query('begin');
+    const floor = (await db.query(FLOOR, [adminId, DEFAULT_PROFILE])).rows[0];
+    await db.query('rollback');
+    const floorMs = performance.now() - t0;
+    const floorDbCpu = await floorBackends.stop();
+    if (floor.users !== ROWS || floor.links !== ROWS)
+      throw new Error(`the floor inserted ${floor.users} users, ${floor.links} links, not ${ROWS}`);
+    await db.query('drop table bench_copy');
+    await db.query('vacuum analyze accounts, users, user_domains');
+
+    // C: the import
+    const serverRssBefore = procKb(server.child.pid, 'VmRSS');
+    const importBackends = backendCpu(admin, dbName);
+    await importBackends.start();
+    const imp = await runImport(server.child.pid, importBackends);
+    const serverHwm = procKb(server.child.pid, 'VmHWM');
+    if (imp.code !== 0) throw new Error(`import exited ${imp.code}: ${imp.stdout}\n${imp.stderr}`);
+    console.log(imp.stdout.trim());
+
+    const inserted = Number(
+      (await db.query(`select count(*) from accounts where login like 'imp-%'`)).rows[0].count,
+    );
+    const linked = Number(
+      (
+        await db.query(
+          `select count(*) from user_domains ud join users u on u.id = ud.user_id join accounts a on a.id = u.account_id where a.login like 'imp-%'`,
+        )
+      ).rows[0].count,
+    );
+    if (inserted !== ROWS || linked !== ROWS)
+      throw new Error(`expected ${ROWS} users in their group, found ${inserted} (${linked} linked)`);
+    console.log(
+      `COPY ${(copyMs / 1000).toFixed(2)} s, insert floor ${(floorMs / 1000).toFixed(2)} s, import ${(imp.totalMs / 1000).toFixed(2)} s (${(floorMs / imp.totalMs).toFixed(2)} of the floor)`,
+    );
+
+    // the way back: export the same users to CSV, one streamed request, against \copy … to of the same rows
+    await db.query('vacuum analyze');
+    const exportFile = path.join(work, 'export.csv');
+    const exp = await timed(
+      [cliBin, 'users', 'export', '--where', 'login begins_with imp-', '-o', exportFile],
+      server.child.pid,
+    );
+    if (exp.status !== 0) throw new Error(`export exited ${exp.status}: ${exp.stderr}`);
+    let exportedLines = 0;
+    for await (const chunk of fs.createReadStream(exportFile))
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) exportedLines++;
+    if (exportedLines - 1 !== ROWS) throw new Error(`export wrote ${exportedLines - 1} rows`);
+    fs.rmSync(exportFile, { force: true });
+    const copyFile = path.join(work, 'copy.csv');
+    const copyToMs = await copyTo(dbUrl.toString(), copyFile);
+    fs.rmSync(copyFile, { force: true });
+    console.log(
+      `export ${(exp.ms / 1000).toFixed(1)} s, \\copy to ${(copyToMs / 1000).toFixed(1)} s (${ROWS.toLocaleString('en')} rows)`,
+    );
     await db.end();
-    return { bytes, imp, exp, copyMs, copyToMs, serverRssBefore, serverHwm };
+    return {
+      bytes,
+      imp,
+      exp,
+      copyMs,
+      floorMs,
+      floorDbCpu,
+      copyToMs,
+      serverRssBefore,
+      serverHwm,
+      load: os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', '),
+    };
   } finally {
-    await new Promise((resolve) => {
-      server.child.once('exit', resolve);
-      server.child.kill('SIGTERM');
-    });
+    // (a server that failed to start has exited already)
+    if (server.child.exitCode === null && server.child.signalCode === null)
+      await new Promise((resolve) => {
+        server.child.once('exit', resolve);
+        server.child.kill('SIGTERM');
+      });
     await admin.query(`drop database if exists ${dbName} with (force)`);
     await admin.end();
     fs.rmSync(csvFile, { force: true });
@@ -322,48 +477,49 @@ const loadBefore = os
 const runs = [];
 for (const [i, size] of SIZES.entries()) {
   ROWS = size;
-  runs.push({ rows: size, ...(await runOnce(i === 0)) });
+  for (let rep = 1; rep <= (i === 0 ? REPS : 1); rep++) {
+    const run = await runOnce();
+    runs.push({ rows: size, rep, ...run });
+    console.log(`${size.toLocaleString('en')} rows, rep ${rep} done (load ${run.load})`);
+  }
 }
 fs.rmSync(work, { recursive: true, force: true });
 ROWS = SIZES[0];
-const result = runs[0];
-
-const { bytes, imp, exp, copyMs, serverHwm } = result;
+const first = runs.filter((r) => r.rows === ROWS);
+const bytes = first[0].bytes;
 const s = (ms) => (ms / 1000).toFixed(1);
-const rate = (ms, rows = ROWS) => Math.round(rows / (ms / 1000)).toLocaleString('en');
-const commitMs = imp.uploadMs === null ? null : imp.totalMs - imp.uploadMs;
-const load = os
-  .loadavg()
-  .map((l) => l.toFixed(1))
-  .join(', ');
+const s2 = (ms) => (ms / 1000).toFixed(2);
+const us = (ms, rows) => (ms === null ? 'n/a' : ((ms * 1000) / rows).toFixed(0));
 const copyName = havePsql ? 'psql \\copy' : 'COPY';
-const md = `## cli-import — \`lintel users import\` and \`export\` of ${ROWS.toLocaleString('en')} users, against PostgreSQL COPY
+const md = `## cli-import — \`lintel users import\` and \`export\`, against PostgreSQL COPY and the plain insert of the same rows
 
-${new Date().toISOString().slice(0, 10)} · ${machine()} · PostgreSQL (fresh database) on the same machine, server and CLI built (\`apps/*/dist\`); load average ${loadBefore} at the start, ${load} at the end${process.env.BENCH_NOTE ? ` (${process.env.BENCH_NOTE})` : ' (other work shares the machine: figures vary between runs)'}.
-File: ${ROWS.toLocaleString('en')} rows, ${(bytes / 2 ** 20).toFixed(1)} MiB, columns login, name, email, description, role (by name), domains (by name, id or @address), phone; no passwords. The CLI streams the file as one NDJSON request; the server checks and stages it ${BATCH} rows at a time (COPY into the staging table), \`--continue-on-error\`.
-Import reference: \`${copyName}\` of the same file into a scratch table without indexes or checks, in the same run.
-Export: \`lintel users export --where 'login begins_with imp-' -o export.csv\` — one streamed request (\`user.export\`: a server-side cursor over the ids, the records loaded 5,000 at a time, NDJSON to the CLI, which writes the import's CSV as it reads), the CLI's start included. Export reference: \`${copyName} (select …) to\` a file of the same users with the same columns (account, role, creator, groups and markers by name; the query is in the bench), in the same run; the ratio is export rows/s over the reference's (target ≥ 0.3).
+${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${machine()} · PostgreSQL (a fresh database for each run) on the same machine, server and CLI built (\`apps/*/dist\`); load average ${loadBefore} at the start${process.env.BENCH_NOTE ? ` (${process.env.BENCH_NOTE})` : ' (other work shares the machine)'}.
+File: ${ROWS.toLocaleString('en')} rows, ${(bytes / 2 ** 20).toFixed(1)} MiB, columns login, name, email, description, role (by name), domains (by name, id or @address), phone; no passwords. The CLI streams the file as one NDJSON request; the server checks and stages it ${BATCH} rows at a time (COPY into the staging table), \`--continue-on-error\`; the commit re-checks, inserts set-based and vacuums.
+Each run, in this order on its own fresh database and server: **COPY** (\`${copyName}\` of the file into a scratch table without indexes or checks); **insert floor** (one plain \`insert … select\` of those rows into \`accounts\`, \`users\` and \`user_domains\` — what the import's commit writes — with their indexes and triggers, role and groups resolved by a join, rolled back; the tables vacuumed after it); the **import** (the CLI's start to exit). CPU per row: the CLI (/usr/bin/time), the server process and the database's backends (utime + stime from /proc, every backend of the database sampled every 100 ms).
+Export: \`lintel users export --where 'login begins_with imp-' -o export.csv\` (one streamed request, the CLI's start included) against \`${copyName} (select …) to\` a file of the same users with the same columns (the query is in the bench), in the same run.
 
-| | wall time s | rows/s | ratio to its reference |
-|---|---|---|---|
-| lintel users import (total) | ${s(imp.totalMs)} | ${rate(imp.totalMs)} | ${(copyMs / imp.totalMs).toFixed(3)} of COPY |
-| · streaming, checking and staging (COPY) the rows | ${imp.uploadMs === null ? 'n/a' : s(imp.uploadMs)} | ${imp.uploadMs === null ? 'n/a' : rate(imp.uploadMs)} | |
-| · commit (re-check, set-based insert, vacuum analyze) | ${commitMs === null ? 'n/a' : s(commitMs)} | | |
-| ${copyName} of the file into a table | ${s(copyMs)} | ${rate(copyMs)} | 1 |
-| lintel users export (CSV, one streamed request) | ${s(exp.ms)} | ${rate(exp.ms)} | ${(result.copyToMs / exp.ms).toFixed(2)} of \\copy to |
-| ${copyName} (select … the same rows) to a file | ${s(result.copyToMs)} | ${rate(result.copyToMs)} | 1 |
-
-Memory by size (each size its own fresh database and server; /usr/bin/time -v for the CLI, the server's VmRSS sampled every 200 ms importing and 100 ms exporting):
-
-| rows | file MiB | import s | import rows/s | import: CLI peak RSS MiB | server RSS before MiB | server sampled peak MiB | export s | export rows/s | \\copy to rows/s | export ratio | export: CLI peak RSS MiB | export: server sampled peak MiB |
+| rows | run | COPY s | insert floor s | import s (streaming+staging / commit) | import vs COPY | **import vs insert floor** | CPU µs/row import: CLI / server / backends | insert floor backends µs/row | export s | ${copyName} to s | **export vs \\copy to** | load average after |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${runs
   .map(
     (r) =>
-      `| ${r.rows.toLocaleString('en')} | ${(r.bytes / 2 ** 20).toFixed(1)} | ${s(r.imp.totalMs)} | ${rate(r.imp.totalMs, r.rows)} | ${mib(r.imp.cliPeakKb)} | ${mib(r.serverRssBefore)} | ${mib(r.imp.serverPeakRss)} | ${s(r.exp.ms)} | ${rate(r.exp.ms, r.rows)} | ${rate(r.copyToMs, r.rows)} | ${(r.copyToMs / r.exp.ms).toFixed(2)} | ${mib(r.exp.peakKb)} | ${mib(r.exp.serverPeak)} |`,
+      `| ${r.rows.toLocaleString('en')} | ${r.rep} | ${s2(r.copyMs)} | ${s2(r.floorMs)} | ${s(r.imp.totalMs)} (${r.imp.uploadMs === null ? 'n/a' : s(r.imp.uploadMs)} / ${r.imp.uploadMs === null ? 'n/a' : s(r.imp.totalMs - r.imp.uploadMs)}) | ${(r.copyMs / r.imp.totalMs).toFixed(3)} | **${(r.floorMs / r.imp.totalMs).toFixed(2)}** | ${us(r.imp.cliCpu, r.rows)} / ${us(r.imp.serverCpu, r.rows)} / ${us(r.imp.dbCpu, r.rows)} | ${us(r.floorDbCpu, r.rows)} | ${s(r.exp.ms)} | ${s(r.copyToMs)} | **${(r.copyToMs / r.exp.ms).toFixed(2)}** | ${r.load} |`,
   )
   .join('\n')}
 
-VmHWM of the first size's server since its start: ${mib(serverHwm)} MiB.`;
+Targets (issue 26): import ≥ 0.8 of the insert floor; export ≥ 0.4 of \`\\copy … to\` at 1,000,000 rows.
+
+Memory (/usr/bin/time -v for the CLI, the server's VmRSS sampled every 200 ms importing and 100 ms exporting):
+
+| rows | run | file MiB | import: CLI peak RSS MiB | server RSS before MiB | import: server sampled peak MiB | export: CLI peak RSS MiB | export: server sampled peak MiB |
+|---|---|---|---|---|---|---|---|
+${runs
+  .map(
+    (r) =>
+      `| ${r.rows.toLocaleString('en')} | ${r.rep} | ${(r.bytes / 2 ** 20).toFixed(1)} | ${mib(r.imp.cliPeakKb)} | ${mib(r.serverRssBefore)} | ${mib(r.imp.serverPeakRss)} | ${mib(r.exp.peakKb)} | ${mib(r.exp.serverPeak)} |`,
+  )
+  .join('\n')}
+
+Run: \`npm run bench -- cli-import\` (\`BENCH_ROWS\`=sizes, default 100000,1000000; \`BENCH_REPS\`=runs of the first size, default 2).`;
 writeResults('cli-import', md);
 console.log(md);

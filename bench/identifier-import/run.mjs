@@ -132,7 +132,7 @@ function runImport(action, serverPid, cpuOfBackends) {
 const expand = (ranges) => ranges.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, k) => a + k));
 
 async function main() {
-  const dbName = `lintel_bench_identifiers_${Date.now()}`;
+  const dbName = `lintel_identifier_import_bench_${Date.now()}`;
   const admin = new pg.Client({ connectionString: PG });
   await admin.connect();
   await admin.query(`create database ${dbName}`);

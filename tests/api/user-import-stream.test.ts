@@ -4,6 +4,7 @@
  * report as batches. Runs on PGlite, and on PostgreSQL when DATABASE_URL is set.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { getCommand, ImportReport } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
@@ -123,5 +124,29 @@ describe('user.import_stream', () => {
     expect(foreign.status).toBe(404);
     // nothing was staged by either refusal: the admin's own import still takes the line as its first
     expect((await stream(id, line)).body).toMatchObject({ id, rows: 1, valid: 1 });
+  });
+
+  it('refuses to commit an import whose staged rows were lost (the staging table is unlogged: a crash empties it)', async () => {
+    const tag = uid();
+    const rows = [2, 3, 4].map((line) => ({
+      line,
+      login: `lost${line}.${tag}`,
+      name: `Lost ${line}`,
+      role: 'Stream resident',
+      domains: String(groupId),
+    }));
+    const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'lost.ndjson' });
+    expect((await stream(id, ndjson(rows))).body).toMatchObject({ rows: 3, valid: 3 });
+    // what a crash does to an unlogged table: its rows are gone, the import's counts stay
+    await sql`delete from user_import_rows where import_id = ${id} and line > 2`.execute(
+      ts.server.context.db,
+    );
+    const commit = await raw(ts, api, 'POST', `/users/import/${id}/commit`, {
+      body: { continue_on_error: true },
+    });
+    expect(commit.status).toBe(409);
+    expect(commit.body).toMatchObject({ error_code: 'cant_perform_action', data: { reason: 'import_lost' } });
+    const found = await getCommand('user.list').run({ api }, { search: tag, limit: 100 });
+    expect(found.data).toHaveLength(0);
   });
 });

@@ -75,6 +75,8 @@ export const identifierImportHandlers = {
     let invalid = 0;
     let duplicates = 0;
     const stager = await openStager(ctx.app, staging);
+    // one batch is staged (COPY on its own connection) while the next is read and checked
+    let staged: Promise<void> = Promise.resolve();
     try {
       let line = 0;
       for await (const batch of ndjsonBatches(stream, BATCH)) {
@@ -144,7 +146,7 @@ export const identifierImportHandlers = {
             where i.project_id = ${projectId}`.execute(db);
           for (const f of found.rows) existing.set(`${f.type}:${f.value}`, f.id);
         }
-        const staged = checked.map((r) => {
+        const rowsOut = checked.map((r) => {
           const dup = r.row && r.value !== null ? (existing.get(`${r.row.type}:${r.value}`) ?? null) : null;
           rows++;
           if (r.problems.length) {
@@ -170,9 +172,13 @@ export const identifierImportHandlers = {
             errors: r.problems.length ? r.problems : null,
           };
         });
-        await stager.write(staged);
+        await staged;
+        staged = stager.write(rowsOut);
+        staged.catch(() => undefined);
       }
+      await staged;
     } finally {
+      await staged.catch(() => undefined);
       await stager.close();
     }
     await sql`update identifier_imports set rows_total = ${rows}, rows_invalid = ${invalid}, rows_duplicate = ${duplicates} where id = ${id}`.execute(
@@ -201,9 +207,10 @@ export const identifierImportHandlers = {
       const imp = (
         await sql<{
           status: string;
+          rows_total: number;
           rows_invalid: number;
           rows_duplicate: number;
-        }>`select status, rows_invalid, rows_duplicate from identifier_imports
+        }>`select status, rows_total, rows_invalid, rows_duplicate from identifier_imports
           where id = ${args.filepath} and project_id = ${c.caller.projectId} and user_id = ${c.caller.userId} for update`.execute(
           trx,
         )
@@ -211,6 +218,11 @@ export const identifierImportHandlers = {
       if (!imp) throw new AppError('item_not_found');
       if (imp.status !== 'open')
         throw new AppError('cant_perform_action', { reason: 'import_committed' }, 409);
+      // the staging table is unlogged: a crash since the attempt emptied it
+      const staged = await sql<{ n: number }>`select count(*)::int as n from identifier_import_rows
+        where import_id = ${args.filepath}`.execute(trx);
+      if (staged.rows[0]?.n !== imp.rows_total)
+        throw new AppError('cant_perform_action', { reason: 'import_lost' }, 409);
       const skippedAll = { committed: false, created: 0, updated: 0, skipped: 0, invalid: imp.rows_invalid };
       if (args.action === 'stop' && imp.rows_duplicate > 0) return skippedAll;
       let updated = 0;
