@@ -13,7 +13,9 @@ import { PGlitePool, asDatabaseRequest } from '../../apps/server/src/db/pglite-p
 import { DatabaseUnavailable, databaseFaultReply } from '../../apps/server/src/db/faults';
 import { startTestServer, type TestServer } from '../support/server';
 import JSZip from 'jszip';
+import type { Kysely } from 'kysely';
 import { getCommand } from '@lintel/commands';
+import type { DB } from '../../apps/server/src/db/schema';
 import { copyRows, seedUsers, waitReady } from '../support/backups';
 import { admin, tokenOf } from '../support/fixtures';
 
@@ -45,6 +47,28 @@ async function pgliteServer(dbWaitMs: number) {
     };
   };
   return { ts, call };
+}
+
+/** One server with a short wait (500 ms), shared by the tests that hold its database. */
+let heldServer: ReturnType<typeof pgliteServer> | undefined;
+const serverToHold = () => (heldServer ??= pgliteServer(500));
+
+/**
+ * Holds the one connection of `db` in a transaction (as a backup's make held it for its snapshot) until
+ * `release`; resolves once it is held.
+ */
+async function holdConnection(db: Kysely<DB>): Promise<{ release: () => void; done: Promise<void> }> {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let holding!: () => void;
+  const isHeld = new Promise<void>((r) => (holding = r));
+  const done = db.transaction().execute(async (trx) => {
+    await trx.selectFrom('users').select('id').limit(1).execute();
+    holding();
+    await held;
+  });
+  await isHeld;
+  return { release, done };
 }
 
 describe('PGlite under more requests than its one connection serves', () => {
@@ -90,22 +114,12 @@ describe('a client of the API (console and CLI) while the embedded database is h
   it(
     'waits through a read answered 503 with Retry-After and gets its reply once the database is free; a write gets the 503',
     async () => {
-      const { ts } = await pgliteServer(500);
+      const { ts } = await serverToHold();
       const api = await admin(ts);
       const answered503 = () => (ts.logs().match(/database unavailable; answered 503/g) ?? []).length;
       const before = answered503();
       let settled: string | null = null;
-      // a backup's make holds the one connection for its snapshot; here a transaction does
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let holding!: () => void;
-      const isHeld = new Promise<void>((r) => (holding = r));
-      const holder = ts.server.context.db.transaction().execute(async (trx) => {
-        await trx.selectFrom('users').select('id').limit(1).execute();
-        holding();
-        await held;
-      });
-      await isHeld;
+      const hold = await holdConnection(ts.server.context.db);
       const read = getCommand('user.list')
         .run({ api }, { limit: 5 })
         .then(
@@ -125,8 +139,8 @@ describe('a client of the API (console and CLI) while the embedded database is h
         // before: the read was refused at once with the same 503
         expect(settled).toBeNull();
       } finally {
-        release();
-        await holder;
+        hold.release();
+        await hold.done;
       }
       expect((await read).data.length).toBeGreaterThan(0);
       expect(settled).toBe('served');
@@ -142,7 +156,7 @@ describe('a backup made on the embedded database', () => {
   it(
     'reads a copy of the database: requests are served while the make reads, and the backup holds the rows as they were when it began',
     async () => {
-      const { ts } = await pgliteServer(500);
+      const { ts } = await serverToHold();
       const api = await admin(ts);
       const database = ts.server.context.database;
       await seedUsers(ts.server.context.db, 200, 'snap');
@@ -150,24 +164,18 @@ describe('a backup made on the embedded database', () => {
       // wants: before, the make read the server's own database in one transaction, holding its one
       // connection, and no request was served until it ended (503 after LINTEL_DB_WAIT_MS)
       const snapshot = database.snapshot!.bind(database);
-      let release!: () => void;
-      const held = new Promise<void>((r) => (release = r));
-      let reading!: () => void;
-      const isReading = new Promise<void>((r) => (reading = r));
+      let copyHeld!: (hold: Awaited<ReturnType<typeof holdConnection>>) => void;
+      const onCopy = new Promise<Awaited<ReturnType<typeof holdConnection>>>((r) => (copyHeld = r));
       database.snapshot = async () => {
         const copy = await snapshot();
         // the copy's one connection is the test's before the make asks for it
-        void copy.db.transaction().execute(async (trx) => {
-          await trx.selectFrom('users').select('id').limit(1).execute();
-          reading();
-          await held;
-        });
-        await isReading;
+        copyHeld(await holdConnection(copy.db));
         return copy;
       };
+      const release = () => void onCopy.then((hold) => hold.release());
       try {
         const made = await getCommand('backup.make').run({ api }, { name: 'while serving' });
-        await isReading;
+        await onCopy;
         // the make is under way on its copy; the server serves reads and writes meanwhile
         expect((await getCommand('backup.get').run({ api }, { id: made.data.id })).data.state).toBe('making');
         await getCommand('group.create').run({ api }, { name: 'After the snapshot', parent_id: null });
