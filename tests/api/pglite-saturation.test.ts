@@ -12,11 +12,9 @@ import { EventEmitter } from 'node:events';
 import { PGlitePool, asDatabaseRequest } from '../../apps/server/src/db/pglite-pool';
 import { DatabaseUnavailable, databaseFaultReply } from '../../apps/server/src/db/faults';
 import { startTestServer, type TestServer } from '../support/server';
-import JSZip from 'jszip';
 import type { Kysely } from 'kysely';
 import { getCommand } from '@lintel/commands';
 import type { DB } from '../../apps/server/src/db/schema';
-import { copyRows, seedUsers, waitReady } from '../support/backups';
 import { admin, tokenOf } from '../support/fixtures';
 
 // each test starts its own embedded server (migrations included) inside the test: on a loaded 2-core machine
@@ -147,62 +145,6 @@ describe('a client of the API (console and CLI) while the embedded database is h
       // the write did nothing
       const groups = await getCommand('group.full').run({ api }, {});
       expect(groups.data.map((g) => g.name)).not.toContain('Made while held');
-    },
-    SLOW_MS,
-  );
-});
-
-describe('a backup made on the embedded database', () => {
-  it(
-    'reads a copy of the database: requests are served while the make reads, and the backup holds the rows as they were when it began',
-    async () => {
-      const { ts } = await serverToHold();
-      const api = await admin(ts);
-      const database = ts.server.context.database;
-      await seedUsers(ts.server.context.db, 200, 'snap');
-      // the copy the make reads is held by this test, so the make waits in its reading as long as the test
-      // wants: before, the make read the server's own database in one transaction, holding its one
-      // connection, and no request was served until it ended (503 after LINTEL_DB_WAIT_MS)
-      const snapshot = database.snapshot!.bind(database);
-      let copyHeld!: (hold: Awaited<ReturnType<typeof holdConnection>>) => void;
-      const onCopy = new Promise<Awaited<ReturnType<typeof holdConnection>>>((r) => (copyHeld = r));
-      database.snapshot = async () => {
-        const copy = await snapshot();
-        // the copy's one connection is the test's before the make asks for it
-        copyHeld(await holdConnection(copy.db));
-        return copy;
-      };
-      const release = () => void onCopy.then((hold) => hold.release());
-      try {
-        const made = await getCommand('backup.make').run({ api }, { name: 'while serving' });
-        await onCopy;
-        // the make is under way on its copy; the server serves reads and writes meanwhile
-        expect((await getCommand('backup.get').run({ api }, { id: made.data.id })).data.state).toBe('making');
-        await getCommand('group.create').run({ api }, { name: 'After the snapshot', parent_id: null });
-        const groups = (await getCommand('group.full').run({ api }, {})).data.map((g) => g.name);
-        expect(groups).toContain('After the snapshot');
-        release();
-        const ready = await waitReady(api, made.data.id);
-        // the rows as they were when the make began: the group made after it is not in the backup
-        const res = await fetch(`${ts.url}/api/v0/backups/${ready.id}/download`, {
-          headers: { authorization: `Bearer ${tokenOf(api)}` },
-        });
-        const z = await JSZip.loadAsync(new Uint8Array(await res.arrayBuffer()));
-        const manifest = JSON.parse(await z.file('manifest.json')!.async('string')) as {
-          tables: { name: string; file: string; columns: string[] }[];
-        };
-        const rowsOf = async (name: string) => {
-          const t = manifest.tables.find((x) => x.name === name)!;
-          return copyRows(await z.file(t.file)!.async('string'), t.columns);
-        };
-        expect((await rowsOf('users')).length).toBe(201);
-        const backedUp = (await rowsOf('domains')).map((g) => g.name);
-        expect(backedUp.length).toBeGreaterThan(0);
-        expect(backedUp).not.toContain('After the snapshot');
-      } finally {
-        release();
-        database.snapshot = snapshot;
-      }
     },
     SLOW_MS,
   );

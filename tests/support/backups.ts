@@ -87,9 +87,16 @@ export async function olderFormat(db: Kysely<DB>, zip: Uint8Array, version: numb
 export async function waitReady(api: ApiClient, id: number, timeoutMs = 120_000): Promise<Backup> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const b = (await getCommand('backup.get').run({ api }, { id })).data;
-    if (b.state === 'ready') return b;
-    if (b.state === 'failed') throw new Error(`backup ${id} failed: ${b.error}`);
+    // on the embedded database the make holds the one connection for its snapshot: a poll then times out
+    const got = await getCommand('backup.get')
+      .run({ api }, { id })
+      .catch((err: unknown) => {
+        if ((err as { code?: string }).code === 'timeout') return null;
+        throw err;
+      });
+    const b = got?.data;
+    if (b?.state === 'ready') return b;
+    if (b?.state === 'failed') throw new Error(`backup ${id} failed: ${b.error}`);
     if (Date.now() > end) throw new Error(`backup ${id} not made in time`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -237,11 +237,7 @@ export async function makeBackup(
   const tables = tablesOf(opts.sets);
   let done = 0;
   const counted: Record<string, number> = {};
-  // on PGlite the snapshot is a copy of the database opened beside it: the make's transaction held the one
-  // connection for as long as it read (over 30 s at 100,000 users and identifiers), and every request of the
-  // console and the CLI was refused 503 meanwhile. The copy is read instead; the server goes on serving
-  const copyOfDb = app.database.snapshot ? await app.database.snapshot() : null;
-  await (copyOfDb?.db ?? app.db)
+  await app.db
     .transaction()
     .setIsolationLevel('repeatable read')
     .execute(async (trx) => {
@@ -336,8 +332,7 @@ export async function makeBackup(
     .catch(async (err: unknown) => {
       await fsp.rm(part, { force: true });
       throw err;
-    })
-    .finally(() => copyOfDb?.close());
+    });
   await fsp.rename(part, opts.file);
   const size = (await fsp.stat(opts.file)).size;
   return { size, rows: done, tables: counted };

@@ -31,12 +31,6 @@ export interface Database {
   /** PGlite only: the data folder as a tarball, which `openDatabase`'s `pgliteTemplate` starts from */
   dump?(): Promise<Blob>;
   /**
-   * PGlite only: a copy of the database as it is now, opened in memory beside this one (PGlite's `clone`: its
-   * data folder dumped between two borrowers of the one connection, so no transaction is half-way), for a
-   * long reader that must see one state without holding the one connection (a backup's make). Close it.
-   */
-  snapshot?(): Promise<Database>;
-  /**
    * PGlite only: runs `statement`, a `COPY … FROM '/dev/blob'`, over `data`; answers the rows copied. It goes
    * straight to the one connection: only its holder may call it (a backup's apply, inside its transaction).
    */
@@ -137,14 +131,6 @@ export async function openDatabase(opts: {
     return open(undefined);
   });
   const pool = new PGlitePool(pglite, opts.waitMs);
-  const dump = async () => {
-    const conn = await pool.connect();
-    try {
-      return await pglite.dumpDataDir('none');
-    } finally {
-      conn.release();
-    }
-  };
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool: pool as unknown as pg.Pool }),
     ...(logSql ? { log: logSql } : {}),
@@ -177,8 +163,14 @@ export async function openDatabase(opts: {
       const r = await pglite.query(statement, [], { blob: data });
       return r.affectedRows ?? 0;
     },
-    dump,
-    snapshot: async () => openDatabase({ dataDir: 'memory://', pgliteTemplate: await dump(), waitMs: 0 }),
+    dump: async () => {
+      const conn = await pool.connect();
+      try {
+        return await pglite.dumpDataDir('none');
+      } finally {
+        conn.release();
+      }
+    },
     close: () => db.destroy(),
   };
 }
