@@ -47,7 +47,7 @@ async function pgliteServer(dbWaitMs: number) {
   return { ts, call };
 }
 
-/** One server with a short wait (500 ms), shared by the tests that hold its database. */
+/** A server with a short wait (500 ms) for the tests that hold its database. */
 let heldServer: ReturnType<typeof pgliteServer> | undefined;
 const serverToHold = () => (heldServer ??= pgliteServer(500));
 
