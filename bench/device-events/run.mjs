@@ -32,7 +32,7 @@ import { build } from 'esbuild';
 import mqtt from 'mqtt';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { freePort, machine, root, signIn, startServer } from '../lib.mjs';
+import { backendsOf, cpuOf, freePort, machine, root, signIn, startServer } from '../lib.mjs';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 200);
 const CONSOLES = Number(process.env.BENCH_CONSOLES ?? 5);
@@ -47,7 +47,6 @@ const PG = process.env.BENCH_POSTGRES ?? 'postgres://postgres@127.0.0.1:5432/pos
 const PROFILE = process.env.BENCH_CPU_PROF ?? '';
 const PASSWORD = 'Bench-password-1';
 const TOPIC = 'private-devices';
-const CLK = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim() || 100);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -58,32 +57,6 @@ const load = () =>
     .loadavg()
     .map((x) => x.toFixed(1))
     .join(', ');
-
-/** CPU seconds (user + system) of a process so far, from /proc; NaN when it is gone. */
-function cpuOf(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLK;
-  } catch {
-    return NaN;
-  }
-}
-
-/** The PostgreSQL backends serving database `db` now (their process title names it). */
-function backendsOf(db) {
-  const out = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (cmd.startsWith('postgres:') && cmd.includes(` ${db} `)) out.push(Number(d));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
 
 /** CPU seconds of the run's processes: server, database backends (by pid, so those of a window are compared), broker, bench. */
 function cpuSnapshot(pids, db) {
