@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
@@ -21,6 +21,7 @@ import { ensureBuilt, expectText, repo, WAIT, webDist } from '../support/web';
 import { sippCallRefused, sipTestConfig } from '../sip/sip-support';
 import {
   conciergeUser,
+  DialerLog,
   inboundBytes,
   launchDialerChromium,
   RECORD_PEER_CONNECTIONS,
@@ -33,6 +34,8 @@ let sip: SipConfig;
 let api: ApiClient;
 let group: number;
 const contexts: BrowserContext[] = [];
+/** the pages' consoles with sip.js's log, and Kamailio's output: printed when a test fails */
+const log = new DialerLog();
 let next = 3000 + Math.floor(Math.random() * 5000);
 
 const shots = path.join(repo, '.test-results/e2e');
@@ -47,6 +50,10 @@ beforeAll(async () => {
   // WebRTC between two pages of this machine (../shared/SIP.md)
   browser = await launchDialerChromium(['--allow-loopback-in-peer-connection']);
 }, 180_000);
+
+afterEach(({ task }) => {
+  if (task.result?.state === 'fail') console.log(log.report(server.server.context.sip.recentOutput()));
+});
 
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => undefined);
@@ -78,7 +85,9 @@ async function concierge(name: string): Promise<{
   });
   contexts.push(context);
   await context.addInitScript(RECORD_PEER_CONNECTIONS);
+  await log.watch(context);
   const page = await context.newPage();
+  log.follow(page, name);
   page.setDefaultTimeout(WAIT);
   await keyboardSignIn(page, server, login, userPassword);
   return { page, id: n.id, number: n.number, password, api: () => signIn(server, login, userPassword) };
@@ -312,6 +321,7 @@ describe('the web dialer', { timeout: 180_000 }, () => {
       first.evaluate((url) => void window.open(url, '_blank'), `${server.url}/home`),
     ]);
     second.setDefaultTimeout(WAIT);
+    log.follow(second, 'Carol Desk (second tab)');
     await second.getByTestId('side-menu').waitFor();
     // it shows the first tab's registration and says where it is, without registering itself
     await button(second).and(second.locator('[data-state="registered"]')).waitFor();

@@ -3,9 +3,9 @@
  * devices, the peer connections a page makes kept for their stats, and a concierge — a user whose profile
  * names a virtual number of his.
  */
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
-import type { ApiClient } from '@lintel/core';
+import { Dialer, type ApiClient } from '@lintel/core';
 import { uid } from './fixtures';
 
 /** Debian's Chromium with fake media devices (../shared/SIP.md); `extra`: flags a test's network needs. */
@@ -111,4 +111,60 @@ export async function conciergeUser(
     },
   );
   return { login, password };
+}
+
+/**
+ * What the dialer's pages and the SIP server said, kept for the report of a failed test: each page's console
+ * with sip.js's own log switched on (every SIP message the page sent and received, its media steps), and
+ * Kamailio's last lines. Nothing is printed while the tests pass.
+ */
+export class DialerLog {
+  private readonly lines: string[] = [];
+  private reported = 0;
+
+  /** Switches sip.js's log on in the pages `context` opens from now on (before the console's script runs). */
+  async watch(context: BrowserContext): Promise<void> {
+    await context.addInitScript(
+      ([key, level]) => {
+        window.localStorage.setItem(key, level);
+        // a hidden or frozen page defers timers and media: said in the log when it happens
+        const say = (what: string) =>
+          console.info(`lintel-test: ${what}, the page is ${document.visibilityState}`);
+        document.addEventListener('visibilitychange', () => say('visibility changed'));
+        document.addEventListener('freeze', () => say('frozen'));
+        document.addEventListener('resume', () => say('resumed'));
+        say('loaded');
+      },
+      [Dialer.sipLogKey, 'debug'] as const,
+    );
+  }
+
+  /** Keeps `page`'s console, its errors and a crash, under `name`. */
+  follow(page: Page, name: string): void {
+    const keep = (line: string) => {
+      this.lines.push(`${new Date().toISOString().slice(11, 23)} ${name} ${line}`);
+      if (this.lines.length > 50_000) {
+        this.lines.splice(0, 10_000);
+        this.reported = Math.max(0, this.reported - 10_000);
+      }
+    };
+    page.on('console', (m) => keep(`${m.type()}: ${m.text()}`));
+    page.on('pageerror', (err) => keep(`page error: ${err.message}`));
+    page.on('crash', () => keep('the page crashed'));
+  }
+
+  /**
+   * For a failed test's output: the last `pages` entries the pages logged since the last report (a test's
+   * own, when each failure is reported), and the SIP server's last lines.
+   */
+  report(sipOutput: string[], pages = 400): string {
+    const fresh = this.lines.slice(this.reported);
+    this.reported = this.lines.length;
+    return [
+      `== the dialer pages' console, ${Math.min(pages, fresh.length)} of ${fresh.length} entries since the last report (sip.js at debug)`,
+      ...fresh.slice(-pages),
+      '== the SIP server (Kamailio) last lines',
+      ...sipOutput,
+    ].join('\n');
+  }
 }

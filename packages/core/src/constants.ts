@@ -29,6 +29,8 @@ export const Dialer = {
   secureSipWebsocketPort: 8443,
   iceCheckingTimeoutMs: 200,
   historyPageSize: 50,
+  /** the browser's switch for sip.js's own log (localStorage: debug, log, warn or error); none when unset */
+  sipLogKey: 'lintel:sip-log',
   keypad: ['1', '2', '3', '4', '5', '6', '7', '8', '9', '*', '0', '#'],
 } as const;
 

@@ -307,6 +307,11 @@ export class SipService {
     return status;
   }
 
+  /** Kamailio's last lines of output (up to 200, kept for the error log of a failed start): for diagnostics. */
+  recentOutput(): string[] {
+    return [...this.stderr];
+  }
+
   /**
    * What the SIP node says of itself (spec part 1 §2.4 "SIP nodes"): how long it has run, the contacts its
    * registrar holds and the dialogs in progress; null for what it does not answer.

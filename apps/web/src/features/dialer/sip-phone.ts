@@ -111,8 +111,7 @@ export class SipPhone {
       transportOptions: { server: profile.server, connectionTimeout: 10 },
       // the registration machine retries (5 s / 30 s), not sip.js
       reconnectionAttempts: 0,
-      logBuiltinEnabled: false,
-      logLevel: 'error',
+      ...sipLog(),
       sessionDescriptionHandlerFactoryOptions: {
         // the settings' ICE servers only: none by default (no public STUN unless configured)
         peerConnectionConfiguration: { iceServers: profile.iceServers },
@@ -570,6 +569,23 @@ export class SipPhone {
       this.hooks.refused('cant_perform_action');
     }
   }
+}
+
+/**
+ * sip.js's own log: none, unless this browser asks for it (`localStorage['lintel:sip-log']` set to `debug`, `log`,
+ * `warn` or `error`) — for support, and for the browser tests' report of a failed call. Never the passwords: the
+ * phone holds an HA1 only.
+ */
+function sipLog(): { logBuiltinEnabled: boolean; logLevel: 'debug' | 'log' | 'warn' | 'error' } {
+  let asked: string | null = null;
+  try {
+    asked = window.localStorage.getItem(Dialer.sipLogKey);
+  } catch {
+    // storage refused (a sandboxed frame): no log
+  }
+  return asked === 'debug' || asked === 'log' || asked === 'warn' || asked === 'error'
+    ? { logBuiltinEnabled: true, logLevel: asked }
+    : { logBuiltinEnabled: false, logLevel: 'error' };
 }
 
 /** Whether this machine has a camera (listed without asking for it: no permission prompt). */
