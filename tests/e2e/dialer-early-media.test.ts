@@ -8,7 +8,7 @@
  * during the early media (a CANCEL through Kamailio) ends the card cleanly; a call offering no video rings as
  * before, with no video. One server, one Kamailio, one browser and one panel for the file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
 import { loadSipConfig, type SipConfig } from '@lintel/server';
@@ -20,6 +20,7 @@ import { ensureBuilt, WAIT, webDist } from '../support/web';
 import { freePort } from '../sip/sip-support';
 import {
   conciergeUser,
+  DialerLog,
   inboundBytes,
   launchDialerChromium,
   outboundBytes,
@@ -40,6 +41,8 @@ let browser: Browser;
 let sip: SipConfig;
 let api: ApiClient;
 let page: Page;
+/** the page's console with sip.js's log, and Kamailio's output: printed when a test fails */
+const log = new DialerLog();
 
 /** The panel (re)started with or without its camera, registered with Kamailio. */
 async function startPanel(video: boolean): Promise<void> {
@@ -84,11 +87,17 @@ beforeAll(async () => {
   const user = await conciergeUser(api, root, numberId, 'Early Desk');
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1440, height: 900 } });
   await context.addInitScript(panel.oneAddressScript());
+  await log.watch(context);
   page = await context.newPage();
+  log.follow(page, 'Early Desk');
   page.setDefaultTimeout(WAIT);
   await keyboardSignIn(page, server, user.login, user.password);
   await page.locator('[data-testid="dialer-button"][data-state="registered"]').waitFor();
 }, 180_000);
+
+afterEach(({ task }) => {
+  if (task.result?.state === 'fail') console.log(log.report(server.server.context.sip.recentOutput()));
+});
 
 afterAll(async () => {
   await page?.context().close();

@@ -10,7 +10,7 @@
  * join came — says why on the call's card, and the call stays as it was. The interception panel's groups are
  * searched by name from the keyboard. One server, one Kamailio, one browser and one panel for the file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
 import { loadSipConfig, type SipConfig } from '@lintel/server';
@@ -20,7 +20,7 @@ import { admin, everyFeatureOn, group, licence, rootGroup, uid } from '../suppor
 import { keyboardSignIn } from '../support/console';
 import { ensureBuilt, WAIT, webDist } from '../support/web';
 import { freePort } from '../sip/sip-support';
-import { conciergeUser, inboundBytes, launchDialerChromium, sipNumber } from '../support/dialer';
+import { conciergeUser, DialerLog, inboundBytes, launchDialerChromium, sipNumber } from '../support/dialer';
 import { BaresipPanel } from '../support/baresip-panel';
 
 const INTERCEPT = 'calls.can_intercept_call_like_concierge';
@@ -32,6 +32,8 @@ let server: TestServer;
 let browser: Browser;
 let sip: SipConfig;
 let api: ApiClient;
+/** the pages' consoles with sip.js's log, and Kamailio's output: printed when a test fails */
+const log = new DialerLog();
 
 beforeAll(async () => {
   ensureBuilt();
@@ -58,6 +60,10 @@ beforeAll(async () => {
   ]);
 }, 180_000);
 
+afterEach(({ task }) => {
+  if (task.result?.state === 'fail') console.log(log.report(server.server.context.sip.recentOutput()));
+});
+
 afterAll(async () => {
   panel.down();
   await browser?.close();
@@ -81,7 +87,9 @@ async function concierge(
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1440, height: 900 } });
   await context.addInitScript(panel.oneAddressScript());
   await prepare?.(context);
+  await log.watch(context);
   const page = await context.newPage();
+  log.follow(page, name);
   page.setDefaultTimeout(WAIT);
   await keyboardSignIn(page, server, user.login, user.password);
   await page.locator('[data-testid="dialer-button"][data-state="registered"]').waitFor();
