@@ -22,6 +22,16 @@ export const storageTests = [
  * of their own): the second pass would run them again unchanged, so it leaves them out.
  */
 export const pgliteOnlyTests = ['tests/api/pglite-saturation.test.ts', 'tests/api/slow-bodies.test.ts'];
+/**
+ * Files under those paths that check the HTTP layer itself (headers, the API document, closing, the image
+ * decoders): what they store is incidental, so the second pass would repeat them for nothing.
+ */
+export const httpOnlyTests = [
+  'tests/api/openapi.test.ts',
+  'tests/api/security-headers.test.ts',
+  'tests/api/http-close.test.ts',
+  'tests/api/image-bombs.test.ts',
+];
 const storagePass = process.env.LINTEL_TEST_PASS === 'storage';
 
 /**
@@ -73,7 +83,7 @@ export default defineConfig({
       '**/node_modules/**',
       '**/dist/**',
       ...(process.env.DATABASE_URL ? [] : ['tests/postgres/**']),
-      ...(storagePass ? pgliteOnlyTests : []),
+      ...(storagePass ? [...pgliteOnlyTests, ...httpOnlyTests] : []),
       ...(phase === 'parallel' ? serialTests : phase === 'browser' ? sipTests : []),
     ],
     testTimeout: 30_000,
