@@ -28,6 +28,8 @@ const havePsql = spawnSync('psql', ['--version']).status === 0;
 // repetitions of the first size (each its own fresh database and server): COPY, floor, import each time
 const REPS = Number(process.env.BENCH_REPS ?? 2);
 const TICK = 100; // clock ticks a second (/proc's utime and stime)
+// BENCH_ONLY=export: the export alone — the users are the floor's insert, committed, not an import's
+const EXPORT_ONLY = process.env.BENCH_ONLY === 'export';
 
 /** utime + stime of a process, in ms (Linux); 0 elsewhere. */
 function cpuMs(pid) {
@@ -389,7 +391,7 @@ async function runOnce() {
     let t0 = performance.now();
     await db.query('begin');
     const floor = (await db.query(FLOOR, [adminId, DEFAULT_PROFILE])).rows[0];
-    await db.query('rollback');
+    await db.query(EXPORT_ONLY ? 'commit' : 'rollback');
     const floorMs = performance.now() - t0;
     const floorDbCpu = await floorBackends.stop();
     if (floor.users !== ROWS || floor.links !== ROWS)
@@ -401,10 +403,11 @@ async function runOnce() {
     const serverRssBefore = procKb(server.child.pid, 'VmRSS');
     const importBackends = backendCpu(admin, dbName);
     await importBackends.start();
-    const imp = await runImport(server.child.pid, importBackends);
+    const imp = EXPORT_ONLY ? null : await runImport(server.child.pid, importBackends);
+    if (EXPORT_ONLY) await importBackends.stop();
     const serverHwm = procKb(server.child.pid, 'VmHWM');
-    if (imp.code !== 0) throw new Error(`import exited ${imp.code}: ${imp.stdout}\n${imp.stderr}`);
-    console.log(imp.stdout.trim());
+    if (imp && imp.code !== 0) throw new Error(`import exited ${imp.code}: ${imp.stdout}\n${imp.stderr}`);
+    if (imp) console.log(imp.stdout.trim());
 
     const inserted = Number(
       (await db.query(`select count(*) from accounts where login like 'imp-%'`)).rows[0].count,
@@ -418,17 +421,26 @@ async function runOnce() {
     );
     if (inserted !== ROWS || linked !== ROWS)
       throw new Error(`expected ${ROWS} users in their group, found ${inserted} (${linked} linked)`);
-    console.log(
-      `COPY ${(copyMs / 1000).toFixed(2)} s, insert floor ${(floorMs / 1000).toFixed(2)} s, import ${(imp.totalMs / 1000).toFixed(2)} s (${(floorMs / imp.totalMs).toFixed(2)} of the floor)`,
-    );
+    if (imp)
+      console.log(
+        `COPY ${(copyMs / 1000).toFixed(2)} s, insert floor ${(floorMs / 1000).toFixed(2)} s, import ${(imp.totalMs / 1000).toFixed(2)} s (${(floorMs / imp.totalMs).toFixed(2)} of the floor)`,
+      );
 
     // the way back: export the same users to CSV, one streamed request, against \copy … to of the same rows
     await db.query('vacuum analyze');
     const exportFile = path.join(work, 'export.csv');
+    const exportServerCpu0 = cpuMs(server.child.pid);
+    const exportBackends = backendCpu(admin, dbName);
+    await exportBackends.start();
     const exp = await timed(
       [cliBin, 'users', 'export', '--where', 'login begins_with imp-', '-o', exportFile],
       server.child.pid,
     );
+    exp.serverCpu = cpuMs(server.child.pid) - exportServerCpu0;
+    exp.dbCpu = await exportBackends.stop();
+    const user = /User time \(seconds\): ([\d.]+)/.exec(exp.stderr);
+    const system = /System time \(seconds\): ([\d.]+)/.exec(exp.stderr);
+    exp.cliCpu = user && system ? (Number(user[1]) + Number(system[1])) * 1000 : null;
     if (exp.status !== 0) throw new Error(`export exited ${exp.status}: ${exp.stderr}`);
     let exportedLines = 0;
     for await (const chunk of fs.createReadStream(exportFile))
@@ -491,6 +503,11 @@ const s = (ms) => (ms / 1000).toFixed(1);
 const s2 = (ms) => (ms / 1000).toFixed(2);
 const us = (ms, rows) => (ms === null ? 'n/a' : ((ms * 1000) / rows).toFixed(0));
 const copyName = havePsql ? 'psql \\copy' : 'COPY';
+/** the import's cells of a run (none with BENCH_ONLY=export) */
+const importCells = (r) =>
+  r.imp
+    ? `${s(r.imp.totalMs)} (${r.imp.uploadMs === null ? 'n/a' : s(r.imp.uploadMs)} / ${r.imp.uploadMs === null ? 'n/a' : s(r.imp.totalMs - r.imp.uploadMs)}) | ${(r.copyMs / r.imp.totalMs).toFixed(3)} | **${(r.floorMs / r.imp.totalMs).toFixed(2)}** | ${us(r.imp.cliCpu, r.rows)} / ${us(r.imp.serverCpu, r.rows)} / ${us(r.imp.dbCpu, r.rows)}`
+    : 'not run | | | ';
 const md = `## cli-import — \`lintel users import\` and \`export\`, against PostgreSQL COPY and the plain insert of the same rows
 
 ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC · ${machine()} · PostgreSQL (a fresh database for each run) on the same machine, server and CLI built (\`apps/*/dist\`); load average ${loadBefore} at the start${process.env.BENCH_NOTE ? ` (${process.env.BENCH_NOTE})` : ' (other work shares the machine)'}.
@@ -498,12 +515,12 @@ File: ${ROWS.toLocaleString('en')} rows, ${(bytes / 2 ** 20).toFixed(1)} MiB, co
 Each run, in this order on its own fresh database and server: **COPY** (\`${copyName}\` of the file into a scratch table without indexes or checks); **insert floor** (one plain \`insert … select\` of those rows into \`accounts\`, \`users\` and \`user_domains\` — what the import's commit writes — with their indexes and triggers, role and groups resolved by a join, rolled back; the tables vacuumed after it); the **import** (the CLI's start to exit). CPU per row: the CLI (/usr/bin/time), the server process and the database's backends (utime + stime from /proc, every backend of the database sampled every 100 ms).
 Export: \`lintel users export --where 'login begins_with imp-' -o export.csv\` (one streamed request, the CLI's start included) against \`${copyName} (select …) to\` a file of the same users with the same columns (the query is in the bench), in the same run.
 
-| rows | run | COPY s | insert floor s | import s (streaming+staging / commit) | import vs COPY | **import vs insert floor** | CPU µs/row import: CLI / server / backends | insert floor backends µs/row | export s | ${copyName} to s | **export vs \\copy to** | load average after |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| rows | run | COPY s | insert floor s | import s (streaming+staging / commit) | import vs COPY | **import vs insert floor** | CPU µs/row import: CLI / server / backends | insert floor backends µs/row | export s | ${copyName} to s | **export vs \\copy to** | CPU µs/row export: CLI / server / backends | load average after |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${runs
   .map(
     (r) =>
-      `| ${r.rows.toLocaleString('en')} | ${r.rep} | ${s2(r.copyMs)} | ${s2(r.floorMs)} | ${s(r.imp.totalMs)} (${r.imp.uploadMs === null ? 'n/a' : s(r.imp.uploadMs)} / ${r.imp.uploadMs === null ? 'n/a' : s(r.imp.totalMs - r.imp.uploadMs)}) | ${(r.copyMs / r.imp.totalMs).toFixed(3)} | **${(r.floorMs / r.imp.totalMs).toFixed(2)}** | ${us(r.imp.cliCpu, r.rows)} / ${us(r.imp.serverCpu, r.rows)} / ${us(r.imp.dbCpu, r.rows)} | ${us(r.floorDbCpu, r.rows)} | ${s(r.exp.ms)} | ${s(r.copyToMs)} | **${(r.copyToMs / r.exp.ms).toFixed(2)}** | ${r.load} |`,
+      `| ${r.rows.toLocaleString('en')} | ${r.rep} | ${s2(r.copyMs)} | ${s2(r.floorMs)} | ${importCells(r)} | ${us(r.floorDbCpu, r.rows)} | ${s(r.exp.ms)} | ${s(r.copyToMs)} | **${(r.copyToMs / r.exp.ms).toFixed(2)}** | ${us(r.exp.cliCpu, r.rows)} / ${us(r.exp.serverCpu, r.rows)} / ${us(r.exp.dbCpu, r.rows)} | ${r.load} |`,
   )
   .join('\n')}
 
@@ -516,10 +533,10 @@ Memory (/usr/bin/time -v for the CLI, the server's VmRSS sampled every 200 ms im
 ${runs
   .map(
     (r) =>
-      `| ${r.rows.toLocaleString('en')} | ${r.rep} | ${(r.bytes / 2 ** 20).toFixed(1)} | ${mib(r.imp.cliPeakKb)} | ${mib(r.serverRssBefore)} | ${mib(r.imp.serverPeakRss)} | ${mib(r.exp.peakKb)} | ${mib(r.exp.serverPeak)} |`,
+      `| ${r.rows.toLocaleString('en')} | ${r.rep} | ${(r.bytes / 2 ** 20).toFixed(1)} | ${mib(r.imp?.cliPeakKb)} | ${mib(r.serverRssBefore)} | ${mib(r.imp?.serverPeakRss)} | ${mib(r.exp.peakKb)} | ${mib(r.exp.serverPeak)} |`,
   )
   .join('\n')}
 
-Run: \`npm run bench -- cli-import\` (\`BENCH_ROWS\`=sizes, default 100000,1000000; \`BENCH_REPS\`=runs of the first size, default 2).`;
+Run: \`npm run bench -- cli-import\` (\`BENCH_ROWS\`=sizes, default 100000,1000000; \`BENCH_REPS\`=runs of the first size, default 2; \`BENCH_ONLY=export\`: no import, the users are the floor's insert committed).`;
 writeResults('cli-import', md);
 console.log(md);

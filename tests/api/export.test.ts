@@ -106,6 +106,30 @@ describe('export: the list’s rows, streamed', () => {
     expect(exported).toEqual(listed);
   });
 
+  it('users: the JSON lines the database writes are the records the list builds', async () => {
+    const db = ts.server.context.db;
+    // text to escape, a profile with a key of its own and a value over a default, markers, a creator
+    const odd = w.inB[2]!;
+    const marker = (
+      await sql<{ id: number }>`insert into markers (project_id, name, color)
+        values (${project}, ${'Marker "ü" \\ ☃'}, '#112233') returning id`.execute(db)
+    ).rows[0]!.id;
+    await sql`insert into user_markers (user_id, marker_id) values (${odd}, ${marker})`.execute(db);
+    await sql`update users set description = ${'a "quote", back\\slash,\nnew line\t\u0001 ☃ 𝄞'},
+      profile = ${JSON.stringify({ phone: '+49 1', own: { a: [1, null] } })}::jsonb,
+      created_at = '2026-11-28 12:34:56.789999+03' where id = ${odd}`.execute(db);
+    const ids = (
+      await sql<{ id: number }>`select id from users where project_id = ${project} order by id desc`.execute(
+        db,
+      )
+    ).rows.map((r) => r.id);
+    const lines = await userStore.loadLines!(db, ids);
+    expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(await userStore.load(db, ids));
+    const [mine] = await userStore.load(db, [odd]);
+    expect(mine!.markers).toEqual([{ id: marker, name: 'Marker "ü" \\ ☃', color: '#112233' }]);
+    expect(mine!.created_at).toBe('2026-11-28T09:34:56.789Z');
+  });
+
   it('keyset pages (the PGlite path, on either database) walk the list’s order across nulls and ties', async () => {
     for (const [, query] of cases) {
       const listed = (await listAll(api, query)).map((u) => u.id);

@@ -217,6 +217,8 @@ function encoder(
 export interface ExportSource<T> {
   /** the records of a batch of ids, in their order */
   load(db: Kysely<DB>, ids: readonly number[]): Promise<T[]>;
+  /** the same records as their JSON text, built by the database (optional): NDJSON writes these as they are */
+  lines?(db: Kysely<DB>, ids: readonly number[]): Promise<string[]>;
   /** the record's schema: the CSV's columns, and each record's check in development and tests */
   record: ZodType;
 }
@@ -235,16 +237,21 @@ export async function exportReply<T>(
 ): Promise<StreamedReply> {
   const reader = await openIdReader(app, rows);
   if (format === 'xlsx') return xlsxReply(app, source, reader);
-  const encode = encoder(format, source.record);
   const check = app.config.checkResults;
-  /** the next batch's records (null: the end), read and loaded while the one before is written */
-  let pending: Promise<T[] | null> | null = null;
+  // NDJSON of a source whose database writes the records' JSON: its lines are the reply, as they come
+  const lines = format === 'ndjson' ? source.lines : undefined;
+  const encode: { head: string; rows(batch: unknown[]): string } = lines
+    ? { head: '', rows: (batch) => batch.join('\n') + '\n' }
+    : encoder(format, source.record);
+  /** the next batch's records or lines (null: the end), read and loaded while the one before is written */
+  let pending: Promise<unknown[] | null> | null = null;
   let reading = false;
   let first = true;
   let finished = false;
-  const nextBatch = async (): Promise<T[] | null> => {
+  const nextBatch = async (): Promise<unknown[] | null> => {
     const ids = await reader.next();
-    return ids.length ? source.load(app.db, ids) : null;
+    if (!ids.length) return null;
+    return lines ? lines(app.db, ids) : source.load(app.db, ids);
   };
 
   const body = new Readable({
@@ -281,7 +288,7 @@ export async function exportReply<T>(
         pending = nextBatch();
         // a failure there is reported when it is awaited, not as an unhandled rejection meanwhile
         pending.catch(() => undefined);
-        if (check) for (const r of records) source.record.parse(r);
+        if (check) for (const r of records) source.record.parse(lines ? JSON.parse(r as string) : r);
         const text = (first ? encode.head : '') + encode.rows(records);
         first = false;
         if (!body.push(text)) return;

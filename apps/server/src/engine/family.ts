@@ -194,7 +194,7 @@ export function familyHandlers<R extends AnyResource>(
       const plan = planList(store, args, await visibleSql(s, c.caller, 'view'));
       return exportReply(
         ctx.app,
-        { load: store.load, record: store.resource.record },
+        { load: store.load, lines: store.loadLines, record: store.resource.record },
         { from: plan.pageFrom, where: plan.where, keys: plan.keys, desc: plan.desc },
         args.format,
       );

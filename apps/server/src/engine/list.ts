@@ -42,6 +42,11 @@ export interface ListSource<T> {
   searchJoins?: readonly string[];
   /** records for ids, in the given order (inside a transaction, pass the transaction) */
   load(q: Kysely<DB>, ids: readonly number[]): Promise<T[]>;
+  /**
+   * The same records as their JSON text, built by the database, in the given order (optional): an NDJSON
+   * export writes these lines as they come instead of loading, building and stringifying each record.
+   */
+  loadLines?(q: Kysely<DB>, ids: readonly number[]): Promise<string[]>;
 }
 
 const MIN_DATE = Date.parse('0001-01-01T00:00:00Z');
