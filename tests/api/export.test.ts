@@ -116,7 +116,7 @@ describe('export: the list’s rows, streamed', () => {
     ).rows[0]!.id;
     await sql`insert into user_markers (user_id, marker_id) values (${odd}, ${marker})`.execute(db);
     await sql`update users set description = ${'a "quote", back\\slash,\nnew line\t\u0001 ☃ 𝄞'},
-      profile = ${JSON.stringify({ phone: '+49 1', own: { a: [1, null] } })}::jsonb,
+      profile = ${JSON.stringify({ phone: '+4930123456', own: { a: [1, null] } })}::jsonb,
       created_at = '2026-11-28 12:34:56.789999+03' where id = ${odd}`.execute(db);
     const ids = (
       await sql<{ id: number }>`select id from users where project_id = ${project} order by id desc`.execute(
