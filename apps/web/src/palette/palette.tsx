@@ -327,9 +327,13 @@ const PaletteContent = memo(function PaletteContent({
                   className="flex h-8 cursor-pointer items-center gap-2.5 rounded-md px-2 text-sm text-slate-800 [contain-intrinsic-size:auto_2rem] [content-visibility:auto] data-[selected=true]:bg-blue-700 data-[selected=true]:text-white [&[data-selected=true]_.hint]:text-white"
                 >
                   <Icon name={e.icon} className="size-4 shrink-0 opacity-70" />
-                  <span className="min-w-0 flex-1 truncate">{e.titles[0]}</span>
+                  <span className="min-w-0 flex-1 overflow-clip text-ellipsis whitespace-nowrap">
+                    {e.titles[0]}
+                  </span>
                   {e.detail && (
-                    <span className="hint min-w-0 truncate font-mono text-xs text-slate-600">{e.detail}</span>
+                    <span className="hint min-w-0 overflow-clip font-mono text-xs text-ellipsis whitespace-nowrap text-slate-600">
+                      {e.detail}
+                    </span>
                   )}
                   <span className="hint shrink-0 text-xs text-slate-600">{e.hint}</span>
                 </Command.Item>

@@ -195,7 +195,9 @@ function GridRowInner<Row extends { id: number }>({
             key={c.id}
             role="gridcell"
             aria-label={name}
-            className={`shrink-0 truncate px-2 ${alignClass[c.align]} ${tone}`}
+            // cut by a clip, not `overflow: hidden`: a hidden box is a scroll container, with a scrollable
+            // area of its own to build, pre-paint and layerize in every cell of every row coming in
+            className={`shrink-0 overflow-clip px-2 text-ellipsis whitespace-nowrap ${alignClass[c.align]} ${tone}`}
             style={place}
             data-col={ci}
           >
