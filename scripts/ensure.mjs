@@ -137,8 +137,11 @@ export const sipPackages = [
   'kamailio-utils-modules',
   'sip-tester',
 ];
-/** What only the tests need besides: the door panel of the web dialer's test (tests/e2e/dialer-door.test.ts). */
-export const sipTestPackages = ['baresip-core'];
+/**
+ * What only the tests need besides: the door panel of the web dialer's test (tests/e2e/dialer-door.test.ts), and
+ * strace, which holds the SIP server's sends to force the order of its processes (tests/sip/calls.test.ts).
+ */
+export const sipTestPackages = ['baresip-core', 'strace'];
 
 export const kamailioCandidates = () =>
   [process.env.KAMAILIO_BIN, '/usr/sbin/kamailio', '/usr/local/sbin/kamailio'].filter(Boolean);
@@ -162,7 +165,9 @@ export function ensureSip({ required = true } = {}) {
         )
       : true) &&
     ['/usr/bin/sipp', '/usr/local/bin/sipp'].some((p) => fs.existsSync(p)) &&
-    (!required || ['/usr/bin/baresip', '/usr/local/bin/baresip'].some((p) => fs.existsSync(p)));
+    (!required ||
+      (['/usr/bin/baresip', '/usr/local/bin/baresip'].some((p) => fs.existsSync(p)) &&
+        ['/usr/bin/strace', '/usr/local/bin/strace'].some((p) => fs.existsSync(p))));
   if (has()) return true;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const debian = fs.existsSync('/etc/debian_version') && fs.existsSync('/usr/bin/apt-get');

@@ -2,7 +2,7 @@
  * SIP clients that are not ours, for tests/sip: `sipp` (Debian's sip-tester) running a scenario of
  * tests/sip/scenarios, and sip.js in Node over a websocket (it needs `globalThis.WebSocket`, given it from `ws`).
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -259,6 +259,46 @@ export class SipPhone {
     await this.registerer.unregister().catch(() => undefined);
     await this.ua.stop().catch(() => undefined);
   }
+}
+
+/**
+ * Holds every send of the SIP server for `us` microseconds after the process made it, until the function
+ * returned is called: strace's delay injection on `sendto`, which Kamailio's UDP and TCP (websocket) writes go
+ * through, on each of its processes (its process group). The order in which its processes then act is forced
+ * rather than left to the machine's load: a process that has just sent waits, while the others go on.
+ */
+export async function holdingSends(kamailioPid: number, us: number): Promise<() => Promise<void>> {
+  const pids = execFileSync('pgrep', ['-g', String(kamailioPid)])
+    .toString()
+    .trim()
+    .split(/\s+/);
+  const strace = spawn(
+    'strace',
+    [
+      '-e',
+      'trace=sendto',
+      '-e',
+      `inject=sendto:delay_exit=${us}`,
+      '-o',
+      '/dev/null',
+      ...pids.flatMap((p) => ['-p', p]),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const exited = new Promise<void>((resolve) => strace.once('exit', () => resolve()));
+  let said = '';
+  // attached to every process, or strace gone (it says why)
+  await new Promise<void>((resolve, reject) => {
+    strace.stderr!.on('data', (d: Buffer) => {
+      said += d.toString();
+      if ((said.match(/ attached/g) ?? []).length >= pids.length) resolve();
+    });
+    void exited.then(() => reject(new Error(`strace did not attach to the SIP server: ${said}`)));
+  });
+  return async () => {
+    strace.kill('SIGINT');
+    await exited;
+  };
 }
 
 /** Waits until a session reaches one of these states (generous bound: the machine is shared). */
