@@ -12,6 +12,7 @@ import { ConfigStore, configDir } from './config-store';
 import type { CliContext } from './context';
 import { CliError } from './errors';
 import { ExitCode } from './exit-codes';
+import { liftConnectionBounds } from './long-requests';
 
 export const DEFAULT_SERVER = 'http://localhost:8080';
 
@@ -60,7 +61,7 @@ export function normaliseServer(input: string): string {
 
 export function apiClient(server: string, session: SessionStore | StoredSession | null = null): ApiClient {
   const store = session && 'get' in session ? session : new MemorySessionStore(session);
-  return new ApiClient({ baseUrl: server, store });
+  return new ApiClient({ baseUrl: server, store, beforeFetch: liftConnectionBounds });
 }
 
 export interface SignedIn {

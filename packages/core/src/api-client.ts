@@ -80,6 +80,12 @@ export interface ApiClientOptions {
   fetch?: typeof fetch;
   /** called once the session is gone (refresh failed): the web goes to /login?redirect=…, the CLI exits 3 */
   onSignedOut?: () => void;
+  /**
+   * Called before each request is sent, with its timeout (0: none) and whether its reply is read as it
+   * arrives: the CLI lifts the HTTP connection's own bounds for the requests they would cut
+   * (apps/cli/src/long-requests.ts).
+   */
+  beforeFetch?: (request: { timeoutMs: number; stream: boolean }) => Promise<void> | void;
 }
 
 export class ApiClient {
@@ -259,6 +265,8 @@ export class ApiClient {
     if (auth && session) headers.authorization = `Bearer ${session.token}`;
 
     const timeoutMs = options.timeoutMs ?? Timeouts.default;
+    const ready = this.options.beforeFetch?.({ timeoutMs, stream });
+    if (ready) await ready;
     const controller = new AbortController();
     const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(), timeoutMs) : undefined;
     const onAbort = () => controller.abort();
