@@ -222,6 +222,28 @@ describe('the users table, by keyboard', () => {
     await context.close();
   });
 
+  it('Enter, then Enter at once, opens the row a search finds, once its rows come', async () => {
+    const { context, page } = await openTable();
+    // the search's replies are held until both Enters are in: the second lands while the rows are on their way
+    const held: (() => void)[] = [];
+    const searching = (u: URL) => u.searchParams.has('search');
+    await page.route(searching, (route) => void held.push(() => void route.continue()));
+    const login = `scale-${String(42).padStart(7, '0')}`;
+    await page.keyboard.press('/');
+    await page.keyboard.type(login);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('grid');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => held.length).toBeGreaterThan(0);
+    expect(await page.evaluate(() => window.__harness.opened.length)).toBe(0);
+    for (const release of held.splice(0)) release();
+    await page.unroute(searching);
+    await expect
+      .poll(() => page.evaluate(() => window.__harness.opened.map((u) => u.login)))
+      .toEqual([login]);
+    await context.close();
+  });
+
   it('filters by a chip that reads like the CLI, with the API total, and sorts by header', async () => {
     const { context, page } = await openTable();
     await page.keyboard.press('f');

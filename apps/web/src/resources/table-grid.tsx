@@ -294,11 +294,19 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
     onRange(visibleFirst, visibleLast);
   }, [onRange, visibleFirst, visibleLast]);
 
+  /**
+   * The row Enter asked to open before it had come: Enter in the search box applies a search the debounce had
+   * not sent yet, and the Enter that follows lands while the new rows are on their way. It opens once they
+   * come; moving, another query, or a reply without that row forgets it.
+   */
+  const pendingOpen = useRef<number | null>(null);
+
   // a new query starts at the top
   const lastReset = useRef(resetKey);
   useLayoutEffect(() => {
     if (lastReset.current === resetKey) return;
     lastReset.current = resetKey;
+    pendingOpen.current = null;
     setFocus(0);
     anchorRef.current = null;
     if (scrollRef.current) scrollRef.current.scrollTop = 0;
@@ -330,6 +338,7 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
       const n = loader.getTotal() ?? 0;
       if (n <= 0) return;
       const next = Math.max(0, Math.min(n - 1, index < 0 ? n - 1 : index));
+      pendingOpen.current = null;
       scrollOnFocus.current = true;
       focusGrid();
       setFocus(next);
@@ -369,14 +378,29 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
         moveTo(focusRef.current + direction * rows);
       },
       open: () => {
+        if (!onOpen) return;
         const row = loader.rowAt(focusRef.current);
-        if (row && onOpen) onOpen(row);
+        // not come yet: the query's first reply is on its way (no total yet) or a page is
+        pendingOpen.current = !row && (loading || total === null) ? focusRef.current : null;
+        if (row) onOpen(row);
       },
       toggle: () => toggleAt(focusRef.current, false),
       toggleRange: () => toggleAt(focusRef.current, true),
       focus: focusGrid,
       element: () => scrollRef.current,
     };
+  });
+
+  // the rows came (each reply renders the grid): the row Enter asked for opens, or is forgotten when the
+  // reply did not bring it
+  useEffect(() => {
+    const index = pendingOpen.current;
+    if (index === null) return;
+    const row = loader.rowAt(index);
+    if (row) {
+      pendingOpen.current = null;
+      onOpen?.(row);
+    } else if (!loading && total !== null) pendingOpen.current = null;
   });
 
   const indexOf = (e: ReactMouseEvent) => {
