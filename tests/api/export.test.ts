@@ -115,6 +115,14 @@ describe('export: the list’s rows, streamed', () => {
         values (${project}, ${'Marker "ü" \\ ☃'}, '#112233') returning id`.execute(db)
     ).rows[0]!.id;
     await sql`insert into user_markers (user_id, marker_id) values (${odd}, ${marker})`.execute(db);
+    // a second marker and a second group, made after and named before: the lists are ordered by name
+    const first = (
+      await sql<{ id: number }>`insert into markers (project_id, name, color)
+        values (${project}, 'A marker', '#445566') returning id`.execute(db)
+    ).rows[0]!.id;
+    await sql`insert into user_markers (user_id, marker_id) values (${odd}, ${first})`.execute(db);
+    const second = await group(api, 'Export 0, a second group', await rootGroup(api));
+    await sql`insert into user_domains (user_id, domain_id) values (${odd}, ${second})`.execute(db);
     await sql`update users set description = ${'a "quote", back\\slash,\nnew line\t\u0001 ☃ 𝄞'},
       profile = ${JSON.stringify({ phone: '+4930123456', own: { a: [1, null] } })}::jsonb,
       created_at = '2026-11-28 12:34:56.789999+03' where id = ${odd}`.execute(db);
@@ -126,7 +134,11 @@ describe('export: the list’s rows, streamed', () => {
     const lines = await userStore.loadLines!(db, ids);
     expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(await userStore.load(db, ids));
     const [mine] = await userStore.load(db, [odd]);
-    expect(mine!.markers).toEqual([{ id: marker, name: 'Marker "ü" \\ ☃', color: '#112233' }]);
+    expect(mine!.markers).toEqual([
+      { id: first, name: 'A marker', color: '#445566' },
+      { id: marker, name: 'Marker "ü" \\ ☃', color: '#112233' },
+    ]);
+    expect(mine!.domains).toHaveLength(2);
     expect(mine!.created_at).toBe('2026-11-28T09:34:56.789Z');
   });
 
