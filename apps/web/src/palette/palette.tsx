@@ -1,4 +1,13 @@
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type RefObject,
+} from 'react';
 import { atom, useAtom, useAtomValue } from 'jotai';
 import { Command } from 'cmdk';
 import { useNavigate } from 'react-router';
@@ -93,9 +102,12 @@ function entityWords(): EntityWords {
 const PaletteContent = memo(function PaletteContent({
   closings,
   close,
+  resetRef,
 }: {
   closings: number;
   close: () => void;
+  /** empties the query: each opening by Ctrl+K calls it (see `toggle`) */
+  resetRef: RefObject<(() => void) | null>;
 }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
@@ -109,6 +121,9 @@ const PaletteContent = memo(function PaletteContent({
 
   // closed: start the next opening empty, with the recent items of this one first
   useEffect(() => setQuery(''), [closings]);
+  useLayoutEffect(() => {
+    resetRef.current = () => setQuery('');
+  }, [resetRef]);
 
   const go = (fn: () => void) => {
     close();
@@ -374,12 +389,17 @@ export function Palette() {
 
   // The dialog element is the truth here: the browser may have closed it (Escape) before React re-rendered,
   // and a toggle of the state alone would then leave it closed with the state saying open.
+  // An opening starts empty in the same event: the browser may have closed the dialog (Escape) without the state
+  // hearing of it yet ('close' is a later task), and Ctrl+K then finds the state still open — no closing to
+  // empty the query, which kept the last opening's text (CI: "создать группуcreate user").
+  const resetRef = useRef<(() => void) | null>(null);
   const toggle = useCallback(() => {
     const dialog = ref.current;
     if (dialog?.open) {
       dialog.close();
       setOpen(false);
     } else {
+      resetRef.current?.();
       dialog?.showModal();
       setOpen(true);
       dialog?.querySelector<HTMLInputElement>('[cmdk-input]')?.focus();
@@ -420,7 +440,7 @@ export function Palette() {
       }}
       className="mx-auto mt-[12vh] w-[min(640px,calc(100vw-2rem))] flex-col overflow-hidden rounded-lg border border-slate-300 bg-white p-0 text-slate-900 shadow-2xl backdrop:bg-slate-900/30 open:flex"
     >
-      {(built || open) && <PaletteContent closings={closings} close={close} />}
+      {(built || open) && <PaletteContent closings={closings} close={close} resetRef={resetRef} />}
     </dialog>
   );
 }
