@@ -40,6 +40,48 @@ describe('ApiClient against a real server', () => {
     expect(store.get()!.refresh).not.toBe(reply.sessions[0]!.refresh);
   });
 
+  it('a refresh the server could not take yet (503, Retry-After) is asked again, not taken as refused', async () => {
+    const reply = await getCommand('session.login').run(
+      { api: ts.client() },
+      { login: ts.adminLogin, password: ts.adminPassword },
+    );
+    const store = new MemorySessionStore({ ...reply.sessions[0]! });
+    const calls: string[] = [];
+    let busy = true;
+    const api = new ApiClient({
+      baseUrl: ts.url,
+      store,
+      fetch: (input, init) => {
+        const path = new URL(String(input)).pathname;
+        calls.push(`${init?.method} ${path}`);
+        // the embedded database's answer when it was not free in time (db/faults.ts): the request did nothing
+        if (path.endsWith('/refresh') && busy) {
+          busy = false;
+          return Promise.resolve(
+            new Response(
+              JSON.stringify({ message: 'service_unavailable', error_code: 'service_unavailable' }),
+              {
+                status: 503,
+                headers: { 'content-type': 'application/json', 'retry-after': '0' },
+              },
+            ),
+          );
+        }
+        return fetch(input, init);
+      },
+    });
+    expireAccessTokens();
+    const profile = await getCommand('profile.get').run({ api }, {});
+    expect(profile.login).toBe('admin');
+    expect(calls).toEqual([
+      'GET /api/v0/profile',
+      'POST /api/v0/refresh',
+      'POST /api/v0/refresh',
+      'GET /api/v0/profile',
+    ]);
+    expect(store.get()!.refresh).not.toBe(reply.sessions[0]!.refresh);
+  });
+
   it('shares one refresh among calls that fail together', async () => {
     const reply = await getCommand('session.login').run(
       { api: ts.client() },

@@ -71,6 +71,12 @@ export interface RequestOptions<T> {
   /** validate the reply */
   schema?: ZodType<T>;
   signal?: AbortSignal;
+  /**
+   * A write that is safe to send again when the server answered 503 with Retry-After (it did nothing: the
+   * embedded database was not free in time): asked again after that wait, within the timeout, as reads
+   * always are. The refresh is one: a busy server must not sign anyone out.
+   */
+  repeatUnavailable?: boolean;
 }
 
 export interface ApiClientOptions {
@@ -187,7 +193,7 @@ export class ApiClient {
         const reply = await this.send(
           'POST',
           'refresh',
-          { body: { token: current.refresh }, schema: RefreshReply },
+          { body: { token: current.refresh }, schema: RefreshReply, repeatUnavailable: true },
           false,
         );
         store.set({ ...current, token: reply.session.token, refresh: reply.session.refresh });
@@ -283,7 +289,7 @@ export class ApiClient {
         // a read the server could not serve now (the embedded database held by a backup, a burst) is asked
         // again after the Retry-After it names, within the request's own timeout: a read changes nothing,
         // so asking twice is safe. A write's 503 goes to the caller, who knows whether to send it again
-        const wait = method === 'GET' ? retryAfterMs(res) : null;
+        const wait = method === 'GET' || options.repeatUnavailable ? retryAfterMs(res) : null;
         if (wait === null) break;
         await res.body?.cancel();
         await abortableDelay(wait, controller.signal);
