@@ -1,4 +1,11 @@
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes,
+  randomInt,
+  timingSafeEqual,
+} from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 
 /** argon2id with OWASP's minimum parameters (19 MiB, 2 passes, 1 lane). */
@@ -36,6 +43,31 @@ export const newToken = () => randomBytes(32).toString('base64url');
 
 /** Only hashes of tokens and codes are stored. */
 export const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/**
+ * `value` sealed (AES-256-GCM) with a key made from `secret`, a token the server keeps only the hash of: what
+ * is stored can be opened by the holder of that token alone (`openWith`).
+ */
+export function sealFor(secret: string, value: string): string {
+  const key = createHash('sha256').update(`lintel-seal:${secret}`).digest();
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+}
+
+/** What `sealFor(secret, …)` sealed; null when it was sealed for another secret or is damaged. */
+export function openWith(secret: string, sealed: string): string | null {
+  try {
+    const raw = Buffer.from(sealed, 'base64');
+    const key = createHash('sha256').update(`lintel-seal:${secret}`).digest();
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
 
 export const sixDigitCode = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
 

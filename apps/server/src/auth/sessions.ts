@@ -4,7 +4,7 @@ import type { DB } from '../db/schema';
 import { PREPARED } from '../db/database';
 import type { AuthInfo, CallerInfo, ServerContext } from '../context';
 import { AppError } from '../errors';
-import { newToken, sha256 } from './crypto';
+import { newToken, openWith, sealFor, sha256 } from './crypto';
 import { after } from '../clock';
 
 type Q = Kysely<DB> | Transaction<DB>;
@@ -153,8 +153,11 @@ export async function sessionsAuth(
 }
 
 /**
- * Exchanges a refresh token for a new pair. A refresh token works once: presented again, it means someone
- * else holds a copy, and the whole session is revoked.
+ * Exchanges a refresh token for a new pair. A refresh token works once: presented again after the reuse
+ * grace, it means someone else holds a copy, and the whole session is revoked. Within the grace the same pair
+ * is answered again (kept sealed for that token's holder): a reply lost with a reload or the network, or a
+ * second tab refreshing with the same token, gets what the first refresh gave, and every holder goes on with
+ * it. When the session has moved on since, that pair's own refresh leads on the same way.
  */
 export async function rotateRefresh(app: ServerContext, refresh: string): Promise<SessionTokens> {
   const hash = sha256(refresh);
@@ -168,12 +171,21 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
     if (!session) {
       const reused = await trx
         .selectFrom('used_refresh_tokens')
-        .select(['session_id', 'used_at'])
+        .select(['session_id', 'used_at', 'successor'])
         .where('hash', '=', hash)
         .executeTakeFirst();
-      // used a moment ago: another tab of the same browser refreshed first (it hands its tokens over)
+      // used a moment ago: the same pair again (a lost reply, another tab of the same browser refreshing)
       const graceMs = app.config.refreshReuseGraceS * 1000;
-      if (reused && app.clock.now().getTime() - reused.used_at.getTime() < graceMs) return null;
+      if (reused && app.clock.now().getTime() - reused.used_at.getTime() < graceMs) {
+        const live = await trx
+          .selectFrom('sessions')
+          .select('id')
+          .where('id', '=', reused.session_id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        const opened = live && reused.successor ? openWith(refresh, reused.successor) : null;
+        return opened ? ({ tokens: JSON.parse(opened) as SessionTokens } as const) : null;
+      }
       if (reused) {
         await trx
           .updateTable('sessions')
@@ -190,7 +202,12 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
     const next = newToken();
     await trx
       .insertInto('used_refresh_tokens')
-      .values({ hash, session_id: session.id, used_at: app.clock.now() })
+      .values({
+        hash,
+        session_id: session.id,
+        used_at: app.clock.now(),
+        successor: sealFor(refresh, JSON.stringify({ token, refresh: next })),
+      })
       .execute();
     await trx
       .updateTable('sessions')

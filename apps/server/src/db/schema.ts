@@ -96,6 +96,8 @@ export interface UsedRefreshTokensTable {
   hash: string;
   session_id: number;
   used_at: TimestampDefault;
+  /** the pair this token was exchanged for, sealed with a key only the token makes (auth/crypto.ts) */
+  successor: string | null;
 }
 export interface AuthCodesTable {
   id: Id;
