@@ -170,20 +170,15 @@ export async function rotateRefresh(app: ServerContext, refresh: string): Promis
       .executeTakeFirst();
     if (!session) {
       const reused = await trx
-        .selectFrom('used_refresh_tokens')
-        .select(['session_id', 'used_at', 'successor'])
-        .where('hash', '=', hash)
+        .selectFrom('used_refresh_tokens as u')
+        .innerJoin('sessions as s', 's.id', 'u.session_id')
+        .select(['u.session_id', 'u.used_at', 'u.successor', 's.revoked_at'])
+        .where('u.hash', '=', hash)
         .executeTakeFirst();
       // used a moment ago: the same pair again (a lost reply, another tab of the same browser refreshing)
       const graceMs = app.config.refreshReuseGraceS * 1000;
       if (reused && app.clock.now().getTime() - reused.used_at.getTime() < graceMs) {
-        const live = await trx
-          .selectFrom('sessions')
-          .select('id')
-          .where('id', '=', reused.session_id)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst();
-        const opened = live && reused.successor ? openWith(refresh, reused.successor) : null;
+        const opened = !reused.revoked_at && reused.successor ? openWith(refresh, reused.successor) : null;
         return opened ? ({ tokens: JSON.parse(opened) as SessionTokens } as const) : null;
       }
       if (reused) {
