@@ -140,6 +140,39 @@ describe('the users table, by keyboard', () => {
     await context.close();
   });
 
+  it('draws rows a block at a time while reading down, the rows on screen always drawn', async () => {
+    const { context, page } = await openTable();
+    const steps = await page.evaluate(async () => {
+      const el = document.querySelector<HTMLElement>('[data-testid="resource-grid"]')!;
+      const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const drawn = () =>
+        [...el.querySelectorAll<HTMLElement>('[role="row"][data-index]')]
+          .map((r) => Number(r.dataset.index))
+          .sort((a, b) => a - b);
+      const out: { top: number; rows: number[] }[] = [];
+      // a wheel notch (4 rows of 30 px) a frame, 50 frames
+      for (let i = 0; i < 50; i++) {
+        el.scrollTop += 120;
+        await frame();
+        out.push({ top: el.scrollTop, rows: drawn() });
+      }
+      return { out, height: el.clientHeight };
+    });
+    let changes = 0;
+    steps.out.forEach((s, i) => {
+      // every row fully or partly on screen is drawn (the header is 32 px over the first)
+      const first = Math.floor(s.top / 30);
+      const last = Math.floor((s.top + steps.height - 32) / 30);
+      expect(s.rows[0]).toBeLessThanOrEqual(first);
+      expect(s.rows.at(-1)).toBeGreaterThanOrEqual(last);
+      if (i > 0 && s.rows.join() !== steps.out[i - 1]!.rows.join()) changes++;
+    });
+    // 200 rows read: the drawn rows changed once every 16 rows (12 times), not at every frame (49)
+    expect(changes).toBeLessThanOrEqual(13);
+    expect(changes).toBeGreaterThanOrEqual(11);
+    await context.close();
+  });
+
   it('moves with j/k and the arrows, opens with Enter, jumps with G and g g', async () => {
     const { context, page } = await openTable();
     expect(await focusedIndex(page)).toBe(0);

@@ -10,10 +10,10 @@ import {
   type ReactNode,
   type RefObject,
 } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type Range } from '@tanstack/react-virtual';
 import { Badge } from '../ui/badge';
 import type { PageLoader } from './page-loader';
-import { assignSlots } from './slots';
+import { assignSlots, blockWindow, blockWindowSize } from './slots';
 import type { CellText, TableColumn } from './table-columns';
 
 /** Fixed geometry: every row is exactly this tall, so nothing is measured while scrolling. */
@@ -21,6 +21,8 @@ export const ROW_HEIGHT = 30;
 export const HEADER_HEIGHT = 32;
 export const SELECT_WIDTH = 36;
 const OVERSCAN = 3;
+/** Rows drawn move in blocks of this many (slots.ts `blockWindow`): 4 frames of a wheel notch a frame. */
+const BLOCK = 16;
 /**
  * When the view moves more than this many pixels from one drawn frame to the next, twice running, rows are
  * drawn as placeholders until it slows down: nobody reads rows flying by, and a placeholder row costs the
@@ -258,17 +260,39 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
   const anchorRef = useRef<number | null>(null);
   const scrollOnFocus = useRef(false);
 
+  // the rows drawn: a window that moves by blocks, as large as the view's height asks (measured by the
+  // virtualizer; the rows on screen themselves are the floor, should the height be stale)
+  // virtualizer; the rows on screen themselves are the floor, should the height be stale). While rows fly by
+  // as placeholders (seeking) every row changes each frame anyway: the smallest window, moved row by row.
+  const windowSize = useRef(blockWindowSize(Math.ceil(800 / ROW_HEIGHT) + 1, BLOCK, OVERSCAN));
+  const seekingRef = useRef(false);
+  const rangeExtractor = useCallback((r: Range) => {
+    const block = seekingRef.current ? 1 : BLOCK;
+    return blockWindow(r.startIndex, r.count, {
+      block,
+      overscan: OVERSCAN,
+      size: Math.max(
+        seekingRef.current ? 0 : windowSize.current,
+        blockWindowSize(r.endIndex - r.startIndex + 2, block, OVERSCAN),
+      ),
+    });
+  }, []);
   const virtualizer = useVirtualizer({
     count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ROW_HEIGHT,
     overscan: OVERSCAN,
+    rangeExtractor,
     paddingStart: HEADER_HEIGHT,
     scrollPaddingStart: HEADER_HEIGHT,
     initialRect: { width: 1200, height: 800 },
   });
-  const items = virtualizer.getVirtualItems();
+  const viewHeight = virtualizer.scrollRect?.height;
+  if (viewHeight)
+    windowSize.current = blockWindowSize(Math.ceil(viewHeight / ROW_HEIGHT) + 1, BLOCK, OVERSCAN);
   const seeking = useScrollSeek(virtualizer.scrollOffset ?? 0, virtualizer.isScrolling);
+  seekingRef.current = seeking;
+  const items = virtualizer.getVirtualItems();
   const slotsRef = useRef<Map<number, number>>(new Map());
   const slots = assignSlots(
     items.map((i) => i.index),
