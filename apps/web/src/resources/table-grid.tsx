@@ -213,6 +213,78 @@ function GridRowInner<Row extends { id: number }>({
 
 const GridRow = memo(GridRowInner) as typeof GridRowInner;
 
+const rowDomId = (gridId: string, index: number) => `${gridId}-r${index}`;
+
+interface GridRowsProps<Row extends { id: number }> {
+  /** the rows drawn, first to last (a block window: slots.ts) */
+  first: number;
+  last: number;
+  scrolling: boolean;
+  seeking: boolean;
+  /** the loader's version: rows came */
+  version: number;
+  gridId: string;
+  loader: PageLoader<Row>;
+  columns: TableColumn<Row>[];
+  focusedIndex: number;
+  selected: ReadonlySet<number>;
+  selectLabel: (row: Row) => string;
+  words: CellText;
+  rowHref?: (row: Row) => string;
+  linkCol: number;
+}
+
+/**
+ * The rows drawn, by slot. A component of its own, memoised on the window and what the rows show: the grid
+ * renders at every frame of a scroll (the rows on screen changed), these only when the window moved.
+ */
+function GridRowsInner<Row extends { id: number }>({
+  first,
+  last,
+  scrolling,
+  seeking,
+  gridId,
+  loader,
+  columns,
+  focusedIndex,
+  selected,
+  selectLabel,
+  words,
+  rowHref,
+  linkCol,
+}: GridRowsProps<Row>) {
+  const indices: number[] = [];
+  for (let i = first; i <= last; i++) indices.push(i);
+  const slotsRef = useRef<Map<number, number>>(new Map());
+  const slots = assignSlots(indices, slotsRef.current);
+  slotsRef.current = slots;
+  // While the view moves, rows stay in slot order in the DOM, so a recycled row is not moved (a move
+  // rebuilds its layout); at rest they are put back in row order, as screen readers read them.
+  if (scrolling) indices.sort((a, b) => slots.get(a)! - slots.get(b)!);
+  const rows = indices.map((index) => {
+    const row = seeking ? undefined : loader.rowAt(index);
+    return (
+      <GridRow
+        key={slots.get(index)}
+        index={index}
+        domId={rowDomId(gridId, index)}
+        row={row}
+        columns={columns}
+        focused={index === focusedIndex}
+        selected={row ? selected.has(row.id) : false}
+        selectLabel={selectLabel}
+        words={words}
+        bars={!seeking}
+        href={row && rowHref ? rowHref(row) : undefined}
+        linkCol={linkCol}
+      />
+    );
+  });
+  return <>{rows}</>;
+}
+
+const GridRows = memo(GridRowsInner) as typeof GridRowsInner;
+
 /** True while the view jumps more than SEEK_STEP per frame (entered after two such frames, left below half). */
 function useScrollSeek(offset: number, scrolling: boolean): boolean {
   const last = useRef({ offset, fast: 0, seeking: false });
@@ -252,7 +324,7 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
   } = props;
   const scrollRef = useRef<HTMLDivElement>(null);
   // re-render when rows arrive
-  useSyncExternalStore(loader.subscribe, loader.getVersion);
+  const version = useSyncExternalStore(loader.subscribe, loader.getVersion);
   const count = total ?? 0;
   const [focus, setFocus] = useState(0);
   const focusRef = useRef(0);
@@ -293,17 +365,6 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
   const seeking = useScrollSeek(virtualizer.scrollOffset ?? 0, virtualizer.isScrolling);
   seekingRef.current = seeking;
   const items = virtualizer.getVirtualItems();
-  const slotsRef = useRef<Map<number, number>>(new Map());
-  const slots = assignSlots(
-    items.map((i) => i.index),
-    slotsRef.current,
-  );
-  slotsRef.current = slots;
-  // While the view moves, rows stay in slot order in the DOM, so a recycled row is not moved (a move
-  // rebuilds its layout); at rest they are put back in row order, as screen readers read them.
-  const drawn = virtualizer.isScrolling
-    ? [...items].sort((a, b) => slots.get(a.index)! - slots.get(b.index)!)
-    : items;
   const range = virtualizer.range;
   const firstItem = items[0]?.index ?? 0;
   const lastItem = items[items.length - 1]?.index ?? 0;
@@ -470,7 +531,7 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
     else if (!cut && cell.title) cell.removeAttribute('title');
   };
 
-  const rowId = (index: number) => `${gridId}-r${index}`;
+  const rowId = (index: number) => rowDomId(gridId, index);
   // the name (else the first column but the id) carries the row's link
   const named = columns.findIndex((c) => c.id === 'name');
   const linkCol =
@@ -511,25 +572,22 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
             onDoubleClick={onDoubleClick}
             onMouseOver={showTitle}
           >
-            {drawn.map((item) => {
-              const row = seeking ? undefined : loader.rowAt(item.index);
-              return (
-                <GridRow
-                  key={slots.get(item.index)}
-                  index={item.index}
-                  domId={rowId(item.index)}
-                  row={row}
-                  columns={columns}
-                  focused={item.index === focusedIndex}
-                  selected={row ? selected.has(row.id) : false}
-                  selectLabel={selectLabel}
-                  words={words}
-                  bars={!seeking}
-                  href={row && rowHref ? rowHref(row) : undefined}
-                  linkCol={linkCol}
-                />
-              );
-            })}
+            <GridRows
+              first={firstItem}
+              last={items.length ? lastItem : firstItem - 1}
+              scrolling={virtualizer.isScrolling}
+              seeking={seeking}
+              version={version}
+              gridId={gridId}
+              loader={loader}
+              columns={columns}
+              focusedIndex={focusedIndex}
+              selected={selected}
+              selectLabel={selectLabel}
+              words={words}
+              rowHref={rowHref}
+              linkCol={linkCol}
+            />
           </div>
         )}
       </div>

@@ -171,7 +171,8 @@ export function useTableCount<Row>(loader: PageLoader<Row>, summary: LoaderSumma
       });
     }
   }, [loader, t, lang]);
-  // at most every 100 ms while scrolling: a text change each frame would repaint the page around the grid
+  // at most 4 times a second while scrolling: each text change lays out, paints and layerizes the page around
+  // the grid again, in a frame that would otherwise only scroll
   const countTimer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const paintRef = useRef(paintCount);
   paintRef.current = paintCount;
@@ -180,7 +181,7 @@ export function useTableCount<Row>(loader: PageLoader<Row>, summary: LoaderSumma
     countTimer.current ??= setTimeout(() => {
       countTimer.current = null;
       paintRef.current();
-    }, 100);
+    }, 250);
   }, []);
   useEffect(
     () => () => {
