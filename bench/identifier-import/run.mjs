@@ -28,6 +28,8 @@ const TICK = 100; // clock ticks a second (/proc's utime and stime)
 const haveTime = fs.existsSync('/usr/bin/time');
 // extra Node flags for the server, e.g. BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'
 const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+// and for the CLI, e.g. BENCH_CLI_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'
+const cliNodeArgs = (process.env.BENCH_CLI_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** utime + stime of a process, in ms (Linux); 0 elsewhere. */
 function cpuMs(pid) {
@@ -90,7 +92,16 @@ function runImport(action, serverPid, cpuOfBackends) {
       const serverBefore = cpuMs(serverPid);
       const t0 = performance.now();
       const timeFile = path.join(work, `time-${action}.txt`);
-      const args = [cliBin, 'identifiers', 'import', csvFile, '--on-duplicate', action, '--json'];
+      const args = [
+        ...cliNodeArgs,
+        cliBin,
+        'identifiers',
+        'import',
+        csvFile,
+        '--on-duplicate',
+        action,
+        '--json',
+      ];
       // the CLI's own CPU (user and system seconds) by /usr/bin/time where it is
       const [cmd, full] = haveTime
         ? ['/usr/bin/time', ['-f', '%U %S', '-o', timeFile, process.execPath, ...args]]

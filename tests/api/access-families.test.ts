@@ -257,6 +257,38 @@ describe('the identifier import', () => {
     expect((await failure(go(a.filepath, 'skip'))).status).toBe(409);
   });
 
+  it('skips a card made between the attempt and the continue, and puts the rest in', async () => {
+    const values = [digits(), digits(), digits()];
+    const a = await attempt(values.map((value, i) => ({ type: 'card', value, name: `Row ${i}` })));
+    expect(a).toMatchObject({ rows: 3, invalid: 0, duplicates: 0 });
+    const meanwhile = (await card(values[1]!, { name: 'Made meanwhile' })).data;
+    expect(await go(a.filepath, 'skip')).toMatchObject({ committed: true, created: 2, updated: 0 });
+    expect(await count(values)).toBe(3);
+    expect((await cmd('identifier.get').run({ api }, { id: meanwhile.id })).name).toBe('Made meanwhile');
+  });
+
+  it('an attempt left for a day goes, with its staged rows, when the next attempt starts', async () => {
+    const db = ts.server.context.db;
+    const old = await attempt([
+      { type: 'card', value: digits() },
+      { type: 'card', value: digits() },
+    ]);
+    await sql`update identifier_imports set created_at = now() - interval '25 hours' where id = ${old.filepath}`.execute(
+      db,
+    );
+    const staged = async (id: string) =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from identifier_import_rows where import_id = ${id}`.execute(db)
+      ).rows[0]!.n;
+    expect(await staged(old.filepath)).toBe(2);
+    const next = await attempt([{ type: 'card', value: digits() }]);
+    expect(await staged(old.filepath)).toBe(0);
+    expect(await staged(next.filepath)).toBe(1);
+    expect((await failure(go(old.filepath, 'skip'))).status).toBe(404);
+  });
+
   it('names every rejected line beyond the first 1,000 problems it details', async () => {
     // 1,200 bad rows around a good one: lines 1-600 bad, 601 good, 602-1201 bad
     const rows = [

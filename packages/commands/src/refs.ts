@@ -8,6 +8,7 @@ export const Ids = (max = 1000) => z.array(Id).max(max);
 /** Letters (and emoji) a zero-width joiner or non-joiner may stand between: scripts that need them, not Latin, Cyrillic or Greek. */
 const JOINABLE = /[\p{L}\p{M}\p{Extended_Pictographic}]/u;
 const NO_JOINERS = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u;
+const FORMAT_CHARACTER = /\p{Cf}/u;
 
 /**
  * Whether a text holds characters that show nothing (Unicode's format characters: zero-width space, word
@@ -16,9 +17,11 @@ const NO_JOINERS = /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u;
  * characters of scripts (or emoji) that use them.
  */
 export function hasInvisible(text: string): boolean {
+  // almost every text holds no format character at all: one test of the whole text says so
+  if (!FORMAT_CHARACTER.test(text)) return false;
   const chars = [...text];
   return chars.some((c, i) => {
-    if (!/\p{Cf}/u.test(c)) return false;
+    if (!FORMAT_CHARACTER.test(c)) return false;
     if (c !== '\u200c' && c !== '\u200d') return true;
     const joinable = (x = '') => JOINABLE.test(x) && !NO_JOINERS.test(x);
     return !(joinable(chars[i - 1]) && joinable(chars[i + 1]));

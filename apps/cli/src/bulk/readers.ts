@@ -4,6 +4,8 @@ import { ImportCell, MAX_IMPORT_CELL, UserImportColumns } from '@lintel/commands
 import { CliError } from '../errors';
 import { ExitCode } from '../exit-codes';
 import { t } from '../i18n';
+import { StringDecoder } from 'node:string_decoder';
+import { CsvReader, type CsvRecord } from './csv';
 import { JsonSyntaxError, jsonArrayItems, ndjsonItems, type FileProblem } from './json-stream';
 
 export type FileFormat = 'csv' | 'xlsx' | 'json' | 'ndjson';
@@ -82,7 +84,7 @@ export function checkHeader(
   return columns;
 }
 
-/** Where the rows handed out so far end in the file (CSV: the parser's byte count; else what was read). */
+/** Where the rows handed out so far end in the file (what was read: a chunk ahead at most). */
 interface Position {
   at: number;
 }
@@ -93,26 +95,34 @@ async function* csvRows(
   pos: Position,
   cols: FileColumns,
 ): AsyncGenerator<FileRow> {
-  const { parse } = await import('csv-parse');
-  const parser = input.pipe(parse({ bom: true, info: true, skip_empty_lines: true }));
+  const reader = new CsvReader();
+  const decoder = new StringDecoder('utf8');
   let header: string[] | null = null;
-  try {
-    for await (const { record, info } of parser as AsyncIterable<{
-      record: string[];
-      info: { lines: number; bytes: number };
-    }>) {
-      pos.at = info.bytes;
+  let width = 0;
+  // a chunk's records at a time (one stream event per chunk, not per record)
+  const rows = function* (records: CsvRecord[]): Generator<FileRow> {
+    for (const { fields, line } of records) {
       if (!header) {
-        header = checkHeader(file, record, cols);
+        header = checkHeader(file, fields, cols);
+        width = header.length;
         continue;
       }
       const cells: Record<string, Cell> = {};
-      header.forEach((column, i) => {
-        const v = record[i];
-        if (v !== undefined && v !== '') cells[column] = checkedCell(file, info.lines, column, v);
-      });
-      yield { line: info.lines, cells };
+      for (let i = 0; i < width; i++) {
+        const v = fields[i];
+        if (v !== undefined && v !== '') cells[header[i]!] = checkedCell(file, line, header[i]!, v);
+      }
+      yield { line, cells };
     }
+  };
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      const records = reader.push(decoder.write(chunk));
+      pos.at = input.bytesRead;
+      yield* rows(records);
+    }
+    yield* rows(reader.push(decoder.end()));
+    yield* rows(reader.end());
   } catch (err) {
     if (err instanceof CliError) throw err;
     const e = err as Error & { lines?: number };
@@ -249,6 +259,6 @@ export function openRows(file: string, format: FileFormat, cols: FileColumns = U
       : format === 'xlsx'
         ? xlsxRows(file, stream, cols)
         : jsonRows(file, stream, format === 'ndjson', cols);
-  // JSON and XLSX: how much was read (a chunk ahead at most; XLSX counts the compressed file)
+  // how much was read (a chunk ahead at most; XLSX counts the compressed file)
   return { format, size, position: () => (format === 'csv' ? pos.at : stream.bytesRead), rows };
 }

@@ -106,20 +106,29 @@ export interface Stager {
   close(): Promise<void>;
 }
 
+const COPY_SPECIAL = /[\\\t\n\r]/;
+
 /** COPY's text format: `\N` for null, t/f, JSON for objects and lists, backslash escapes for the rest. */
 function copyField(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
   if (typeof v === 'boolean') return v ? 't' : 'f';
   if (typeof v === 'number') return String(v);
   const s = typeof v === 'string' ? v : JSON.stringify(v);
+  // most values hold nothing to escape: tested first, replaced only when they do
+  if (!COPY_SPECIAL.test(s)) return s;
   return s.replace(/[\\\t\n\r]/g, (c) =>
     c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
   );
 }
 
 export function copyText(decl: StagingTable, rows: readonly Record<string, unknown>[]): string {
+  const names = decl.columns.map(([name]) => name);
   let out = '';
-  for (const r of rows) out += decl.columns.map(([name]) => copyField(r[name])).join('\t') + '\n';
+  for (const r of rows) {
+    let line = copyField(r[names[0]!]);
+    for (let i = 1; i < names.length; i++) line += '\t' + copyField(r[names[i]!]);
+    out += line + '\n';
+  }
   return out;
 }
 

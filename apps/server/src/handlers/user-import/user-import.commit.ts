@@ -10,51 +10,43 @@ type Q = Kysely<ImportDB> | Transaction<ImportDB>;
 const problem = (field: string, key: string) => JSON.stringify([{ field, key }]);
 
 /**
- * What may have changed since the rows were checked, read again set-based over the whole import: logins and
- * e-mails taken meanwhile (or held twice by batches that raced), roles, groups and markers deleted. A row
- * found so gets that one problem.
+ * What may have changed since the rows were checked, read again set-based over the whole import in one pass
+ * of the staging table: logins and e-mails taken meanwhile (or held twice by batches that raced), roles,
+ * groups and markers deleted. A row found so gets its first problem, in that order; the rows found are then
+ * written in one update.
  */
 export async function recheck(q: Q, importId: string, projectId: number): Promise<void> {
-  const valid = sql`r.import_id = ${importId} and r.errors is null`;
-  const flag = (field: string, key: string, when: RawBuilder<unknown>) =>
-    sql`update user_import_rows r set errors = ${problem(field, key)}::jsonb where ${valid} and ${when}`;
+  const taken = (key: RawBuilder<unknown>) =>
+    sql`exists (select 1 from accounts a where lower(a.login) = ${key})
+      or exists (select 1 from accounts a where lower(a.email) = ${key})`;
   /** a row naming an id of this kind that is not (or no longer) in the project */
   const gone = (column: 'domain_ids' | 'marker_ids', table: 'domains' | 'markers') =>
-    sql`exists (select 1 from jsonb_array_elements_text(${sql.ref(`r.${column}`)}) d(v)
+    sql`exists (select 1 from jsonb_array_elements_text(${sql.ref(`w.${column}`)}) d(v)
       where not exists (select 1 from ${sql.table(table)} x where x.id = d.v::int and x.project_id = ${projectId}))`;
-  /** a later line holding a login or e-mail an earlier one holds (one window pass, computed once) */
-  const duplicate = (field: 'login' | 'email') => {
-    const key = sql.ref(`${field}_key`);
-    return sql`with d as materialized (
-        select line, first_value(line) over (partition by ${key} order by line) as first
-        from user_import_rows where import_id = ${importId} and ${key} is not null)
-      update user_import_rows r
-      set errors = jsonb_build_array(jsonb_build_object('field', ${field}::text, 'rule', 'duplicate_in_file',
-        'params', jsonb_build_object('line', d.first)))
-      from d where ${valid} and r.line = d.line and d.first < d.line`;
-  };
-  const checks = [
-    flag(
-      'login',
-      'login_already_used',
-      sql`exists (select 1 from accounts a where lower(a.login) = r.login_key or lower(a.email) = r.login_key)`,
-    ),
-    flag(
-      'email',
-      'email_already_used',
-      sql`r.email_key is not null and exists (select 1 from accounts a where lower(a.email) = r.email_key or lower(a.login) = r.email_key)`,
-    ),
-    duplicate('login'),
-    duplicate('email'),
-    flag(
-      'role',
-      'invalid_related_entity',
-      sql`not exists (select 1 from roles x where x.id = r.role_id and x.project_id = ${projectId})`,
-    ),
-    flag('domains', 'invalid_related_entity', gone('domain_ids', 'domains')),
-    flag('markers', 'invalid_related_entity', gone('marker_ids', 'markers')),
-  ];
-  for (const check of checks) await check.execute(q);
+  /** a later line holding a login or e-mail an earlier one holds: the first line holding it keeps it */
+  const duplicate = (field: 'login' | 'email') =>
+    sql`jsonb_build_array(jsonb_build_object('field', ${field}::text, 'rule', 'duplicate_in_file',
+      'params', jsonb_build_object('line', ${sql.ref(`w.first_${field}`)})))`;
+  await sql`with w as (
+      select r.line, r.errors, r.login_key, r.email_key, r.role_id, r.domain_ids, r.marker_ids,
+        min(r.line) over (partition by r.login_key) as first_login,
+        min(r.line) over (partition by r.email_key) as first_email
+      from user_import_rows r where r.import_id = ${importId}
+    ), p as (
+      select w.line, case
+        when ${taken(sql`w.login_key`)} then ${problem('login', 'login_already_used')}::jsonb
+        when w.email_key is not null and (${taken(sql`w.email_key`)}) then ${problem('email', 'email_already_used')}::jsonb
+        when w.login_key is not null and w.first_login < w.line then ${duplicate('login')}
+        when w.email_key is not null and w.first_email < w.line then ${duplicate('email')}
+        when not exists (select 1 from roles x where x.id = w.role_id and x.project_id = ${projectId})
+          then ${problem('role', 'invalid_related_entity')}::jsonb
+        when ${gone('domain_ids', 'domains')} then ${problem('domains', 'invalid_related_entity')}::jsonb
+        when ${gone('marker_ids', 'markers')} then ${problem('markers', 'invalid_related_entity')}::jsonb
+      end as errors
+      from w where w.errors is null
+    )
+    update user_import_rows r set errors = p.errors from p
+    where r.import_id = ${importId} and r.line = p.line and p.errors is not null`.execute(q);
 }
 
 export async function counts(q: Q, importId: string): Promise<{ rows: number; valid: number }> {
@@ -108,9 +100,10 @@ export async function problems(
 }
 
 /**
- * Inserts every valid row of the import, set-based, in one statement: accounts, then users (matched to
- * their rows by the new accounts' logins, not by reading the accounts table again), then their groups and
- * markers. Lines go in in file order, so ids follow the file. Returns how many users went in.
+ * Inserts every valid row of the import, set-based, in one statement that reads the staging table once: each
+ * valid row, in file order, gets its account's and its user's ids from their sequences up front, so accounts,
+ * users, their groups and markers are written from that one read with no join back (the ids follow the file).
+ * Returns how many users went in.
  */
 export async function insertValid(
   trx: Transaction<ImportDB>,
@@ -119,30 +112,40 @@ export async function insertValid(
   callerId: number,
 ): Promise<number> {
   // the trigram (GIN) indexes take new rows into their pending list; a larger list lets the whole
-  // import in before it is merged (the vacuum after the commit merges it)
+  // import in before it is merged (merged after the commit)
   await sql`set local gin_pending_list_limit = '64MB'`.execute(trx);
+  // the ids' sequences, named as literals: a constant for the planner, not a lookup per row
+  const seq = (
+    await sql<{
+      a: string;
+      u: string;
+    }>`select pg_get_serial_sequence('accounts', 'id') as a, pg_get_serial_sequence('users', 'id') as u`.execute(
+      trx,
+    )
+  ).rows[0]!;
   const r = await sql<{ n: number }>`
-    with a as (
-      insert into accounts (login, email, password_hash, activated_at)
-      select r.login, r.email, r.password_hash, case when r.password_hash is null then null else now() end
-      from user_import_rows r where r.import_id = ${importId} and r.errors is null order by r.line
-      returning id, lower(login) as login_key
-    ), src as (
-      select a.id as account_id, r.line, r.role_id, r.name, r.description, r.profile, r.elevator_access_disabled, r.is_group_admin, r.domain_ids, r.marker_ids
-      from a join user_import_rows r on r.import_id = ${importId} and r.errors is null and r.login_key = a.login_key
+    with s as materialized (
+      select nextval(${sql.lit(seq.a)}::regclass)::int as account_id,
+        nextval(${sql.lit(seq.u)}::regclass)::int as user_id, v.*
+      from (select r.login, r.email, r.password_hash, r.role_id, r.name, r.description, r.profile,
+          r.elevator_access_disabled, r.is_group_admin, r.domain_ids, r.marker_ids
+        from user_import_rows r where r.import_id = ${importId} and r.errors is null order by r.line) v
+    ), a as (
+      insert into accounts (id, login, email, password_hash, activated_at) overriding system value
+      select s.account_id, s.login, s.email, s.password_hash, case when s.password_hash is null then null else now() end
+      from s
     ), u as (
-      insert into users (project_id, account_id, role_id, name, description, profile, elevator_access_disabled, is_group_admin, created_by)
-      select ${projectId}, s.account_id, s.role_id, s.name, s.description, s.profile, s.elevator_access_disabled, s.is_group_admin, ${callerId}
-      from src s order by s.line
-      returning id, account_id
+      insert into users (id, project_id, account_id, role_id, name, description, profile, elevator_access_disabled, is_group_admin, created_by) overriding system value
+      select s.user_id, ${projectId}, s.account_id, s.role_id, s.name, s.description, s.profile, s.elevator_access_disabled, s.is_group_admin, ${callerId}
+      from s
     ), d as (
       insert into user_domains (user_id, domain_id)
-      select u.id, x.v::int from u join src s on s.account_id = u.account_id cross join lateral jsonb_array_elements_text(s.domain_ids) x(v)
+      select s.user_id, x.v::int from s cross join lateral jsonb_array_elements_text(s.domain_ids) x(v)
     ), m as (
       insert into user_markers (user_id, marker_id)
-      select u.id, x.v::int from u join src s on s.account_id = u.account_id cross join lateral jsonb_array_elements_text(s.marker_ids) x(v)
+      select s.user_id, x.v::int from s cross join lateral jsonb_array_elements_text(s.marker_ids) x(v)
       where jsonb_array_length(s.marker_ids) > 0
     )
-    select count(*)::int as n from u`.execute(trx);
+    select count(*)::int as n from s`.execute(trx);
   return r.rows[0]?.n ?? 0;
 }

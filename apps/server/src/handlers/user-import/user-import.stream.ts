@@ -1,4 +1,10 @@
-import { ImportRow, IMPORT_STREAM_BATCH, type ImportProgress, type ImportRowError } from '@lintel/commands';
+import {
+  IMPORT_STREAM_BATCH,
+  parseImportRow,
+  type ImportProgress,
+  type ImportRow,
+  type ImportRowError,
+} from '@lintel/commands';
 import { AppError } from '../../errors';
 import { ndjsonBatches, openStager, streamedBody, type StagingTable } from '../../engine/bulk-import';
 import type { FamilyCtx } from '../../engine/family';
@@ -107,7 +113,7 @@ export async function importStream(
     for await (const batch of ndjsonBatches(stream, batchSize ?? IMPORT_STREAM_BATCH)) {
       const rows: ImportRow[] = [];
       for (const { n, value } of batch) {
-        const parsed = ImportRow.safeParse(value);
+        const parsed = parseImportRow(value);
         if (!parsed.success || parsed.data.line <= previous)
           throw new AppError('check_fields_data', {
             fields: [
