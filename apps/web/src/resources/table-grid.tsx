@@ -333,7 +333,6 @@ function GridInner<Row extends { id: number }>(props: GridProps<Row>) {
   const scrollOnFocus = useRef(false);
 
   // the rows drawn: a window that moves by blocks, as large as the view's height asks (measured by the
-  // virtualizer; the rows on screen themselves are the floor, should the height be stale)
   // virtualizer; the rows on screen themselves are the floor, should the height be stale). While rows fly by
   // as placeholders (seeking) every row changes each frame anyway: the smallest window, moved row by row.
   const windowSize = useRef(blockWindowSize(Math.ceil(800 / ROW_HEIGHT) + 1, BLOCK, OVERSCAN));
