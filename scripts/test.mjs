@@ -4,6 +4,7 @@
 // (scripts/check-deps.mjs) and that the server's sources have no runtime import cycle (scripts/check-cycles.mjs),
 // and run every test: unit, API against real servers, CLI as a child process, browser in Chromium.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   ensureChromium,
@@ -69,6 +70,8 @@ for (const phase of phases) {
   const report = reportOf(phase);
   fs.rmSync(report, { force: true });
   if (phase) console.log(`\n== tests, ${phase} phase`);
+  const phaseStarted = Date.now();
+  const machine = machineTicks();
   const env = {
     ...process.env,
     ...(storageOnly ? { LINTEL_TEST_PASS: 'storage' } : {}),
@@ -89,6 +92,7 @@ for (const phase of phases) {
     { env },
   );
   if (code !== 0) status = code;
+  if (phase) console.log(`\n== the ${phase} phase: ${phaseReport(phaseStarted, machine)}`);
 }
 const vitestCpuMs = childrenCpuMs() - cpuBefore;
 let summary = '';
@@ -125,6 +129,34 @@ function printSlowest(r) {
   for (const f of files.slice(0, 15)) console.log(`${(f.ms / 1000).toFixed(1).padStart(8)} s  ${f.name}`);
 }
 
+/** The machine's CPU counters from /proc/stat (all cores, clock ticks): busy and all; null elsewhere. */
+function machineTicks() {
+  try {
+    const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const n = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal: idle and iowait are not busy
+    const all = n.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: all - n[3] - n[4], all };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A phase's wall time and how busy the whole machine was meanwhile (every process, Chromium's and
+ * PostgreSQL's included): a phase near 100 % is bound by CPU, one well below waits on something.
+ */
+function phaseReport(started, before) {
+  const after = machineTicks();
+  const wall = `${((Date.now() - started) / 1000).toFixed(0)} s`;
+  if (!before || !after || after.all === before.all) return wall;
+  const busy = (100 * (after.busy - before.busy)) / (after.all - before.all);
+  return `${wall}, the machine's ${os.availableParallelism()} cores ${busy.toFixed(0)} % busy, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')}`;
+}
+
 /** CPU of the children this process waited for (vitest, its forks and theirs), from /proc; 0 elsewhere. */
 function childrenCpuMs() {
   try {
@@ -151,7 +183,7 @@ function printCostliest(vitestCpuMs) {
   console.log(
     `\n== CPU: ${files.length} files, ${(sum / 1000).toFixed(0)} s of CPU in their forks and children` +
       (vitestCpuMs ? `, ${(vitestCpuMs / 1000).toFixed(0)} s for the whole vitest run` : '') +
-      '; the costliest (CPU s, of it in children, wall s):',
+      "; the costliest (CPU s, of it in children and Chromium's pages, wall s):",
   );
   for (const f of files.slice(0, 15))
     console.log(

@@ -1,9 +1,14 @@
 // A vitest setup file (vitest.config.ts, setupFiles): when a test file's hooks are done, the CPU its fork
-// used — the process itself and the children it waited for (the CLI, Chromium, Kamailio, backup children)
-// — is written to .test-results/cpu/, and scripts/test.mjs prints the files that cost most. CPU time, unlike
-// wall time, hardly moves with what else runs on a shared machine. A fork runs one file (vitest's isolate),
-// so the counters from the process's start are the file's. PostgreSQL's backends are not children: the
-// storage pass's database work is not in these figures.
+// used — the process itself and the children it waited for (the CLI, Chromium's browser process, Kamailio,
+// backup children) — is written to .test-results/cpu/, and scripts/test.mjs prints the files that cost most.
+// CPU time, unlike wall time, hardly moves with what else runs on a shared machine. A fork runs one file
+// (vitest's isolate), so the counters from the process's start are the file's. PostgreSQL's backends are not
+// children: the storage pass's database work is not in these figures.
+//
+// Chromium's pages are not counted that way: its renderers are children of its zygote, which nobody of ours
+// waits for when the browser closes (a page busy for 3 s added 1.8 s to the fork's children). So the
+// renderers and the zygote are read from /proc every half second while the file runs, each process's last
+// reading kept: what a renderer spends in its last half second is missed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -26,24 +31,81 @@ function cpuFromProc(): { self: number; children: number } | null {
   }
 }
 
+/** utime + stime of a process (ms) and whether it is one of Chromium's zygotes or renderers, or null. */
+function chromiumChild(pid: string): number | null {
+  try {
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!/--type=(renderer|zygote)/.test(cmd)) return null;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/** Every process under this one (by parent pid), from one read of /proc. */
+function descendants(): string[] {
+  const parentOf = new Map<string, string>();
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parentOf.set(pid, stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]!);
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  const under = new Set([String(process.pid)]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, parent] of parentOf)
+      if (!under.has(pid) && under.has(parent)) {
+        under.add(pid);
+        grew = true;
+      }
+  }
+  under.delete(String(process.pid));
+  return [...under];
+}
+
+/** the last CPU reading of each Chromium renderer or zygote seen under this fork (pid → ms) */
+const renderers = new Map<string, number>();
+function sampleRenderers(): void {
+  for (const pid of descendants()) {
+    const ms = chromiumChild(pid);
+    if (ms !== null) renderers.set(pid, Math.max(ms, renderers.get(pid) ?? 0));
+  }
+}
+
 let started = 0;
+let sampler: NodeJS.Timeout | undefined;
 beforeAll(() => {
   started = Date.now();
+  // only where /proc is (Linux) and only while a browser may run: a file without Chromium finds none
+  if (fs.existsSync('/proc/self/stat')) {
+    sampler = setInterval(sampleRenderers, 500);
+    sampler.unref();
+  }
 });
 
 afterAll((suite) => {
   const file = (suite as { filepath?: string }).filepath;
+  if (sampler) clearInterval(sampler);
   const cpu = cpuFromProc();
   if (!file || !cpu) return;
+  const browserMs = [...renderers.values()].reduce((sum, ms) => sum + ms, 0);
   fs.mkdirSync(dir, { recursive: true });
   const name = path.relative(root, file);
   fs.writeFileSync(
     path.join(dir, `${name.replace(/[^\w.-]+/g, '_')}.json`),
     JSON.stringify({
       file: name,
-      cpuMs: cpu.self + cpu.children,
+      cpuMs: cpu.self + cpu.children + browserMs,
       selfMs: cpu.self,
-      childrenMs: cpu.children,
+      childrenMs: cpu.children + browserMs,
+      browserMs,
       // from the fork's start (its boot and the file's imports) and from the file's first hook
       forkMs: Math.round(process.uptime() * 1000),
       testsMs: Date.now() - started,
