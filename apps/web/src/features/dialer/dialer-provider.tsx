@@ -10,7 +10,7 @@ import { i18next } from '../../i18n';
 import { useShortcut } from '../../keys/shortcuts';
 import { usePageAction, type PageAction } from '../../palette/page-actions';
 import { profileAtom } from '../../session/session';
-import { SipPhone } from './sip-phone';
+import type { SipPhone } from './sip-phone';
 import { followServerCalls } from './server-calls';
 import { electTab, MirrorPhone, shareWithTabs, tabChannelName, tabsCanShare } from './tab-phone';
 import { useDialerTabs } from './dialer-directory';
@@ -66,6 +66,9 @@ export function DialerProvider() {
         pushAlert('warning', errorText('media_not_supported'));
         return null;
       }
+      // sip.js (a third of the console's code) loads only for a user who has a phone to register
+      const { SipPhone } = await import('./sip-phone');
+      if (!live) return null;
       const host = window.location.hostname;
       const phone: SipPhone = new SipPhone(
         {
