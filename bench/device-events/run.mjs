@@ -523,14 +523,14 @@ ${run.steps.map((s) => `| ${n(s.offered)} | ${n(s.stored)} | ${ms(s.p50)} / ${ms
 **Sustained** (stored ≥ 95% of offered, p99 ≤ 1 s): ${sustained ? `${n(sustained.stored)} events/s` : 'none'}; with p99 < 250 ms: ${fast ? `**${n(fast.stored)} events/s** (p99 ${ms(fast.p99)} ms)` : '**none**'}. Against Mosquitto's pass-through in this run (mean of A and B): MQTT.js ${n(mean(refJs))} msg/s → **${ratio(fast?.stored, mean(refJs))}** (p99 < 250 ms), ${ratio(sustained?.stored, mean(refJs))} (p99 ≤ 1 s); C clients ${n(mean(refC))} msg/s → ${ratio(fast?.stored, mean(refC))}, ${ratio(sustained?.stored, mean(refC))}.
 Durability over the run: ${n(d.generated)} events generated, ${n(d.stored)} rows stored, ${n(d.held)} still held by a device; **lost ${n(d.lost)}, stored twice ${n(d.twice)}**, stored but never generated ${n(d.strangers)}; consoles missed ${d.consolesMissed.join(', ')}, received twice ${n(d.consolesTwice)}${d.closed.length ? `; closed: ${d.closed.join(', ')}` : ''}.`;
 
-// this run after the earlier ones (the last three kept)
+// this run after the earlier ones
 const file = path.join(root, 'bench', 'RESULTS.md');
 const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmark results\n';
 const section = /<!-- device-events:start -->([\s\S]*?)<!-- device-events:end -->/.exec(text)?.[1] ?? '';
-const earlier = section
-  .split(/(?=^### Run of )/m)
-  .filter((x) => x.startsWith('### Run of '))
-  .slice(-2);
+// every earlier run is kept, and the notes written between the header and the runs
+const parts = section.split(/(?=^### Run of )/m);
+const earlier = parts.filter((x) => x.startsWith('### Run of '));
+const notes = (/^Run: .*$/m.exec(parts[0] ?? '') ? (parts[0] ?? '').split(/^Run: .*$/m)[1] : '').trim();
 const md = `<!-- device-events:start -->
 ## device-events — simulated devices pushing their logs over MQTT into PostgreSQL, consoles watching: a saturation search beside Mosquitto's own pass-through
 
@@ -538,7 +538,7 @@ The built server in its own process on a fresh PostgreSQL database, \`MQTT_URL\`
 Target (issue 26): sustained ≥ 0.3 of Mosquitto's pass-through with p99 device → console < 250 ms; 0 lost, 0 twice.
 Run: \`BENCH_DEVICES=${DEVICES} BENCH_CONSOLES=${CONSOLES} BENCH_START_RATE=${START_RATE} BENCH_FACTOR=${FACTOR} BENCH_STEP_S=${STEP_S} BENCH_STEP_WARMUP=${STEP_WARMUP} BENCH_REF_S=${REF_S} npm run bench -- device-events\`.
 
-${[...earlier.map((x) => x.trim()), runText].join('\n\n')}
+${[...(notes ? [notes] : []), ...earlier.map((x) => x.trim()), runText].join('\n\n')}
 <!-- device-events:end -->`;
 fs.writeFileSync(
   file,

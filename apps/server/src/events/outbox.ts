@@ -75,6 +75,12 @@ const gather = new AsyncLocalStorage<{ trx: Transaction<DB>; rows: PendingRow[] 
 export class EventOutbox {
   private readonly delivered = new Set<number>();
   private readonly deliveredOrder: number[] = [];
+  /**
+   * Ids this instance wrote within a unit of work still running: the unit delivers them from memory once it
+   * ends, so their NOTIFY (which this instance hears too, as soon as the commit is done, often before the
+   * unit has ended) costs no statement reading them back.
+   */
+  private readonly own = new Set<number>();
   /** emitted outside any unit of work: delivered by the next flush */
   private loose: OutboxRow[] = [];
   /** the delivery in progress (and those queued behind it) */
@@ -176,10 +182,15 @@ export class EventOutbox {
   private async write(trx: Transaction<DB> | Kysely<DB>, rows: readonly PendingRow[]): Promise<number[]> {
     if (!rows.length) return [];
     const now = this.opts.clock.now();
-    const values = sql.join(
-      rows.map((r) => sql`(${r.topic}, ${r.type}, ${r.json}::jsonb, ${r.audience}, ${now})`),
-    );
-    const insert = sql`insert into event_outbox (topic, type, payload, audience, created_at) values ${values} returning id`;
+    // the rows as four arrays (issue 26 item 1): one statement of five parameters however many rows, in the
+    // order given (ordinality), so the identities are drawn in that order
+    const insert = sql`insert into event_outbox (topic, type, payload, audience, created_at)
+      select r.topic, r.type, r.payload::jsonb, r.audience, ${now}
+      from unnest(${rows.map((r) => r.topic)}::text[], ${rows.map((r) => r.type)}::text[],
+        ${rows.map((r) => r.json)}::text[], ${rows.map((r) => r.audience)}::text[])
+        with ordinality as r(topic, type, payload, audience, n)
+      order by r.n
+      returning id`;
     let ids: number[];
     // with PostgreSQL the NOTIFY goes in the same statement as the insert when its ids fit one payload (ids
     // of up to 10 digits: 600 of them stay under the 8000-byte limit); more take a second statement
@@ -205,8 +216,10 @@ export class EventOutbox {
       return { id, topic: r.topic, type: r.type, payload: r.payload, audience: r.audience };
     });
     const unit = scope.getStore();
-    if (unit) unit.push(...written);
-    else this.loose.push(...written);
+    if (unit) {
+      unit.push(...written);
+      for (const id of ids) this.own.add(id);
+    } else this.loose.push(...written);
     return ids;
   }
 
@@ -234,17 +247,21 @@ export class EventOutbox {
    */
   private deliverWritten(rows: readonly OutboxRow[]): Promise<void> {
     const run = this.deliveries.then(async () => {
-      const todo = rows.filter((r) => !this.delivered.has(r.id));
-      if (!todo.length) return;
-      const exist = await sql<{ id: number }>`
+      try {
+        const todo = rows.filter((r) => !this.delivered.has(r.id));
+        if (!todo.length) return;
+        const exist = await sql<{ id: number }>`
         select id from event_outbox where id in (${sql.join(todo.map((r) => r.id))})`.execute(this.opts.db);
-      const committed = new Set(exist.rows.map((r) => Number(r.id)));
-      const sent = todo.filter((r) => committed.has(r.id));
-      for (const row of sent) this.deliver(row);
-      if (this.redisPub && sent.length)
-        this.redisPub.publish(this.redisChannel, this.sign(JSON.stringify(sent))).catch((err: Error) => {
-          this.opts.log.error({ err: err.message }, 'events could not be published to Redis');
-        });
+        const committed = new Set(exist.rows.map((r) => Number(r.id)));
+        const sent = todo.filter((r) => committed.has(r.id));
+        for (const row of sent) this.deliver(row);
+        if (this.redisPub && sent.length)
+          this.redisPub.publish(this.redisChannel, this.sign(JSON.stringify(sent))).catch((err: Error) => {
+            this.opts.log.error({ err: err.message }, 'events could not be published to Redis');
+          });
+      } finally {
+        for (const r of rows) this.own.delete(r.id);
+      }
     });
     this.deliveries = run.catch(() => undefined);
     return run;
@@ -262,7 +279,8 @@ export class EventOutbox {
   }
 
   private async deliverNow(ids: readonly number[], from: 'here' | 'postgres'): Promise<void> {
-    const todo = ids.filter((id) => !this.delivered.has(id));
+    // this instance's own ids are its units' to deliver, from memory
+    const todo = ids.filter((id) => !this.delivered.has(id) && !this.own.has(id));
     if (!todo.length) return;
     const rows =
       await sql<OutboxRow>`select id, topic, type, payload, audience from event_outbox where id in (${sql.join(todo)}) order by id`.execute(

@@ -333,27 +333,82 @@ interface LogPush {
  */
 async function writeLogs(app: ServerContext, pushes: readonly LogPush[]): Promise<{ inserted: number }[]> {
   const now = app.clock.now();
-  const rows = pushes.flatMap(({ device, events }) =>
-    events.map((e) => {
+  // the events as columns (issue 26 item 1): the insert is one statement of 13 arrays, whatever the batch's
+  // size — a row of values each was 16 parameters an event for the server to compile and send and for the
+  // database to parse and plan. Kept beside them, what the ACS log and the outbox need of each stored event.
+  const c = {
+    project: [] as number[],
+    device: [] as number[],
+    serial: [] as string[],
+    domain: [] as (number | null)[],
+    at: [] as string[],
+    kind: [] as string[],
+    itype: [] as (string | null)[],
+    inumber: [] as (string | null)[],
+    lock: [] as (number | null)[],
+    result: [] as (string | null)[],
+    reason: [] as (string | null)[],
+    number: [] as (string | null)[],
+    event: [] as string[],
+  };
+  /** what was sent, by device and the device's event id (the first of a repeat is the one stored) */
+  const sent = new Map<string, StoredDeviceEvent>();
+  for (const { device, events } of pushes)
+    for (const e of events) {
       // the device's clock, never later than ours (a device whose clock runs ahead would sort above the present)
       const at = e.time ? new Date(Math.min(Date.parse(e.time), now.getTime())) : now;
-      return sql`(${device.project_id}, ${device.id}, ${device.serial_number}, ${device.domain_id}, ${at},
-        ${now}, ${e.kind}, ${e.identifier_type ? identifierTypeOf(e.identifier_type) : null},
-        ${e.identifier_number ?? null}, ${e.lock ?? null}, ${e.result ?? null}, ${e.reason ?? null},
-        ${e.number ?? null}, ${null}, ${null}, ${e.event_id})`;
-    }),
-  );
+      const row: StoredDeviceEvent = {
+        event_id: e.event_id,
+        created_at: at,
+        kind: e.kind,
+        result: e.result ?? null,
+        reason: e.reason ?? null,
+        identifier_type: e.identifier_type ? identifierTypeOf(e.identifier_type) : null,
+        identifier_number: e.identifier_number ?? null,
+        lock: e.lock ?? null,
+      };
+      const key = `${device.id}:${e.event_id}`;
+      if (!sent.has(key)) sent.set(key, row);
+      c.project.push(device.project_id);
+      c.device.push(device.id);
+      c.serial.push(device.serial_number);
+      c.domain.push(device.domain_id);
+      c.at.push(at.toISOString());
+      c.kind.push(row.kind);
+      c.itype.push(row.identifier_type);
+      c.inumber.push(row.identifier_number);
+      c.lock.push(row.lock);
+      c.result.push(row.result);
+      c.reason.push(row.reason);
+      c.number.push(e.number ?? null);
+      c.event.push(e.event_id);
+    }
   // the outbox's rows are delivered once this unit's transaction committed, before the devices are answered
   return app.outbox.unit(() =>
     app.db.transaction().execute((trx) =>
       app.outbox.gathered(trx, async () => {
-        const r = await sql<StoredDeviceEvent & { id: number; device_id: number }>`
+        // in the order sent (ordinality): identities are drawn in that order; a repeat stores nothing
+        const inserted = await sql<{ id: number; device_id: number; event_id: string }>`
           insert into device_events (project_id, device_id, serial_number, domain_id, created_at, received_at,
-            kind, identifier_type, identifier_number, lock, result, reason, number, image, image_bytes, event_id)
-          values ${sql.join(rows)}
+            kind, identifier_type, identifier_number, lock, result, reason, number, event_id)
+          select e.project_id, e.device_id, e.serial_number, e.domain_id, e.created_at, ${now}, e.kind,
+            e.identifier_type, e.identifier_number, e.lock, e.result, e.reason, e.number, e.event_id
+          from unnest(${c.project}::int[], ${c.device}::int[], ${c.serial}::text[], ${c.domain}::int[],
+            ${c.at}::timestamptz[], ${c.kind}::text[], ${c.itype}::text[], ${c.inumber}::text[],
+            ${c.lock}::smallint[], ${c.result}::text[], ${c.reason}::text[], ${c.number}::text[],
+            ${c.event}::text[])
+            with ordinality as e(project_id, device_id, serial_number, domain_id, created_at, kind,
+              identifier_type, identifier_number, lock, result, reason, number, event_id, n)
+          order by e.n
           on conflict on constraint device_events_device_event do nothing
-          returning id, device_id, event_id, created_at, kind, result, reason, identifier_type,
-            identifier_number, lock`.execute(trx);
+          returning id, device_id, event_id`.execute(trx);
+        const r = {
+          rows: inserted.rows.map((x) => ({
+            ...sent.get(`${x.device_id}:${x.event_id}`)!,
+            id: Number(x.id),
+            device_id: Number(x.device_id),
+          })),
+        };
         // in the order the devices sent them (identities are drawn in that order)
         r.rows.sort((a, b) => a.id - b.id);
         const devices = new Map(pushes.map((q) => [q.device.id, q.device]));
