@@ -438,16 +438,13 @@ export async function checkRows(
 }
 
 /**
- * Uniqueness inside the import: a login or e-mail an earlier line holds (in the staging table, in `held` —
- * earlier rows of the import not staged yet —, or earlier in this batch) is `duplicate_in_file {line}`.
- * Lines of this batch already staged (a batch sent again) do not count. A held row found staged as well
- * counts once.
+ * Uniqueness inside the import: a login or e-mail an earlier line holds (in the staging table, or earlier in
+ * this batch) is `duplicate_in_file {line}`. Lines of this batch already staged (a batch sent again) do not count.
  */
 export async function checkDuplicates(
   q: Kysely<ImportDB>,
   importId: string,
   rows: CheckedRow[],
-  held: readonly CheckedRow[] = [],
 ): Promise<void> {
   const lines = rows.map((r) => r.line);
   const logins = [...new Set(rows.map((r) => r.login_key).filter((k): k is string => k !== null))];
@@ -469,7 +466,7 @@ export async function checkDuplicates(
           )
         : Promise.resolve({ rows: [] });
     const [byLogin, byEmail] = await Promise.all([keyed('login_key', logins), keyed('email_key', emails)]);
-    const staged = [...byLogin.rows, ...byEmail.rows, ...held]
+    const staged = [...byLogin.rows, ...byEmail.rows]
       .filter((s) => !batch.has(s.line))
       .sort((a, b) => a.line - b.line);
     for (const s of staged) {

@@ -106,64 +106,41 @@ export async function importStream(
       .where('id', '=', importId)
       .execute();
   };
-  // A pipeline of three batches: while one is checked for duplicates inside the import, the next is read,
-  // parsed and checked against the database, and the one before is staged. The duplicates check reads the
-  // staging table for every batch but the last staged (those are in), and holds that one in memory, so it
-  // waits for nothing but its own queries. Batches are staged one after another, in line order.
-  const batches = ndjsonBatches(stream, batchSize ?? IMPORT_STREAM_BATCH)[Symbol.asyncIterator]();
-  const readNext = async (): Promise<{ checking: Promise<CheckedRow[]> } | null> => {
-    const next = await batches.next();
-    if (next.done) return null;
-    const rows: ImportRow[] = [];
-    for (const { n, value } of next.value) {
-      const parsed = parseImportRow(value);
-      if (!parsed.success || parsed.data.line <= previous)
-        throw new AppError('check_fields_data', {
-          fields: [
-            parsed.success
-              ? { field: `body.${n}.line`, rule: 'duplicate_in_file', params: { line: parsed.data.line } }
-              : { field: `body.${n}`, rule: 'invalid_type', params: { expected: 'row' } },
-          ],
-        });
-      previous = parsed.data.line;
-      rows.push(parsed.data);
-    }
-    const checking = checkRows(ctx.app.db, c.caller, rows);
-    checking.catch(() => undefined);
-    // in an object: a promise returned from an async function would be waited for
-    return { checking };
-  };
-  /** every batch staged so far, and every batch but the last */
+  // one batch is staged while the next is read and checked against the database; the next one's check
+  // for duplicates inside the import waits for it (it reads the staging table)
   let staging: Promise<void> = Promise.resolve();
-  let stagedButLast: Promise<void> = Promise.resolve();
-  let lastBatch: CheckedRow[] = [];
-  let upcoming = readNext();
   try {
-    for (;;) {
-      upcoming.catch(() => undefined);
-      const current = await upcoming;
-      if (!current) break;
-      upcoming = readNext();
-      upcoming.catch(() => undefined);
-      const checked = await current.checking;
-      await stagedButLast;
-      await checkDuplicates(db, importId, checked, lastBatch);
+    for await (const batch of ndjsonBatches(stream, batchSize ?? IMPORT_STREAM_BATCH)) {
+      const rows: ImportRow[] = [];
+      for (const { n, value } of batch) {
+        const parsed = parseImportRow(value);
+        if (!parsed.success || parsed.data.line <= previous)
+          throw new AppError('check_fields_data', {
+            fields: [
+              parsed.success
+                ? { field: `body.${n}.line`, rule: 'duplicate_in_file', params: { line: parsed.data.line } }
+                : { field: `body.${n}`, rule: 'invalid_type', params: { expected: 'row' } },
+            ],
+          });
+        previous = parsed.data.line;
+        rows.push(parsed.data);
+      }
+      const checking = checkRows(ctx.app.db, c.caller, rows);
+      checking.catch(() => undefined);
+      await staging;
+      const checked = await checking;
+      await checkDuplicates(db, importId, checked);
       const hashes = await hashAll(checked);
       for (const r of checked) {
         if (errors.length >= REPORT_ERRORS) break;
         for (const p of r.problems) errors.push({ line: r.line, ...p });
       }
-      stagedButLast = staging;
-      staging = staging.then(() => stage(checked, hashes));
+      staging = stage(checked, hashes);
       staging.catch(() => undefined);
-      lastBatch = checked;
     }
     await staging;
   } finally {
     await staging.catch(() => undefined);
-    // a failure with the next batch still being read: the body is left to the request's end, the reading
-    // stopped once that batch is in (not waited for: the client may be holding the rest of its body)
-    void batches.return?.(undefined).catch(() => undefined);
     await stager.close();
   }
   const imp = await own();
