@@ -18,22 +18,30 @@ export const identifierRevoke = defineCommand({
   gates: { anyPermission: ['identifiers.edit'] },
 });
 
+export const MAX_IDENTIFIER_IMPORT_NAME = 255;
+export const MAX_IDENTIFIER_IMPORT_DESCRIPTION = 1000;
+/** The type of a row that names none. */
+export const DEFAULT_IDENTIFIER_IMPORT_TYPE = 'card' satisfies (typeof IdentifierTypes)[number];
+
+// The limits above are declared once: the schema below and its fast path (`parseIdentifierImportRow`) both
+// read them, the fast path takes its columns from the schema's shape, and a test holds the two alike.
+
 /**
  * One row of an identifier import (the columns of a file: CSV header, XLSX first row, JSON keys), as the
  * stream carries it. `value` is read in the importing user's identifier format, like a typed one; `owner`
  * is a user id; a QR or face row without a value gets one made.
  */
 export const IdentifierImportRow = z.object({
-  type: z.enum(IdentifierTypes).default('card'),
+  type: z.enum(IdentifierTypes).default(DEFAULT_IDENTIFIER_IMPORT_TYPE),
   value: z.union([z.string(), z.number()]).optional(),
-  name: z.string().max(255).optional(),
+  name: z.string().max(MAX_IDENTIFIER_IMPORT_NAME).optional(),
   owner: z.union([z.number().int(), z.string()]).nullable().optional(),
-  description: z.string().max(1000).optional(),
+  description: z.string().max(MAX_IDENTIFIER_IMPORT_DESCRIPTION).optional(),
 });
 export type IdentifierImportRow = z.infer<typeof IdentifierImportRow>;
 
-const IDENTIFIER_ROW_KEYS = new Set(['type', 'value', 'name', 'owner', 'description']);
-const IDENTIFIER_TYPES = new Set<string>(IdentifierTypes);
+const IDENTIFIER_ROW_KEYS = new Set<string>(Object.keys(IdentifierImportRow.shape));
+const IDENTIFIER_TYPES = new Set<string>(IdentifierImportRow.shape.type.removeDefault().options);
 
 /**
  * `IdentifierImportRow.safeParse`, with a fast path for a row of known columns holding plain values (what
@@ -55,11 +63,12 @@ export function parseIdentifierImportRow(value: unknown): ReturnType<typeof Iden
       plain &&
       (type === undefined || (typeof type === 'string' && IDENTIFIER_TYPES.has(type))) &&
       (v === undefined || typeof v === 'string' || typeof v === 'number') &&
-      (name === undefined || (typeof name === 'string' && name.length <= 255)) &&
+      (name === undefined || (typeof name === 'string' && name.length <= MAX_IDENTIFIER_IMPORT_NAME)) &&
       (owner === undefined || owner === null || typeof owner === 'string' || Number.isSafeInteger(owner)) &&
-      (description === undefined || (typeof description === 'string' && description.length <= 1000))
+      (description === undefined ||
+        (typeof description === 'string' && description.length <= MAX_IDENTIFIER_IMPORT_DESCRIPTION))
     ) {
-      const data: Record<string, unknown> = { type: type ?? 'card' };
+      const data: Record<string, unknown> = { type: type ?? DEFAULT_IDENTIFIER_IMPORT_TYPE };
       if (v !== undefined) data.value = v;
       if (name !== undefined) data.name = name;
       if (owner !== undefined) data.owner = owner;

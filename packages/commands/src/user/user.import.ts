@@ -43,20 +43,30 @@ export const MAX_IMPORT_BATCH = 1000;
 /** The longest text a cell may hold (a description is at most 2,000 characters; the rest is the file's fault). */
 export const MAX_IMPORT_CELL = 10_000;
 
+/** The most items a list cell holds, and the longest text of an item. */
+export const MAX_IMPORT_LIST = 1000;
+export const MAX_IMPORT_LIST_ITEM = 1000;
+
+/** The highest line number a row may carry (PostgreSQL's int). */
+export const MAX_IMPORT_LINE = 2_147_483_647;
+
+// The limits above are declared once: the schemas below and the fast path (`plainCell`, `parseImportRow`)
+// both read them, and a test holds the two alike.
+
 /** A cell as a file gives it: text (CSV, XLSX), or a JSON value (a list for groups and markers). */
 export const ImportCell = z.union([
   z.string().max(MAX_IMPORT_CELL),
   z.number(),
   z.boolean(),
   z.null(),
-  z.array(z.union([z.string().max(1000), z.number()])).max(1000),
+  z.array(z.union([z.string().max(MAX_IMPORT_LIST_ITEM), z.number()])).max(MAX_IMPORT_LIST),
 ]);
 
 /** One row of the file: its line (for the report) and its cells by column name. */
-export const ImportRow = z.object({ line: z.number().int().min(1).max(2_147_483_647) }).catchall(ImportCell);
+export const ImportRow = z
+  .object({ line: z.number().int().min(1).max(MAX_IMPORT_LINE) })
+  .catchall(ImportCell);
 export type ImportRow = z.infer<typeof ImportRow>;
-
-const MAX_ROW_LINE = 2_147_483_647;
 
 /** A cell `ImportCell` takes as it is. */
 function plainCell(v: unknown): boolean {
@@ -68,9 +78,9 @@ function plainCell(v: unknown): boolean {
       return true;
     case 'object':
       if (v === null) return true;
-      if (!Array.isArray(v) || v.length > 1000) return false;
+      if (!Array.isArray(v) || v.length > MAX_IMPORT_LIST) return false;
       for (const x of v)
-        if (typeof x !== 'number' && (typeof x !== 'string' || x.length > 1000)) return false;
+        if (typeof x !== 'number' && (typeof x !== 'string' || x.length > MAX_IMPORT_LIST_ITEM)) return false;
       return true;
     default:
       return false;
@@ -86,7 +96,7 @@ export function parseImportRow(value: unknown): ReturnType<typeof ImportRow.safe
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const row = value as Record<string, unknown>;
     const line = row.line;
-    let plain = Number.isSafeInteger(line) && (line as number) >= 1 && (line as number) <= MAX_ROW_LINE;
+    let plain = Number.isSafeInteger(line) && (line as number) >= 1 && (line as number) <= MAX_IMPORT_LINE;
     if (plain)
       for (const key in row)
         if (key === '__proto__' || (key !== 'line' && !plainCell(row[key]))) {
