@@ -8,7 +8,7 @@ import { deviceTopicFilter, deviceTopics, parseDeviceTopic } from '@lintel/core'
 import type { ServerContext } from '../context';
 import { AppError } from '../errors';
 import { dispatch } from '../pipeline/dispatch';
-import { deviceBySerial, devicePrincipal } from '../pipeline/principal';
+import { deviceBySerial, devicesBySerial, devicePrincipal, type DeviceBySerial } from '../pipeline/principal';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
 import { DynsecClient, platformPassword, queueBrokerReconcile } from './dynsec';
 import { writeDemoDevicesFile } from './demo';
@@ -56,9 +56,6 @@ export interface DeviceReply {
   status: number;
   body: unknown;
 }
-
-/** A device as `deviceBySerial` reads it. */
-type DeviceRow = NonNullable<Awaited<ReturnType<typeof deviceBySerial>>>;
 
 /** What the gateway needs to know of a device to reach it. */
 export interface DeviceAddress {
@@ -555,7 +552,7 @@ export class DeviceGateway {
   /** the serials of the messages taken in this turn of the event loop, each with those who wait for its row */
   private lookups: Map<
     string,
-    Array<{ resolve: (d: DeviceRow | null) => void; reject: (e: unknown) => void }>
+    Array<{ resolve: (d: DeviceBySerial | null) => void; reject: (e: unknown) => void }>
   > | null = null;
 
   /**
@@ -563,22 +560,14 @@ export class DeviceGateway {
    * of the event loop (a read from the broker's socket carries many) read theirs in ONE statement (issue 26
    * item 1: a statement a push was a fifth of the server's writes to the database at 2,000 events a second).
    */
-  private deviceOf(serial: string): Promise<DeviceRow | null> {
+  private deviceOf(serial: string): Promise<DeviceBySerial | null> {
     return new Promise((resolve, reject) => {
       let lookups = this.lookups;
       if (!lookups) {
         const taken = (lookups = this.lookups = new Map());
         setImmediate(() => {
           this.lookups = null;
-          const serials = [...taken.keys()];
-          const read: Promise<DeviceRow[]> =
-            serials.length === 1
-              ? deviceBySerial(this.app, serials[0]!).then((d) => (d ? [d] : []))
-              : sql<DeviceRow>`
-                select id, project_id, serial_number, password, protocol, domain_id from devices
-                where serial_number in (${sql.join(serials)})`
-                  .execute(this.app.db)
-                  .then((r) => r.rows);
+          const read = devicesBySerial(this.app, [...taken.keys()]);
           read.then(
             (rows) => {
               const bySerial = new Map(rows.map((d) => [d.serial_number, d]));

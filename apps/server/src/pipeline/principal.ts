@@ -105,29 +105,31 @@ export function jobPrincipal(jobId: number, auth: AuthInfo | null): Principal {
   return { kind: 'job', jobId, auth };
 }
 
-/** A device of the installation by its serial number (unique across projects: the broker's topics are). */
-export async function deviceBySerial(
-  app: ServerContext,
-  serial: string,
-): Promise<{
+/** A device as the gateway and the device API's authentication read it. */
+export interface DeviceBySerial {
   id: number;
   project_id: number;
   serial_number: string;
   password: string;
   protocol: string;
   domain_id: number | null;
-} | null> {
-  const r = await sql<{
-    id: number;
-    project_id: number;
-    serial_number: string;
-    password: string;
-    protocol: string;
-    domain_id: number | null;
-  }>`select id, project_id, serial_number, password, protocol, domain_id from devices where serial_number = ${serial}`.execute(
-    app.db,
-  );
-  return r.rows[0] ?? null;
+}
+
+/** Devices of the installation by their serial numbers (unique across projects: the broker's topics are). */
+export async function devicesBySerial(
+  app: ServerContext,
+  serials: readonly string[],
+): Promise<DeviceBySerial[]> {
+  if (!serials.length) return [];
+  const r = await sql<DeviceBySerial>`
+    select id, project_id, serial_number, password, protocol, domain_id from devices
+    where serial_number in (${sql.join(serials)})`.execute(app.db);
+  return r.rows;
+}
+
+/** A device of the installation by its serial number. */
+export async function deviceBySerial(app: ServerContext, serial: string): Promise<DeviceBySerial | null> {
+  return (await devicesBySerial(app, [serial]))[0] ?? null;
 }
 
 /** Whether a presented password is the stored one, in constant time. */
