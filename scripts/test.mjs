@@ -113,7 +113,35 @@ if (reports.length === phases.length) {
     (sum('numPendingTests') ? `, ${sum('numPendingTests')} skipped` : '');
 }
 console.log(`\ntests: ${summary || 'no report written'}`);
+printFailed(reports);
 process.exit(status === 0 && summary ? 0 : status || 1);
+
+/**
+ * The failed tests of every phase, last of all: each phase's reporter lists its own failures at its end, but a
+ * later phase's output and the summaries push them out of CI's tail (a run once said "1 failed" and nothing
+ * more). A line a test with its first error's first lines.
+ */
+function printFailed(reports) {
+  const lines = [];
+  for (const file of reports.flatMap((x) => x.testResults ?? [])) {
+    const name = path.relative(root, file.name);
+    const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+    for (const t of failed)
+      lines.push(`✗ ${name} › ${t.fullName ?? t.title}\n${firstLines(t.failureMessages?.[0])}`);
+    if (failed.length === 0 && file.status === 'failed')
+      lines.push(`✗ ${name} (the file)\n${firstLines(file.message)}`);
+  }
+  if (lines.length) console.log(`\n== failed, all phases\n${lines.join('\n')}`);
+}
+
+function firstLines(text) {
+  const kept = String(text ?? '')
+    .split(/\r\n|\r|\n/)
+    .filter((line) => line.trim() && !/^\s+at .*(node_modules|node:internal|\(<anonymous>\))/.test(line))
+    .slice(0, 4)
+    .map((line) => `    ${line.slice(0, 300)}`);
+  return kept.join('\n');
+}
 
 /** The slowest test files of the run and the files' time added up, so CI shows where its time goes. */
 function printSlowest(r) {

@@ -2,14 +2,21 @@
 // error, and each unhandled error with its stack. CI keeps only the tail of a run's output, and the default
 // reporter prints these above its summary, where the tail cuts them off.
 const MAX_LINES = 12;
+const MAX_CHARS = 2000;
 
-/** The message and the stack frames in our own code (vitest's and node's own frames say nothing here). */
-const head = (text) =>
-  String(text ?? '')
-    .split('\n')
+/**
+ * The message and the stack frames in our own code (vitest's and node's own frames say nothing here), at most
+ * MAX_LINES lines and MAX_CHARS characters: a carriage return breaks a line too (a program's status line
+ * redrawn in place, kept in a message, was one "line" of thousands of characters that filled CI's tail).
+ */
+const head = (text) => {
+  const kept = String(text ?? '')
+    .split(/\r\n|\r|\n/)
     .filter((line) => !/^\s+at .*(node_modules|node:internal|\(<anonymous>\))/.test(line))
     .slice(0, MAX_LINES)
     .join('\n');
+  return kept.length > MAX_CHARS ? `${kept.slice(0, MAX_CHARS)} …` : kept;
+};
 
 const describeError = (e) => head(e?.stack || e?.message || (typeof e === 'object' ? JSON.stringify(e) : e));
 
