@@ -52,7 +52,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  panel.down();
+  await panel.down();
   await browser?.close();
   await server?.close();
 });

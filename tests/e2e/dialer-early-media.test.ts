@@ -21,6 +21,7 @@ import { freePort } from '../sip/sip-support';
 import {
   conciergeUser,
   DialerLog,
+  endCalls,
   inboundBytes,
   launchDialerChromium,
   outboundBytes,
@@ -41,15 +42,20 @@ let browser: Browser;
 let sip: SipConfig;
 let api: ApiClient;
 let page: Page;
+/** whether the panel running has its camera */
+let panelVideo = false;
 /** the page's console with sip.js's log, and Kamailio's output: printed when a test fails */
 const log = new DialerLog();
 
 /** The panel (re)started with or without its camera, registered with Kamailio. */
 async function startPanel(video: boolean): Promise<void> {
-  panel.stop();
+  await panel.stop();
+  // the contact the panel it replaces registered goes: the one looked up below is the new panel's own (its
+  // address and port are the same from one start to the next)
+  await server.server.context.sip.rpc('ul.rm', ['location', door]).catch(() => null);
   panel.start(door, doorPassword, sip.port, { answer: false, video });
+  panelVideo = video;
   await panel.listen();
-  // (its address and port stay the same from one start to the next: the contact Kamailio keeps is its own)
   await expect
     .poll(
       async () =>
@@ -95,14 +101,18 @@ beforeAll(async () => {
   await page.locator('[data-testid="dialer-button"][data-state="registered"]').waitFor();
 }, 180_000);
 
-afterEach(({ task }) => {
-  if (task.result?.state === 'fail') console.log(log.report(server.server.context.sip.recentOutput()));
+afterEach(async ({ task }) => {
+  if (task.result?.state !== 'fail') return;
+  console.log(log.report(server.server.context.sip.recentOutput()));
+  // what the failed test left is undone — its calls ended on the page, the panel started anew — so the next
+  // test fails, or not, on its own
+  await endCalls(page);
+  await startPanel(panelVideo);
 });
 
 afterAll(async () => {
   await page?.context().close();
-  panel.stop();
-  panel.down();
+  await panel.down();
   await browser?.close();
   await server?.close();
 });

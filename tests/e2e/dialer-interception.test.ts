@@ -65,7 +65,7 @@ afterEach(({ task }) => {
 });
 
 afterAll(async () => {
-  panel.down();
+  await panel.down();
   await browser?.close();
   await server?.close();
 });
@@ -265,7 +265,7 @@ describe('interception and waiting calls in the dialer', { timeout: 240_000 }, (
         device_id: device.data.id,
       },
     );
-    panel.stop();
+    await panel.stop();
     panel.start(door, doorPassword, sip.port, { answer: false });
     await panel.listen();
     await expect

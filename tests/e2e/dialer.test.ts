@@ -215,6 +215,12 @@ describe('the web dialer', { timeout: 180_000 }, () => {
     await expect.poll(() => remoteDirection(b), { timeout: WAIT }).toBe('sendrecv');
     await mediaFlows(b, bBytes);
     await mediaFlows(a, aBytes);
+    // Alt+H twice at once: the resume waits for the hold's answer, then goes (sip.js refused it while the
+    // hold's re-INVITE was unanswered, and the call stayed held)
+    await a.keyboard.press('Alt+h');
+    await a.keyboard.press('Alt+h');
+    await cardStatus(a, bob.number, 'active');
+    await expect.poll(() => remoteDirection(b), { timeout: WAIT }).toBe('sendrecv');
 
     // Alice ends with Alt+X: both cards end
     await a.keyboard.press('Alt+x');

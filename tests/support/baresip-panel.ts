@@ -23,8 +23,10 @@ export class BaresipPanel {
   readonly panelIp: string;
   /** the control socket's events (netstrings of JSON), in order */
   readonly events: { type?: string; param?: string }[] = [];
-  /** the end of baresip's output, for a failure's message */
+  /** the end of baresip's output, for a failure's message (without its call status line, see `keep`) */
   log = '';
+  /** the output's last line while it is not ended yet */
+  private partial = '';
   private readonly hostIf: string;
   private readonly nsIf: string;
   private proc: ChildProcess | null = null;
@@ -108,7 +110,7 @@ export class BaresipPanel {
     this.proc = spawn('ip', ['netns', 'exec', this.ns, 'baresip', '-f', this.dir], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const keep = (d: Buffer) => (this.log = (this.log + d.toString()).slice(-6000));
+    const keep = (d: Buffer) => this.keep(d.toString());
     this.proc.stdout?.on('data', keep);
     this.proc.stderr?.on('data', keep);
   }
@@ -147,12 +149,33 @@ export class BaresipPanel {
     }
   }
 
-  /** baresip stops (its control socket with it); `start` may run it again, otherwise configured. */
-  stop(): void {
+  /**
+   * baresip's output, kept to its last 6,000 characters, without the status line it redraws with a carriage
+   * return several times a second during a call (`[0:00:52] audio=… video=… efps=…`): a minute of those filled
+   * a failure's message and pushed what went wrong out of CI's tail.
+   */
+  private keep(text: string): void {
+    const lines = (this.partial + text).split(/\r\n|\r|\n/);
+    this.partial = lines.pop() ?? '';
+    const kept = lines.filter((l) => l.trim() && !/^\s*\[\d+:\d\d:\d\d\] audio=/.test(l));
+    if (kept.length) this.log = `${this.log}${kept.join('\n')}\n`.slice(-6000);
+  }
+
+  /**
+   * baresip stops (its control socket with it), and is gone when this resolves: a start right after a kill
+   * could meet the process it replaces still holding its SIP port and its control socket. `start` may run it
+   * again, otherwise configured.
+   */
+  async stop(): Promise<void> {
     this.control?.destroy();
     this.control = null;
-    this.proc?.kill('SIGKILL');
+    const proc = this.proc;
     this.proc = null;
+    if (proc && proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGKILL');
+      await exited;
+    }
     if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
     this.dir = '';
   }
@@ -196,14 +219,12 @@ export class BaresipPanel {
   }
 
   /** The control socket, baresip, the namespace (with its veth pair) and the configuration folder go. */
-  down(): void {
-    this.control?.destroy();
-    this.proc?.kill('SIGKILL');
+  async down(): Promise<void> {
+    await this.stop();
     try {
       ip('netns', 'del', this.ns);
     } catch {
       // never made, or gone
     }
-    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
   }
 }

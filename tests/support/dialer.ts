@@ -6,7 +6,9 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { getCommand } from '@lintel/commands';
 import { Dialer, type ApiClient } from '@lintel/core';
+import { expect } from 'vitest';
 import { uid } from './fixtures';
+import { WAIT } from './web';
 
 /** Debian's Chromium with fake media devices (../shared/SIP.md); `extra`: flags a test's network needs. */
 export function launchDialerChromium(extra: string[] = []): Promise<Browser> {
@@ -38,6 +40,20 @@ export const RECORD_PEER_CONNECTIONS = `
     constructor(...args) { super(...args); window.__pcs.push(this); }
   };
 `;
+
+/** Ends every live call of the page from the keyboard (Alt+x), and waits until none is left. */
+export async function endCalls(page: Page): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const live = await page.locator('[data-testid="call-card"]:not([data-status="destroyed"])').count();
+        if (live) await page.keyboard.press('Alt+x');
+        return live;
+      },
+      { timeout: WAIT, interval: 250 },
+    )
+    .toBe(0);
+}
 
 /** The bytes of `kind` (audio unless told) received over the page's open peer connections. */
 export function inboundBytes(page: Page, kind: 'audio' | 'video' = 'audio'): Promise<number> {
