@@ -6,6 +6,7 @@ import {
   AccessIndex,
   DeviceTiming,
   accessDataFromHolding,
+  closeMqtt,
   deviceTopics,
   type DecisionReason,
   type DeviceIdentifierItem,
@@ -879,10 +880,9 @@ export class SimulatedDevice {
     this.timer = null;
     const client = this.client;
     this.client = null;
-    if (client?.connected) {
+    if (client?.connected)
       await client.publishAsync(deviceTopics(this.opts.serial).status, 'offline', { qos: 1, retain: true });
-      await client.endAsync();
-    } else await client?.endAsync(true);
+    if (client) await closeMqtt(client);
     await this.closeHttp();
   }
 

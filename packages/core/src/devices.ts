@@ -54,3 +54,24 @@ export const DeviceTopicAccess: Record<DeviceTopicKind, 'read' | 'write' | 'read
   push_reply: 'read',
   status: 'readwrite',
 };
+
+/** What `closeMqtt` needs of an MQTT.js client, typed without MQTT.js (the server and the simulator hold one). */
+export interface ClosableMqttClient {
+  readonly connected: boolean;
+  /** the QoS 1 messages sent and not yet acknowledged, by message id */
+  readonly outgoing: object;
+  endAsync(force?: boolean): Promise<void>;
+}
+
+/**
+ * Closes an MQTT.js client for good, whatever its connection is doing. MQTT.js's `end()` without force waits
+ * until every QoS 1 message it sent is acknowledged, and stops reconnecting first: a client whose connection
+ * had dropped with a publish in flight (the broker restarted, or kicked it when its password changed) waited
+ * for an acknowledgement that could never come, and `end()` never returned. So the polite close (DISCONNECT,
+ * then the socket ended) is only for a connected client with nothing in flight; any other is closed at once.
+ * What was in flight is lost either way: its callers were answered before.
+ */
+export function closeMqtt(client: ClosableMqttClient): Promise<void> {
+  const inFlight = Object.keys(client.outgoing).length > 0;
+  return client.endAsync(inFlight || !client.connected).catch(() => undefined);
+}

@@ -2,7 +2,13 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import mqtt, { type MqttClient } from 'mqtt';
 import type { FastifyBaseLogger } from 'fastify';
-import { DeviceTopicAccess, deviceTopicFilter, deviceTopics, type DeviceTopicKind } from '@lintel/core';
+import {
+  closeMqtt,
+  DeviceTopicAccess,
+  deviceTopicFilter,
+  deviceTopics,
+  type DeviceTopicKind,
+} from '@lintel/core';
 import type { ServerContext } from '../context';
 import { z } from 'zod';
 import type { DB } from '../db/schema';
@@ -144,7 +150,7 @@ export class DynsecClient {
     }
     const client = this.client;
     this.client = null;
-    await client?.endAsync().catch(() => undefined);
+    if (client) await closeMqtt(client);
   }
 
   private onMessage(payload: Buffer): void {

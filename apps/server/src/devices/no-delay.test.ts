@@ -3,7 +3,7 @@ import mqtt from 'mqtt';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
-import { sendAtOnce } from './gateway';
+import { sendAtOnce } from './mqtt-client';
 
 // Requests to devices are small writes answered by small writes: with Nagle's algorithm each waits for the
 // peer's delayed acknowledgement (185 round trips a second instead of 9,300, 16 in flight). The figures are
