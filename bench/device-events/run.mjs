@@ -314,7 +314,8 @@ try {
       DATABASE_URL: dbUrl,
       MQTT_URL: broker.url,
     },
-    undefined,
+    // BENCH_SERVER_MAIN: another build of the server (an earlier commit's, for a paired comparison)
+    process.env.BENCH_SERVER_MAIN || undefined,
     // BENCH_CPU_PROF=<dir>: the server writes a V8 CPU profile there when it stops
     PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : [],
   );

@@ -6,6 +6,7 @@
  * catalogue code and never crash the server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { getCommand, type DeviceEvent } from '@lintel/commands';
 import { deviceTopics, type ApiClient } from '@lintel/core';
 import { ManualClock, deviceEventStore, retentionKind } from '@lintel/server';
@@ -429,6 +430,73 @@ for (const which of ['mosquitto', 'embedded'] as const) {
         [`${n}-1`, 'identifier_used'],
         [`${n}-2`, 'call'],
       ]);
+    });
+
+    it('a device moved to another group after its pushes: its next push is filed under the new group; removed, its push is dropped', async () => {
+      // the gateway takes a push of logs for the device as it last read it (issue 26): a change since is seen
+      // when the push is written, and the device is read again
+      const d = await makeDevice(api, root, 'mqtt', which === 'mosquitto');
+      const t = deviceTopics(d.serial);
+      const replies = mosquittoSub(d.broker, t.push_reply, { count: 2, waitS: 15 });
+      await replies.subscribed;
+      const n = uid();
+      const push = (request_id: string, event_id: string) =>
+        mosquittoPub(
+          d.broker,
+          t.push,
+          JSON.stringify({
+            request_id,
+            method: 'POST',
+            uri: '/logs',
+            body: { events: [card(event_id, '556')] },
+          }),
+        );
+      const domainOf = async (event_id: string) =>
+        (await list(api, { filters: [{ field: 'device', rule: 'equals', value: String(d.id) }] })).data.find(
+          (e) => e.event_id === event_id,
+        )?.domain?.id;
+      expect((await push('m1', `${n}-before`)).code).toBe(0);
+      await expect.poll(() => domainOf(`${n}-before`), { timeout: 10_000 }).toBe(root);
+      const tower = await group(api, `Tower ${n}`, root);
+      await getCommand('device.update').run({ api }, { id: d.id, domain_id: tower });
+      expect((await push('m2', `${n}-after`)).code).toBe(0);
+      const answers = (await replies.messages).map(
+        (m) => JSON.parse(m.slice(m.indexOf(' ') + 1)) as Record<string, unknown>,
+      );
+      expect(answers.map((a) => [a.request_id, a.status])).toEqual([
+        ['m1', 200],
+        ['m2', 200],
+      ]);
+      expect(await domainOf(`${n}-before`)).toBe(root);
+      expect(await domainOf(`${n}-after`)).toBe(tower);
+      // the machine's Mosquitto lets anyone publish (the embedded broker no longer lets in a device set to http
+      // or removed): set to http, then removed, each next push is neither stored nor answered
+      if (which === 'mosquitto') {
+        const dropped = () => ts.logs().split('mqtt: a message of a device removed or changed').length - 1;
+        const stays = async (id: string, change: () => Promise<unknown>) => {
+          const late = mosquittoSub(d.broker, t.push_reply, { count: 1, waitS: 15 });
+          await late.subscribed;
+          const before = dropped();
+          await change();
+          expect((await push(`m-${id}`, `${n}-${id}`)).code).toBe(0);
+          await expect.poll(dropped, { timeout: 10_000 }).toBe(before + 1);
+          late.stop();
+          expect(await late.messages).toEqual([]);
+          const stored =
+            await sql`select event_id from device_events where event_id = ${`${n}-${id}`}`.execute(
+              ts.server.context.db,
+            );
+          expect(stored.rows).toEqual([]);
+        };
+        const protocol = (p: 'http' | 'mqtt') =>
+          getCommand('device.set_protocol').run({ api }, { id: d.id, protocol: p });
+        await stays('http', () => protocol('http'));
+        await protocol('mqtt');
+        // a push of logs while set to mqtt again: read afresh (it was forgotten), stored, remembered as it is now
+        expect((await push('m-back', `${n}-back`)).code).toBe(0);
+        await expect.poll(() => domainOf(`${n}-back`), { timeout: 10_000 }).toBe(tower);
+        await stays('removed', () => getCommand('device.delete').run({ api }, { id: d.id }));
+      }
     });
 
     if (which === 'embedded')

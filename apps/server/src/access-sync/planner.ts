@@ -132,29 +132,27 @@ export interface PlanOutcome {
 /** Plans one project: the devices whose holding differs get tasks with the difference. */
 export async function planProject(app: ServerContext, projectId: number): Promise<PlanOutcome> {
   const cfg = accessSyncConfig(app);
-  return app.outbox.unit(() =>
-    app.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${PLANNER_LOCK}, ${projectId})`.execute(trx);
-      // the changes taken are committed ones: the data read next holds them; one committing later keeps its row
-      const taken = await sql<{ id: number }>`delete from access_sync_changes where project_id = ${projectId}
+  return app.outbox.transaction(app.db, async (trx) => {
+    await sql`select pg_advisory_xact_lock(${PLANNER_LOCK}, ${projectId})`.execute(trx);
+    // the changes taken are committed ones: the data read next holds them; one committing later keeps its row
+    const taken = await sql<{ id: number }>`delete from access_sync_changes where project_id = ${projectId}
         returning id`.execute(trx);
-      const out: PlanOutcome = { changes: taken.rows.length, devices: 0, tasks: 0, requests: 0 };
-      const data = await loadProjectAccess(trx, projectId);
-      app.accessSync.forget(projectId);
-      const digests = new Map<string, string>();
-      for (const device of data.devices) {
-        if (device.protocol === 'none') continue;
-        const ledger = await readLedger(trx, device.id);
-        if (!ledger.length && !data.index.rulesOfDevice(device.id).length) continue;
-        const items = planDevice(wantedOf(data, device.id), ledger, digests);
-        if (!items.length) continue;
-        out.devices++;
-        out.requests += items.length;
-        out.tasks += await writeTasks(app, trx, device.id, items, cfg.batchSize);
-      }
-      return out;
-    }),
-  );
+    const out: PlanOutcome = { changes: taken.rows.length, devices: 0, tasks: 0, requests: 0 };
+    const data = await loadProjectAccess(trx, projectId);
+    app.accessSync.forget(projectId);
+    const digests = new Map<string, string>();
+    for (const device of data.devices) {
+      if (device.protocol === 'none') continue;
+      const ledger = await readLedger(trx, device.id);
+      if (!ledger.length && !data.index.rulesOfDevice(device.id).length) continue;
+      const items = planDevice(wantedOf(data, device.id), ledger, digests);
+      if (!items.length) continue;
+      out.devices++;
+      out.requests += items.length;
+      out.tasks += await writeTasks(app, trx, device.id, items, cfg.batchSize);
+    }
+    return out;
+  });
 }
 
 /** The difference as device tasks of `batchSize` requests, and the ledger's new state, in the transaction. */

@@ -1,16 +1,22 @@
-import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import mqtt, { type MqttClient } from 'mqtt';
 import { registry, type BrokerStatus, type Command } from '@lintel/commands';
-import { deviceTopicFilter, deviceTopics, parseDeviceTopic } from '@lintel/core';
+import { closeMqtt, deviceTopicFilter, deviceTopics, parseDeviceTopic } from '@lintel/core';
 import type { ServerContext } from '../context';
 import { AppError } from '../errors';
 import { dispatch } from '../pipeline/dispatch';
-import { deviceBySerial, devicesBySerial, devicePrincipal, type DeviceBySerial } from '../pipeline/principal';
+import {
+  DeviceChangedError,
+  deviceBySerial,
+  devicesBySerial,
+  devicePrincipal,
+  type DeviceBySerial,
+} from '../pipeline/principal';
 import { EmbeddedBroker, PLATFORM_USER } from './embedded-broker';
 import { DynsecClient, platformPassword, queueBrokerReconcile } from './dynsec';
+import { publishAcked, sendAtOnce } from './mqtt-client';
 import { writeDemoDevicesFile } from './demo';
 import { DeviceSearches } from './search';
 import { FairQueue, WindowCounter } from './fair-queue';
@@ -27,17 +33,6 @@ import {
 
 /** What an external broker says of itself on its `$SYS` topics (Mosquitto publishes them, retained). */
 const SYS_TOPICS = ['$SYS/broker/version', '$SYS/broker/uptime', '$SYS/broker/clients/connected'];
-
-/**
- * The broker connection's socket sends each packet at once (TCP no-delay), on this connection and every
- * reconnection: requests to devices are small writes that Nagle's algorithm would hold until the broker's
- * delayed acknowledgement (docs/decisions.md, "MQTT without Nagle").
- */
-export function sendAtOnce(client: MqttClient): void {
-  const set = () => (client.stream as Partial<Socket> | undefined)?.setNoDelay?.(true);
-  set();
-  client.on('connect', set);
-}
 
 /** A request to a device in the HTTP model (../shared/DEVICES.md): `{request_id, method, uri, body}`. */
 export interface DeviceRequest {
@@ -77,6 +72,13 @@ function pushCommands(): Map<string, Command> {
       out.set(`${cmd.http.method} ${cmd.http.path.slice(DEVICE_GATEWAY_PATH.length)}`, cmd);
   return out;
 }
+
+/** The uri of a push of device logs over MQTT (`device_gateway.logs`): the one push taken for a remembered device. */
+const LOGS_ROUTE = `POST ${registry.get('device_gateway.logs')!.http.path.slice(DEVICE_GATEWAY_PATH.length)}`;
+/** At most this many devices are remembered by an instance (a few hundred bytes each). */
+const REMEMBERED_MAX = 200_000;
+/** `run`'s answer for a push that found its remembered device changed (`DeviceChangedError`): no reply yet. */
+const DEVICE_CHANGED: DeviceReply = Object.freeze({ status: 0, body: null });
 
 const parseJson = (payload: Buffer): unknown => {
   try {
@@ -373,7 +375,7 @@ export class DeviceGateway {
       throw new AppError('cant_perform_action', { reason: 'external_broker' });
     this.app.log.info({ type }, 'mqtt: restart');
     // the platform leaves first, so it does not knock on a closed door every reconnect period
-    await Promise.race([client.endAsync(), new Promise((r) => setTimeout(r, 5_000).unref())]);
+    await closeMqtt(client);
     try {
       if (type === 'broker') await this.broker!.restart();
     } finally {
@@ -435,7 +437,7 @@ export class DeviceGateway {
     }
     const client = this.client;
     this.client = null;
-    await client?.endAsync().catch(() => undefined);
+    if (client) await closeMqtt(client);
     await this.broker?.stop();
     this.broker = null;
     await this.dynsec?.stop();
@@ -509,7 +511,15 @@ export class DeviceGateway {
     payload: Buffer,
   ): Promise<void> {
     const topic = t.topic;
-    const device = await this.deviceOf(t.serial);
+    const message = t.kind === 'push' ? parseJson(payload) : null;
+    const route =
+      isRecord(message) && typeof message.uri === 'string'
+        ? `${typeof message.method === 'string' ? message.method.toUpperCase() : 'POST'} ${message.uri}`
+        : null;
+    // a push of logs is taken for the device as last read (the group commit checks it against its row); any
+    // other message reads the device afresh, and what it reads is remembered
+    const remembered = route === LOGS_ROUTE ? this.remembered.get(t.serial) : undefined;
+    const device = remembered ?? (await this.deviceOf(t.serial));
     if (!device) {
       this.app.log.warn({ serial: t.serial, topic }, 'mqtt: a message of an unknown device');
       return;
@@ -519,7 +529,7 @@ export class DeviceGateway {
       return;
     }
     this.handled++;
-    const principal = devicePrincipal(device);
+    const principal = devicePrincipal(device, !!remembered);
     if (t.kind === 'status') {
       // `online` / `offline` as plain text (the usual last will), or `{status}`
       const text = payload.toString('utf8').trim();
@@ -528,26 +538,43 @@ export class DeviceGateway {
       await this.run('POST /status', { status }, principal, t.serial);
       return;
     }
-    const message = parseJson(payload);
-    if (!isRecord(message) || typeof message.uri !== 'string') {
+    if (!isRecord(message) || !route) {
       this.app.log.warn({ serial: t.serial }, 'mqtt: a push that is not {request_id, method, uri, body}');
       return;
     }
-    const method = typeof message.method === 'string' ? message.method.toUpperCase() : 'POST';
-    const reply = await this.run(`${method} ${message.uri}`, message.body ?? {}, principal, t.serial);
+    let reply = await this.run(route, message.body ?? {}, principal, t.serial);
+    if (reply === DEVICE_CHANGED) {
+      // the device changed since it was remembered: read again, the message is taken anew (or dropped as any
+      // message of a device unknown or set to http is)
+      this.handled--;
+      this.remembered.delete(t.serial);
+      const now = await this.deviceOf(t.serial);
+      if (!now || now.protocol !== 'mqtt') {
+        this.app.log.warn({ serial: t.serial, topic }, 'mqtt: a message of a device removed or changed');
+        return;
+      }
+      this.handled++;
+      reply = await this.run(route, message.body ?? {}, devicePrincipal(now), t.serial);
+      if (reply === DEVICE_CHANGED) {
+        const e = new AppError('internal_error');
+        reply = { status: e.status, body: e.body };
+      }
+    }
     // the answer, once what the push carried is stored: a device keeps its logs until then
     const requestId = message.request_id;
     if ((typeof requestId === 'string' || typeof requestId === 'number') && this.client?.connected)
-      await this.client
-        .publishAsync(
-          deviceTopics(t.serial).push_reply,
-          JSON.stringify({ request_id: requestId, status: reply.status, body: reply.body }),
-          { qos: 1 },
-        )
-        .catch((err: Error) =>
-          this.app.log.warn({ serial: t.serial, err: err.message }, 'mqtt: a push could not be answered'),
-        );
+      await publishAcked(
+        this.client,
+        deviceTopics(t.serial).push_reply,
+        JSON.stringify({ request_id: requestId, status: reply.status, body: reply.body }),
+        { qos: 1 },
+      ).catch((err: Error) =>
+        this.app.log.warn({ serial: t.serial, err: err.message }, 'mqtt: a push could not be answered'),
+      );
   }
+
+  /** the devices as last read, by serial (`remember`) */
+  private readonly remembered = new Map<string, Omit<DeviceBySerial, 'password'>>();
 
   /** the serials of the messages taken in this turn of the event loop, each with those who wait for its row */
   private lookups: Map<
@@ -561,6 +588,27 @@ export class DeviceGateway {
    * item 1: a statement a push was a fifth of the server's writes to the database at 2,000 events a second).
    */
   private deviceOf(serial: string): Promise<DeviceBySerial | null> {
+    return this.readDevice(serial).then((d) => {
+      this.remember(serial, d);
+      return d;
+    });
+  }
+
+  /**
+   * What a read of a device leaves for its next pushes of logs (`remembered`; without its password, which the
+   * MQTT path never needs): a device set to mqtt only, at most REMEMBERED_MAX of them, the longest unread going
+   * first.
+   */
+  private remember(serial: string, d: DeviceBySerial | null): void {
+    this.remembered.delete(serial);
+    // a device set to http or none is read again each time, as any message of it is refused meanwhile
+    if (!d || d.protocol !== 'mqtt') return;
+    const { password: _password, ...row } = d;
+    this.remembered.set(serial, row);
+    if (this.remembered.size > REMEMBERED_MAX) this.remembered.delete(this.remembered.keys().next().value!);
+  }
+
+  private readDevice(serial: string): Promise<DeviceBySerial | null> {
     return new Promise((resolve, reject) => {
       let lookups = this.lookups;
       if (!lookups) {
@@ -600,6 +648,7 @@ export class DeviceGateway {
     try {
       return { status: 200, body: await dispatch(this.app, cmd, body, principal) };
     } catch (err) {
+      if (err instanceof DeviceChangedError) return DEVICE_CHANGED;
       const e = err instanceof AppError ? err : new AppError('internal_error');
       this.app.log.warn(
         {
@@ -663,11 +712,16 @@ export class DeviceGateway {
         }
         this.pending.set(key, entry);
       });
-      await client.publishAsync(
+      // the reply's own timer bounds the wait for the broker's acknowledgement too: a connection that drops
+      // with the request in flight leaves MQTT.js waiting for a reconnection, the request not beyond its time
+      const sent = client.publishAsync(
         deviceTopics(device.serial_number).request,
         JSON.stringify({ request_id, method: req.method, uri: req.uri, body: req.body ?? null }),
         { qos: 1 },
       );
+      sent.catch(() => undefined);
+      reply.catch(() => undefined);
+      await Promise.race([sent, reply]);
       return reply;
     }
     if (!device.ip_address) throw new AppError('device_not_available', { reason: 'no_address' });

@@ -239,41 +239,39 @@ export class DeviceSearches {
     device?: Probe['device'],
   ): Promise<void> {
     const app = this.app;
-    await app.outbox.unit(() =>
-      app.db.transaction().execute(async (trx) => {
-        let found: FoundDevice | undefined;
-        if (device) {
-          const known = await sql<{
-            id: number;
-            project_id: number;
-          }>`select id, project_id from devices where serial_number = ${device.serial_number}`.execute(trx);
-          const d = known.rows[0];
-          found = {
-            ...device,
-            registered: Boolean(d),
-            device_id: d && d.project_id === row.project_id ? d.id : null,
-          };
-        }
-        const now = app.clock.now();
-        const ended = phase === 'done' || phase === 'interrupted';
-        await sql`update device_searches set probed = ${at.probed}, timed_out = ${at.timedOut},
+    await app.outbox.transaction(app.db, async (trx) => {
+      let found: FoundDevice | undefined;
+      if (device) {
+        const known = await sql<{
+          id: number;
+          project_id: number;
+        }>`select id, project_id from devices where serial_number = ${device.serial_number}`.execute(trx);
+        const d = known.rows[0];
+        found = {
+          ...device,
+          registered: Boolean(d),
+          device_id: d && d.project_id === row.project_id ? d.id : null,
+        };
+      }
+      const now = app.clock.now();
+      const ended = phase === 'done' || phase === 'interrupted';
+      await sql`update device_searches set probed = ${at.probed}, timed_out = ${at.timedOut},
             updated_at = ${now},
             found = ${found ? sql`found || ${JSON.stringify([found])}::jsonb` : sql`found`},
             state = ${ended ? phase : sql`state`},
             finished_at = ${ended ? now : null}
           where id = ${row.id}`.execute(trx);
-        await app.outbox.emit(trx, DeviceSearchEvent, {
-          userId: row.user_id,
-          projectId: row.project_id,
-          requestId: row.request_id,
-          phase,
-          probed: at.probed,
-          total: row.total,
-          timedOut: at.timedOut,
-          found: at.found,
-          ...(found ? { device: found } : {}),
-        });
-      }),
-    );
+      await app.outbox.emit(trx, DeviceSearchEvent, {
+        userId: row.user_id,
+        projectId: row.project_id,
+        requestId: row.request_id,
+        phase,
+        probed: at.probed,
+        total: row.total,
+        timedOut: at.timedOut,
+        found: at.found,
+        ...(found ? { device: found } : {}),
+      });
+    });
   }
 }

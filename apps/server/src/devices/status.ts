@@ -99,16 +99,14 @@ export async function markOffline(app: ServerContext, deviceId: number, cause: C
 export async function sweepOffline(app: ServerContext): Promise<number> {
   const now = app.clock.now();
   const cutoff = new Date(now.getTime() - DeviceTiming.heartbeatS * DeviceTiming.missedHeartbeats * 1000);
-  return app.outbox.unit(() =>
-    app.db.transaction().execute(async (trx) => {
-      const r = await sql<Row>`update devices set status = 'offline', status_changed_at = ${now}
+  return app.outbox.transaction(app.db, async (trx) => {
+    const r = await sql<Row>`update devices set status = 'offline', status_changed_at = ${now}
         where status = 'online' and coalesce((management->>'heartbeat')::boolean, true)
           and (last_heartbeat_at is null or last_heartbeat_at < ${cutoff})
         returning id, project_id, domain_id, serial_number, name, status`.execute(trx);
-      for (const row of r.rows) await emitChange(app, trx, row, 'offline', 'missed_heartbeats', now);
-      return r.rows.length;
-    }),
-  );
+    for (const row of r.rows) await emitChange(app, trx, row, 'offline', 'missed_heartbeats', now);
+    return r.rows.length;
+  });
 }
 
 /** How long the devices' status history is kept (the home's chart reads the last day of it). */

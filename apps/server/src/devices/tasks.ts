@@ -376,7 +376,7 @@ async function runTask(app: ServerContext, taskId: number, job: JobRow): Promise
       // before this task waited, and would leave it waiting for a reconnection already past (a restarted
       // server's panel sync stalled so). Connected now: it goes on as the reconnection would have sent it.
       if (app.devices.connected)
-        await app.outbox.unit(() => app.db.transaction().execute((trx) => advance(app, trx, task.device_id)));
+        await app.outbox.transaction(app.db, (trx) => advance(app, trx, task.device_id));
       return;
     }
   }
@@ -414,7 +414,7 @@ export async function resumeWaiting(app: ServerContext): Promise<number> {
     join devices d on d.id = t.device_id
     where t.state = 'waiting' and d.protocol = 'mqtt' and d.status = 'online'`.execute(app.db);
   for (const { device_id } of r.rows)
-    await app.outbox.unit(() => app.db.transaction().execute((trx) => advance(app, trx, device_id)));
+    await app.outbox.transaction(app.db, (trx) => advance(app, trx, device_id));
   return r.rows.length;
 }
 

@@ -233,6 +233,24 @@ export class EventOutbox {
     }
   }
 
+  /**
+   * One transaction as a unit of work: `work` runs in it, and its events are delivered once it is over. When it
+   * resolved, it committed, and so did every row it wrote: they are delivered without the statement that reads
+   * back which ids exist (issue 26 item 1: one of a device-log batch's statements). When it failed, whatever
+   * was written elsewhere meanwhile is checked as a unit's rows are.
+   */
+  async transaction<T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    const rows: OutboxRow[] = [];
+    let committed = false;
+    try {
+      const result = await scope.run(rows, () => db.transaction().execute(work));
+      committed = true;
+      return result;
+    } finally {
+      if (rows.length) await this.deliverWritten(rows, committed);
+    }
+  }
+
   /** Delivers what was emitted outside a unit of work; the transactions are over by now. */
   async flush(): Promise<void> {
     const rows = this.loose;
@@ -243,17 +261,21 @@ export class EventOutbox {
   /**
    * The rows this instance wrote, once their unit of work is over: those whose transaction committed are
    * delivered from memory. Whether it committed is read once for them all (an id that exists committed): a
-   * unit whose transactions all committed — the usual case — is told by one short statement over the ids.
+   * unit whose transactions all committed — the usual case — is told by one short statement over the ids;
+   * `committed`: they are known to have (`transaction`), and nothing is read.
    */
-  private deliverWritten(rows: readonly OutboxRow[]): Promise<void> {
+  private deliverWritten(rows: readonly OutboxRow[], committed = false): Promise<void> {
     const run = this.deliveries.then(async () => {
       try {
         const todo = rows.filter((r) => !this.delivered.has(r.id));
         if (!todo.length) return;
-        const exist = await sql<{ id: number }>`
-        select id from event_outbox where id in (${sql.join(todo.map((r) => r.id))})`.execute(this.opts.db);
-        const committed = new Set(exist.rows.map((r) => Number(r.id)));
-        const sent = todo.filter((r) => committed.has(r.id));
+        let sent = todo;
+        if (!committed) {
+          const exist = await sql<{ id: number }>`
+          select id from event_outbox where id in (${sql.join(todo.map((r) => r.id))})`.execute(this.opts.db);
+          const ids = new Set(exist.rows.map((r) => Number(r.id)));
+          sent = todo.filter((r) => ids.has(r.id));
+        }
         for (const row of sent) this.deliver(row);
         if (this.redisPub && sent.length)
           this.redisPub.publish(this.redisChannel, this.sign(JSON.stringify(sent))).catch((err: Error) => {

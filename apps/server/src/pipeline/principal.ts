@@ -27,6 +27,11 @@ export type Principal =
       serial: string;
       /** the device's group when it was authenticated (what it pushes is filed under it) */
       domainId?: number | null;
+      /**
+       * the device as the MQTT gateway last read it, not read again for this message (a push of its logs:
+       * what stores it checks the row as it is then, and a device changed since is `DeviceChangedError`)
+       */
+      remembered?: true;
       auth: null;
     }
   | { kind: 'sip'; auth: null };
@@ -140,20 +145,36 @@ export function samePassword(stored: string, presented: string | Buffer | undefi
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function devicePrincipal(device: {
-  id: number;
-  project_id: number;
-  serial_number: string;
-  domain_id?: number | null;
-}): Principal {
+export function devicePrincipal(
+  device: {
+    id: number;
+    project_id: number;
+    serial_number: string;
+    domain_id?: number | null;
+  },
+  remembered = false,
+): Principal {
   return {
     kind: 'device',
     deviceId: device.id,
     projectId: device.project_id,
     serial: device.serial_number,
     ...(device.domain_id !== undefined ? { domainId: device.domain_id } : {}),
+    ...(remembered ? { remembered: true as const } : {}),
     auth: null,
   };
+}
+
+/**
+ * A push taken for a device as the gateway remembered it found the device's row changed since — removed, its
+ * serial number, project or group no longer those — and stored nothing: the gateway reads the device again and
+ * takes the message anew (issue 26: a statement a push to read the device was half of the database's
+ * statements at 1,600 events a second).
+ */
+export class DeviceChangedError extends Error {
+  constructor(readonly deviceId: number) {
+    super(`device ${deviceId} changed since it was read`);
+  }
 }
 
 /**

@@ -6,7 +6,13 @@ const writer = () =>
   new CallWriter(
     () =>
       ({
-        outbox: { unit: (fn: () => unknown) => fn(), emitMany: async () => [] },
+        outbox: {
+          transaction: (
+            db: { transaction: () => { execute: (fn: (trx: unknown) => unknown) => unknown } },
+            fn: (trx: unknown) => unknown,
+          ) => db.transaction().execute(fn),
+          emitMany: async () => [],
+        },
         db: { transaction: () => ({ execute: (fn: (trx: unknown) => unknown) => fn({}) }) },
         log: { error: () => undefined },
       }) as never,

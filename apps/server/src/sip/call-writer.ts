@@ -174,20 +174,18 @@ export class CallWriter {
   /** The writes in one transaction, up to `sliceMs` of it (at least one); `tried.n`: how many ran. */
   private commit(writes: Write[], sliceMs: number, tried: { n: number }): Promise<void> {
     const app = this.contextOf();
-    return app.outbox.unit(() =>
-      app.db.transaction().execute(async (trx) => {
-        tried.n = 0;
-        const started = performance.now();
-        // the transaction's CallUpdated events in one statement, in the order of the writes
-        const updates: CallUpdate[] = [];
-        for (const w of writes) {
-          await w(trx, (u) => updates.push(...u));
-          tried.n++;
-          if (performance.now() - started >= sliceMs) break;
-        }
-        await emitCallUpdates(app, trx, updates);
-      }),
-    );
+    return app.outbox.transaction(app.db, async (trx) => {
+      tried.n = 0;
+      const started = performance.now();
+      // the transaction's CallUpdated events in one statement, in the order of the writes
+      const updates: CallUpdate[] = [];
+      for (const w of writes) {
+        await w(trx, (u) => updates.push(...u));
+        tried.n++;
+        if (performance.now() - started >= sliceMs) break;
+      }
+      await emitCallUpdates(app, trx, updates);
+    });
   }
 
   private fail(p: Pending, err: Error): void {

@@ -939,15 +939,13 @@ export class SipService {
       where u.project_id = ${projectId} and r.permissions @> ${JSON.stringify(['project_settings.change'])}::jsonb
       order by u.id`.execute(this.ctx.db);
     if (!users.rows.length) return;
-    await this.ctx.outbox.unit(() =>
-      this.ctx.db.transaction().execute((trx) =>
-        notify(this.ctx, trx, {
-          projectId,
-          recipients: users.rows.map((u) => u.id),
-          type,
-          data: { status: type.replace('sip_reboot_', '') },
-        }),
-      ),
+    await this.ctx.outbox.transaction(this.ctx.db, (trx) =>
+      notify(this.ctx, trx, {
+        projectId,
+        recipients: users.rows.map((u) => u.id),
+        type,
+        data: { status: type.replace('sip_reboot_', '') },
+      }),
     );
   }
 }
