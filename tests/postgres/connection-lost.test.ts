@@ -94,7 +94,7 @@ it('replaces a pooled connection that the network dropped silently, on its first
   const relay = await relayTo(target);
   const relayed = new URL(target);
   relayed.host = `127.0.0.1:${relay.port}`;
-  const other = await startTestServer({ database: relayed.toString() });
+  const other = await startTestServer({ database: relayed.toString(), config: { moduleStopBoundMs: 2_000 } });
   let closed = false;
   try {
     const client = await admin(other);
@@ -116,8 +116,28 @@ it('replaces a pooled connection that the network dropped silently, on its first
           ).rows[0].n,
       )
       .toBe(1);
+    // a module's work stranded the same way (the access-sync planner's poll, its table locked until the
+    // network has forgotten the connection): the module's stop waits for it, and must not wait for ever
+    const locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query('lock table access_sync_changes in access exclusive mode');
+    const planning = other.server.context.accessSync.poll().catch((e: Error) => e);
+    await expect
+      .poll(
+        async () =>
+          (
+            await watcher.query(
+              `select count(*)::int as n from pg_stat_activity
+                where query like 'select distinct project_id from access_sync_changes%' and wait_event_type = 'Lock'`,
+            )
+          ).rows[0].n,
+      )
+      .toBe(1);
     await watcher.end();
     relay.forget();
+    await locker.query('commit');
+    await locker.end();
     // every pooled connection is now dead, and nothing told the server: reads are still answered
     for (let i = 0; i < 3; i++) {
       const users = await getCommand('user.list').run({ api: client }, {});
@@ -126,6 +146,8 @@ it('replaces a pooled connection that the network dropped silently, on its first
     await other.close();
     closed = true;
     expect(await stranded).toBeInstanceOf(Error);
+    expect(await planning).toBeInstanceOf(Error);
+    expect(other.logs()).toContain('module did not stop in time');
   } finally {
     if (!closed) await other.close();
     await relay.close();

@@ -27,6 +27,11 @@ export interface Config {
   databaseUrl?: string;
   /** embedded database only: ms after its arrival a request that has not had the database yet gets a 503 with Retry-After; 0: no bound */
   dbWaitMs: number;
+  /**
+   * closing: how long it waits for one module to stop before it goes on without it (modules/lifecycle.ts;
+   * default 15 s). Set by code, not by the environment: tests that strand a module's work shorten it.
+   */
+  moduleStopBoundMs?: number;
   /** uploaded files (avatars, logos): LINTEL_STORAGE_DIR, else `storage` in the data folder */
   storageDir: string;
   /** backups' zips (LINTEL_BACKUPS_DIR); default `backups` in the data folder (backup/service.ts) */

@@ -35,7 +35,13 @@ import { GuestExpireJob } from './handlers/guest-access/guest-access.job';
 import { AccessReplanJob } from './access-sync/replan';
 import { AccessSync } from './access-sync/planner';
 import { defineBackupJobs } from './backup/service';
-import { chooseModules, defineModule, Lifecycle, type ServerModule } from './modules/lifecycle';
+import {
+  chooseModules,
+  defineModule,
+  Lifecycle,
+  ModuleStopTimeout,
+  type ServerModule,
+} from './modules/lifecycle';
 import { RequestCache, AUTH_CHANGED_CHANNEL, ROUTES_CHANGED_CHANNEL } from './engine/request-cache';
 import { createHttp } from './http/app';
 import { Metrics } from './metrics/metrics';
@@ -278,7 +284,9 @@ export async function createServer(config: Config): Promise<LintelServer> {
       stop: () => context.sockets.stop(),
     }),
   ];
-  const lifecycle = new Lifecycle(chooseModules(modules, config.modules));
+  const lifecycle = new Lifecycle(chooseModules(modules, config.modules), {
+    stopBoundMs: config.moduleStopBoundMs,
+  });
   context.workers.attach(lifecycle);
 
   return {
@@ -294,7 +302,9 @@ export async function createServer(config: Config): Promise<LintelServer> {
     },
     async close() {
       await lifecycle.stop((name, err) =>
-        log.error({ module: name, err: (err as Error)?.message }, 'module did not stop cleanly'),
+        err instanceof ModuleStopTimeout
+          ? log.error({ module: name, ms: err.ms }, 'module did not stop in time')
+          : log.error({ module: name, err: (err as Error)?.message }, 'module did not stop cleanly'),
       );
       await http.app.close();
       await database.close();

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { defineModule, Lifecycle, ModuleRefused } from './lifecycle';
+import { describe, expect, it, vi } from 'vitest';
+import { defineModule, Lifecycle, ModuleRefused, ModuleStopTimeout } from './lifecycle';
 
 /** A module that records its starts and stops in `log`. */
 const recorded = (log: string[], name: string, needs?: string[]) =>
@@ -29,5 +29,36 @@ describe('one module at a time (the workers)', () => {
     await lc.stop(() => undefined);
     expect(log).toEqual(['stop c', 'stop b', 'stop a']);
     await expect(lc.startOne('z')).rejects.toThrow(/not configured/);
+  });
+});
+
+describe('the whole stop', () => {
+  it('goes on without a module whose stop never ends, after the bound, and says which', async () => {
+    vi.useFakeTimers();
+    try {
+      const log: string[] = [];
+      const stuck = defineModule({
+        name: 'stuck',
+        start: async () => undefined,
+        // its work waits on a statement whose answer will never come
+        stop: () => new Promise<void>(() => undefined),
+      });
+      const lc = new Lifecycle([recorded(log, 'a'), stuck, recorded(log, 'c')], { stopBoundMs: 1_000 });
+      await lc.start();
+      log.length = 0;
+      const errors: [string, unknown][] = [];
+      let done = false;
+      const stopping = lc.stop((name, err) => errors.push([name, err])).then(() => (done = true));
+      await vi.advanceTimersByTimeAsync(999);
+      expect(done).toBe(false);
+      expect(log).toEqual(['stop c']);
+      await vi.advanceTimersByTimeAsync(1);
+      await stopping;
+      expect(log).toEqual(['stop c', 'stop a']);
+      expect(errors).toEqual([['stuck', new ModuleStopTimeout(1_000)]]);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -38,7 +38,16 @@ export function chooseModules(all: readonly ServerModule[], chosen: readonly str
 export class Lifecycle {
   private readonly started: ServerModule[] = [];
 
-  constructor(private readonly modules: readonly ServerModule[]) {}
+  /**
+   * `stopBoundMs`: how long the whole stops waits for one module before it goes on without it. A module's
+   * work may wait on something that will never answer — a statement whose connection the network dropped
+   * silently waits until the database is closed, which comes after the modules —, so its own bound is not
+   * enough: the lifecycle holds every module to this one.
+   */
+  constructor(
+    private readonly modules: readonly ServerModule[],
+    private readonly opts: { stopBoundMs?: number } = {},
+  ) {}
 
   async start(): Promise<void> {
     for (const m of this.modules) {
@@ -83,14 +92,24 @@ export class Lifecycle {
     await m.stop();
   }
 
-  /** Stops what started, last first; a module failing to stop does not keep the others running. */
+  /**
+   * Stops what started, last first; a module failing to stop, or not stopped within `stopBoundMs`, does not
+   * keep the others running (`onError` hears of it: a `ModuleStopTimeout` for the latter).
+   */
   async stop(onError: (name: string, err: unknown) => void): Promise<void> {
+    const bound = this.opts.stopBoundMs ?? MODULE_STOP_BOUND_MS;
     while (this.started.length) {
       const m = this.started.pop()!;
+      let timer: NodeJS.Timeout | undefined;
       try {
-        await m.stop();
+        await Promise.race([
+          m.stop(),
+          new Promise((_, reject) => (timer = setTimeout(() => reject(new ModuleStopTimeout(bound)), bound))),
+        ]);
       } catch (err) {
         onError(m.name, err);
+      } finally {
+        clearTimeout(timer);
       }
     }
   }
@@ -105,3 +124,13 @@ export class ModuleRefused extends Error {
     super(`${reason}: ${modules.join(', ')}`);
   }
 }
+
+/** A module's stop that did not end within the lifecycle's bound: the stop goes on without it. */
+export class ModuleStopTimeout extends Error {
+  constructor(readonly ms: number) {
+    super(`did not stop within ${ms} ms`);
+  }
+}
+
+/** a module's stop waits at most this long (the jobs wait 10 s for their own, so a little more) */
+const MODULE_STOP_BOUND_MS = 15_000;
