@@ -71,8 +71,16 @@ let postgres: Promise<string> | undefined;
 export function postgresTemplate(base: string): Promise<string> {
   postgres ??= (async () => {
     const name = `lintel_tpl_${templateKey()}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
+    // an advisory lock holds within one database: the makers meet in the server's `postgres` database (where
+    // there is one), so runs on different databases of one server (two DATABASE_URLs side by side) wait for
+    // each other too, and none drops as stale what another is building
+    const maintenance = new URL(base);
+    maintenance.pathname = '/postgres';
+    let admin = new pg.Client({ connectionString: maintenance.toString() });
+    await admin.connect().catch(async () => {
+      admin = new pg.Client({ connectionString: base });
+      await admin.connect();
+    });
     try {
       await admin.query('select pg_advisory_lock($1)', [TEMPLATE_LOCK]);
       const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
