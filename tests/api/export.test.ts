@@ -131,8 +131,13 @@ describe('export: the list’s rows, streamed', () => {
         db,
       )
     ).rows.map((r) => r.id);
-    const lines = await userStore.loadLines!(db, ids);
+    // one text of lines, each ended by a line break, in the order asked; an id that is not there has none
+    const text = await userStore.loadLines!(db, [...ids.slice(0, 3), 2_000_000_000, ...ids.slice(3)]);
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.slice(0, -1).split('\n');
     expect(lines.map((l) => JSON.parse(l) as unknown)).toEqual(await userStore.load(db, ids));
+    expect(await userStore.loadLines!(db, [])).toBe('');
+    expect(await userStore.loadLines!(db, [2_000_000_000])).toBe('');
     const [mine] = await userStore.load(db, [odd]);
     expect(mine!.markers).toEqual([
       { id: first, name: 'A marker', color: '#445566' },

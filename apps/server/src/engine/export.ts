@@ -214,11 +214,21 @@ function encoder(
   };
 }
 
+/** The records of an NDJSON text (to check them). */
+const ndjsonRecords = (text: string): unknown[] =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown);
+
 export interface ExportSource<T> {
   /** the records of a batch of ids, in their order */
   load(db: Kysely<DB>, ids: readonly number[]): Promise<T[]>;
-  /** the same records as their JSON text, built by the database (optional): NDJSON writes these as they are */
-  lines?(db: Kysely<DB>, ids: readonly number[]): Promise<string[]>;
+  /**
+   * the same records as NDJSON built by the database (optional): one text of their lines, each ended by a
+   * line break; an NDJSON export writes it as it is
+   */
+  lines?(db: Kysely<DB>, ids: readonly number[]): Promise<string>;
   /** the record's schema: the CSV's columns, and each record's check in development and tests */
   record: ZodType;
 }
@@ -238,17 +248,18 @@ export async function exportReply<T>(
   const reader = await openIdReader(app, rows);
   if (format === 'xlsx') return xlsxReply(app, source, reader);
   const check = app.config.checkResults;
-  // NDJSON of a source whose database writes the records' JSON: its lines are the reply, as they come
+  // NDJSON of a source whose database writes the records' JSON: its text is the reply, as it comes
   const lines = format === 'ndjson' ? source.lines : undefined;
-  const encode: { head: string; rows(batch: unknown[]): string } = lines
-    ? { head: '', rows: (batch) => batch.join('\n') + '\n' }
-    : encoder(format, source.record);
-  /** the next batch's records or lines (null: the end), read and loaded while the one before is written */
-  let pending: Promise<unknown[] | null> | null = null;
+  const encode = encoder(format, source.record);
+  /**
+   * the next batch — its records, or the database's NDJSON text — or null at the end, read and loaded while
+   * the one before is written
+   */
+  let pending: Promise<unknown[] | string | null> | null = null;
   let reading = false;
   let first = true;
   let finished = false;
-  const nextBatch = async (): Promise<unknown[] | null> => {
+  const nextBatch = async (): Promise<unknown[] | string | null> => {
     const ids = await reader.next();
     if (!ids.length) return null;
     return lines ? lines(app.db, ids) : source.load(app.db, ids);
@@ -288,8 +299,11 @@ export async function exportReply<T>(
         pending = nextBatch();
         // a failure there is reported when it is awaited, not as an unhandled rejection meanwhile
         pending.catch(() => undefined);
-        if (check) for (const r of records) source.record.parse(lines ? JSON.parse(r as string) : r);
-        const text = (first ? encode.head : '') + encode.rows(records);
+        if (check)
+          for (const r of typeof records === 'string' ? ndjsonRecords(records) : records)
+            source.record.parse(r);
+        const text =
+          (first ? encode.head : '') + (typeof records === 'string' ? records : encode.rows(records));
         first = false;
         if (!body.push(text)) return;
       }

@@ -43,10 +43,11 @@ export interface ListSource<T> {
   /** records for ids, in the given order (inside a transaction, pass the transaction) */
   load(q: Kysely<DB>, ids: readonly number[]): Promise<T[]>;
   /**
-   * The same records as their JSON text, built by the database, in the given order (optional): an NDJSON
-   * export writes these lines as they come instead of loading, building and stringifying each record.
+   * The same records as NDJSON built by the database (optional): one text of their JSON lines, each ended by
+   * a line break, in the given order. An NDJSON export writes it as it comes instead of loading, building
+   * and stringifying each record.
    */
-  loadLines?(q: Kysely<DB>, ids: readonly number[]): Promise<string[]>;
+  loadLines?(q: Kysely<DB>, ids: readonly number[]): Promise<string>;
 }
 
 const MIN_DATE = Date.parse('0001-01-01T00:00:00Z');

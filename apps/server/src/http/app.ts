@@ -9,7 +9,7 @@ import Fastify, {
 } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifyMultipart from '@fastify/multipart';
-import fastifyHelmet from '@fastify/helmet';
+import helmet from 'helmet';
 import { registry, uploadFields, type Command } from '@lintel/commands';
 import { errorBody, unauthenticatedBody } from '@lintel/core';
 import type { CallerInfo, ServerContext } from '../context';
@@ -184,6 +184,9 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
     // the one working, and a backup's apply may take up to an hour without a byte on the wire: the connection's
     // timeout is off until the reply starts (it was cut at 30 s, and the client saw "fetch failed")
     req.raw.socket?.setTimeout(0);
+    // only the embedded database takes its borrowers in turn: on PostgreSQL the pool does, and the request's
+    // scope (a listener, an async context) would be read by nothing
+    if (context.database.kind !== 'pglite') return done();
     asDatabaseRequest(reply, done, bodyDoneAt.get(req));
   });
   // a reply under way is bounded again: a client that stops reading a download does not hold it for ever
@@ -209,11 +212,13 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
   });
 
   // security headers (CSP, no framing, nosniff, no referrer) on the console, /api and /storage/
-  await app.register(
-    fastifyHelmet,
+  const securityHeaders = helmet(
     helmetOptionsFor(
       config.sip.mode === 'off' ? null : { wsPort: config.sip.wsPort, secure: !wsIsPlain(config.sip) },
     ),
+  );
+  app.addHook('onRequest', (req, reply, done) =>
+    securityHeaders(req.raw, reply.raw, done as (err?: unknown) => void),
   );
   // a body is JSON or multipart: Fastify's text/plain parser would hand a route a string; without it any other
   // content type is a 415

@@ -1,9 +1,10 @@
 /**
  * Security headers on every reply — the console's files, /api and /storage/ (issue 12 point 12), set by
- * @fastify/helmet from one onRequest hook, so error replies and the 404 fallback carry them too.
+ * helmet from one onRequest hook, so error replies and the 404 fallback carry them too. The middleware is built
+ * once (http/app.ts): @fastify/helmet built it again for every request, parsing the policy each time.
  */
 import path from 'node:path';
-import type { FastifyHelmetOptions } from '@fastify/helmet';
+import type { HelmetOptions } from 'helmet';
 
 /**
  * The console's policy: its own scripts only (the built index.html has no inline script), no inline style
@@ -43,7 +44,7 @@ export function sipWebsocketSource(
 }
 
 /** The console's headers; `sip`: where the dialer's SIP websocket listens (null: telephony off). */
-export function helmetOptionsFor(sip: { wsPort: number; secure: boolean } | null): FastifyHelmetOptions {
+export function helmetOptionsFor(sip: { wsPort: number; secure: boolean } | null): HelmetOptions {
   return {
     ...helmetOptions,
     contentSecurityPolicy: {
@@ -56,8 +57,7 @@ export function helmetOptionsFor(sip: { wsPort: number; secure: boolean } | null
   };
 }
 
-export const helmetOptions: FastifyHelmetOptions = {
-  global: true,
+export const helmetOptions: HelmetOptions = {
   contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },
   // links of the console carry one-time codes (password reset, registration): no page sends its address on
   referrerPolicy: { policy: 'no-referrer' },

@@ -1,10 +1,9 @@
-import { csvCells, UserExportColumns, type UserExportRow } from '@lintel/commands';
+import { csvCells, csvLine, UserExportColumns, type UserExportRow } from '@lintel/commands';
 import { offsetMinutes } from '../../resources/format';
 
 /**
  * The file of the console's user export, built in memory batch by batch as `user.export`'s stream arrives,
- * and handed to the browser as a Blob. It is byte for byte what `lintel users export` writes for the same rows: CSV by csv-stringify with its
- * defaults (comma, `"` quoting only where needed, `\n` line ends, no BOM; lists joined by `;`), JSON as an
+ * and handed to the browser as a Blob. It is byte for byte what `lintel users export` writes for the same rows: CSV by the same `csvLine` (comma, `"` quoting only where needed, `\n` line ends, no BOM; lists joined by `;`), JSON as an
  * array of one object per line. XLSX is left to the CLI (its writer, exceljs, is too heavy for the console).
  */
 export const WebExportFormats = ['csv', 'json'] as const;
@@ -22,13 +21,11 @@ export interface ExportFile {
   finish(): Blob;
 }
 
-async function csvFile(): Promise<ExportFile> {
-  // the browser build of the CLI's own CSV writer, loaded only when someone exports
-  const { stringify } = await import('csv-stringify/browser/esm/sync');
-  const parts: string[] = [stringify([[...UserExportColumns]])];
+function csvFile(): ExportFile {
+  const parts: string[] = [csvLine(UserExportColumns)];
   return {
     add(rows) {
-      if (rows.length) parts.push(stringify(rows.map(csvCells)));
+      for (const r of rows) parts.push(csvLine(csvCells(r)));
     },
     finish: () => new Blob(parts, { type: MIME.csv }),
   };
@@ -46,7 +43,7 @@ function jsonFile(): ExportFile {
 }
 
 export function openExportFile(format: WebExportFormat): Promise<ExportFile> {
-  return format === 'csv' ? csvFile() : Promise.resolve(jsonFile());
+  return Promise.resolve(format === 'csv' ? csvFile() : jsonFile());
 }
 
 const pad = (n: number) => String(n).padStart(2, '0');
