@@ -546,28 +546,65 @@ export class SipPhone {
       if (sender.track) sender.track.enabled = enabled;
   }
 
-  /** Hold or resume with a re-INVITE (sendonly / sendrecv), as sip.js's SessionManager does it. */
-  private async setHold(speechId: string, session: Session, hold: boolean): Promise<void> {
-    const options = session.sessionDescriptionHandlerOptionsReInvite as Web.SessionDescriptionHandlerOptions;
-    options.hold = hold;
-    session.sessionDescriptionHandlerOptionsReInvite = options;
-    try {
-      await session.invite({
-        requestDelegate: {
-          onAccept: () => {
-            const sdh = session.sessionDescriptionHandler;
-            if (sdh instanceof Web.SessionDescriptionHandler)
-              for (const r of sdh.peerConnection?.getReceivers() ?? []) r.track.enabled = !hold;
-            const call = this.state.calls.calls.find((c) => c.speechId === speechId);
-            this.enableSenders(session, !hold && !call?.settings.micMuted);
-            if (!hold) this.call({ type: 'session_accepted', speechId });
+  /** each session's last re-INVITE, settled once answered (or given up): the next waits for it */
+  private readonly reinvites = new WeakMap<Session, Promise<void>>();
+
+  /**
+   * Hold or resume with a re-INVITE (sendonly / sendrecv), as sip.js's SessionManager does it; one at a time.
+   * sip.js refuses a re-INVITE while its last one is unanswered ("Reinvite in progress"), and its `invite()`
+   * settles when the request is sent, not answered: a resume pressed right after a hold, before the hold's
+   * 200 OK was taken, was refused and the call stayed held (seen in CI, the dialer's hold and resume).
+   */
+  private setHold(speechId: string, session: Session, hold: boolean): Promise<void> {
+    const next = (this.reinvites.get(session) ?? Promise.resolve()).then(() =>
+      this.reinvite(speechId, session, hold),
+    );
+    this.reinvites.set(session, next);
+    return next;
+  }
+
+  /** One re-INVITE, settled when it is answered, refused, or its session ends. */
+  private reinvite(speechId: string, session: Session, hold: boolean): Promise<void> {
+    if (session.state !== SessionState.Established) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const ended = (s: SessionState) => {
+        if (s === SessionState.Terminated) done();
+      };
+      // an INVITE transaction times out after 32 s (timer B) without a word to the delegate
+      const timer = setTimeout(() => done(), 40_000);
+      const done = () => {
+        clearTimeout(timer);
+        session.stateChange.removeListener(ended);
+        resolve();
+      };
+      session.stateChange.addListener(ended);
+      const options =
+        session.sessionDescriptionHandlerOptionsReInvite as Web.SessionDescriptionHandlerOptions;
+      options.hold = hold;
+      session.sessionDescriptionHandlerOptionsReInvite = options;
+      session
+        .invite({
+          requestDelegate: {
+            onAccept: () => {
+              const sdh = session.sessionDescriptionHandler;
+              if (sdh instanceof Web.SessionDescriptionHandler)
+                for (const r of sdh.peerConnection?.getReceivers() ?? []) r.track.enabled = !hold;
+              const call = this.state.calls.calls.find((c) => c.speechId === speechId);
+              this.enableSenders(session, !hold && !call?.settings.micMuted);
+              if (!hold) this.call({ type: 'session_accepted', speechId });
+              done();
+            },
+            onReject: () => {
+              this.hooks.refused('cant_perform_action');
+              done();
+            },
           },
-          onReject: () => this.hooks.refused('cant_perform_action'),
-        },
-      });
-    } catch {
-      this.hooks.refused('cant_perform_action');
-    }
+        })
+        .catch(() => {
+          this.hooks.refused('cant_perform_action');
+          done();
+        });
+    });
   }
 }
 
