@@ -99,8 +99,7 @@ describe('administration pages', () => {
     const api = await admin(server);
     const pem = selfSigned('console');
     await onPage(browser, 'admin-wallet', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/general-settings`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/general-settings`);
       await page.getByTestId('settings-tab-wallet').click();
       await page
         .getByTestId('wallet-state')

@@ -28,8 +28,7 @@ describe('the MQTT broker tab', () => {
     const api = await admin(server);
     const pem = selfSigned('console-broker');
     await onPage(browser, 'broker-tab', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/general-settings`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/general-settings`);
       await page.getByTestId('settings-tab-broker').click();
       await page.getByTestId('broker-state').getByText('Up', { exact: false }).waitFor({ timeout: WAIT });
       await page.getByTestId('broker-version').getByText('aedes', { exact: false }).waitFor();

@@ -9,7 +9,7 @@ import { getCommand, registry } from '@lintel/commands';
 import { type TestServer } from '../support/server';
 import { admin, uid } from '../support/fixtures';
 import { keyboardSignIn, pickWithKeyboard, runFromPalette } from '../support/console';
-import { expectText, onPage, WAIT, consoleWorld } from '../support/web';
+import { consoleWorld, expectText, moveTo, onPage, WAIT } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -260,7 +260,7 @@ describe('the console from the keyboard', () => {
           send_registration_link: false,
         },
       );
-      await page.goto(`${server.url}/roles/${held.id}/edit`);
+      await moveTo(page, `${server.url}/roles/${held.id}/edit`);
       await page.getByTestId('delete-role').click();
       // no question, no undo: the warning says why at once
       const warning = page.getByTestId('alert-warning');

@@ -10,7 +10,7 @@ import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, freshPage, launchChromium, webDist } from '../support/web';
+import { ensureBuilt, expectText, freshPage, launchChromium, moveTo, webDist } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -75,7 +75,7 @@ describe('/devices/events', () => {
       expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
 
       // the home's devices card lists the latest events
-      await page.goto(`${server.url}/home`);
+      await moveTo(page, `${server.url}/home`);
       await expectText(page.getByTestId('home-device-events'), /Identifier refused · 777 · Denied/);
     } finally {
       await context.close();

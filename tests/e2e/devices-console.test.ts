@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { type TestServer } from '../support/server';
 import { admin, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { consoleWorld, expectText, onPage, repo, WAIT, waitForPath } from '../support/web';
+import { consoleWorld, expectText, moveTo, onPage, repo, WAIT, waitForPath } from '../support/web';
 
 const clock = new ManualClock();
 let server: TestServer;
@@ -78,8 +78,13 @@ describe('devices in the console (issue 25)', () => {
       browser,
       'devices-live',
       async (page) => {
-        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(`${server.url}/devices?q=${device.serial_number}`);
+        await keyboardSignIn(
+          page,
+          server,
+          server.adminLogin,
+          server.adminPassword,
+          `/devices?q=${device.serial_number}`,
+        );
         const status = await cellOf(page, device.serial_number, 'Status');
         await expectText(status, /^online$/i);
         // three heartbeats missed by the server's clock, then the sweep: offline, on the open page
@@ -111,14 +116,19 @@ describe('devices in the console (issue 25)', () => {
         await page.goto(`${server.url}/login`);
         await page.getByRole('button', { name: 'Sign in', exact: true }).click();
         await expectText(page.getByTestId('form-error'), 'Check fields data: Login or e-mail, Password');
-        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(`${server.url}/devices?q=${device.serial_number}`);
+        await keyboardSignIn(
+          page,
+          server,
+          server.adminLogin,
+          server.adminPassword,
+          `/devices?q=${device.serial_number}`,
+        );
         await expectText(await cellOf(page, device.serial_number, 'Type'), 'Access controller');
         const status = await cellOf(page, device.serial_number, 'Status');
         await expectText(status, 'Online');
         expect(await status.locator('[data-tone="good"]').count()).toBe(1);
         await shot(page, 'devices-words');
-        await page.goto(`${server.url}/audit-events`);
+        await moveTo(page, `${server.url}/audit-events`);
         await waitForPath(page, '/audit-events');
         const rows = page.locator('[role="row"]');
         await expectText(rows.filter({ hasText: 'Lock opened remotely' }).first(), /Device/);
@@ -128,10 +138,10 @@ describe('devices in the console (issue 25)', () => {
         );
         // the same in Russian
         await page.getByTestId('lang-ru').click();
-        await page.goto(`${server.url}/devices?q=${device.serial_number}`);
+        await moveTo(page, `${server.url}/devices?q=${device.serial_number}`);
         await expectText(await cellOf(page, device.serial_number, 'Тип'), 'Контроллер доступа');
         await expectText(await cellOf(page, device.serial_number, 'Статус'), 'В сети');
-        await page.goto(`${server.url}/audit-events`);
+        await moveTo(page, `${server.url}/audit-events`);
         await rows.filter({ hasText: 'Замок открыт удалённо' }).first().waitFor();
         await page.getByTestId('lang-en').click();
       },
@@ -148,8 +158,7 @@ describe('devices in the console (issue 25)', () => {
       browser,
       'devices-pages',
       async (page) => {
-        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(`${server.url}/devices/tasks`);
+        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/devices/tasks`);
         // the generic table: its search, its filters, its cursor (j/k)
         const table = page.getByTestId('resource-table');
         await table.waitFor();
@@ -172,7 +181,7 @@ describe('devices in the console (issue 25)', () => {
         await shot(page, 'device-tasks');
 
         // the network search is the generic form: its fields, labels and Approve look
-        await page.goto(`${server.url}/devices/search`);
+        await moveTo(page, `${server.url}/devices/search`);
         const form = page.getByTestId('device-search-form');
         await form.getByTestId('field-start_ip').waitFor();
         expect(await form.getByTestId('field-end_ip').count()).toBe(1);
@@ -186,7 +195,7 @@ describe('devices in the console (issue 25)', () => {
         await shot(page, 'device-search');
 
         // the device's General tab says whether it is online, live; the card's times are whole
-        await page.goto(`${server.url}/devices/${device.id}/edit`);
+        await moveTo(page, `${server.url}/devices/${device.id}/edit`);
         const badge = page.getByTestId('device-status-badge');
         await expectText(badge, 'Online');
         clock.advance(31_000);
@@ -213,8 +222,13 @@ describe('devices in the console (issue 25)', () => {
       browser,
       'delete-matching',
       async (page) => {
-        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(`${server.url}/general-settings/markers?q=${tag}`);
+        await keyboardSignIn(
+          page,
+          server,
+          server.adminLogin,
+          server.adminPassword,
+          `/general-settings/markers?q=${tag}`,
+        );
         await expectText(page.getByTestId('table-count'), /of 130$/);
         await page.getByRole('checkbox', { name: 'Select the loaded rows' }).click();
         await page.getByTestId('select-matching').click();

@@ -19,7 +19,7 @@ import { SimulatedDevice } from '@lintel/device-sim';
 import { type TestServer } from '../support/server';
 import { admin, group, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn, pickWithKeyboard } from '../support/console';
-import { WAIT, consoleWorld, expectText, onPage } from '../support/web';
+import { consoleWorld, expectText, moveTo, onPage, WAIT } from '../support/web';
 
 const clock = new ManualClock();
 let server: TestServer;
@@ -186,7 +186,7 @@ describe("issue 16's Done-when", () => {
           { api },
           { id: ids[k], device_settings: { sip: { talk_timeout: 90 } } },
         );
-      await page.goto(`${server.url}/devices/tasks`);
+      await moveTo(page, `${server.url}/devices/tasks`);
       // the generic table's rows; a device may have other tasks (its access sync): the settings' row
       const taskRow = (k: Kind) =>
         page.locator('[role="row"]', { hasText: nameOf(k) }).filter({ hasText: 'Apply settings' });
@@ -256,7 +256,7 @@ describe("issue 16's Done-when", () => {
       expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
 
       // ---- the lock opened from /devices/remote-control opens the simulated lock ----
-      await page.goto(`${server.url}/devices/${ids.mqtt}/edit`);
+      await moveTo(page, `${server.url}/devices/${ids.mqtt}/edit`);
       const [tab] = await Promise.all([
         page.context().waitForEvent('page'),
         page.getByTestId('device-remote').click(),
@@ -272,7 +272,7 @@ describe("issue 16's Done-when", () => {
       await tab.close();
 
       // ---- the http panel stopped: offline after three missed heartbeats, its group's user told ----
-      await page.goto(`${server.url}/devices/events`);
+      await moveTo(page, `${server.url}/devices/events`);
       await page.getByTestId('notification-bell').waitFor();
       await sim('http').stop();
       clock.advance(31_000);
@@ -291,7 +291,7 @@ describe("issue 16's Done-when", () => {
         .poll(async () => (await bellItems(page)).join('\n'), { timeout: WAIT })
         .toMatch(new RegExp(`Device ${nameOf('http')} is offline`));
       await page.keyboard.press('Escape');
-      await page.goto(`${server.url}/notifications?type=important`);
+      await moveTo(page, `${server.url}/notifications?type=important`);
       await expectText(
         page.getByTestId('notifications-row').first(),
         new RegExp(`Device ${nameOf('http')} is offline`),

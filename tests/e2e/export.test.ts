@@ -104,8 +104,7 @@ const gridTotal = async (page: Page) =>
   Number(await page.getByRole('grid').getAttribute('aria-rowcount')) - 1;
 
 async function openUsers(page: Page): Promise<void> {
-  await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-  await page.goto(`${server.url}/users`);
+  await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/users`);
   await page.locator('[role="row"][aria-rowindex="2"][aria-selected]').waitFor();
 }
 

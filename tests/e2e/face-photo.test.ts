@@ -37,8 +37,13 @@ describe("a face identifier's photo in the console", () => {
       await new Jimp({ width: 120, height: 90, color: 0x336699ff }).getBuffer('image/png'),
     );
     await onPage(browser, 'identifier-face-photo', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/identifiers/${ident.id}/edit`);
+      await keyboardSignIn(
+        page,
+        server,
+        server.adminLogin,
+        server.adminPassword,
+        `/identifiers/${ident.id}/edit`,
+      );
       await page.getByTestId('face-photo-open').click();
       const dialog = page.getByTestId('face-photo');
       await expectText(dialog.locator('p').first(), 'No photo yet: the devices cannot recognise this face.');

@@ -54,8 +54,7 @@ describe('keys and forms on a family page', () => {
     for (let i = 0; i < 3; i++)
       await getCommand('role.create').run({ api }, { name: `Gg ${uid()}`, permissions: [] });
     await onPage(browser, 'gg-first-row', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/roles`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/roles`);
       await page.getByTestId('table-count').waitFor();
       await page.locator('main').focus();
       // `/` then Enter takes the cursor to the rows
@@ -96,8 +95,7 @@ describe('keys and forms on a family page', () => {
 
   it('names the button by what it does and says when a name is too long', async () => {
     await onPage(browser, 'form-labels', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/roles/add`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/roles/add`);
       await expectText(page.getByTestId('form-approve'), 'Create');
       const name = page.getByTestId('form-page').locator('input').first();
       await name.fill('n'.repeat(300));

@@ -23,8 +23,7 @@ describe("the group form's licence part", () => {
     for (let i = 0; i < 2; i++) await userWith(server, api, { permissions: [], domains: [id] });
 
     await onPage(browser, 'group-licences', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/groups/${id}/edit`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/groups/${id}/edit`);
       // the maximums are a closed part of the form: open it, type one under the two users the group holds
       await page.getByTestId('fieldset-license_limits').locator('summary').click();
       const users = page.getByTestId('field-license_limits.users');

@@ -75,8 +75,7 @@ describe('guest access', () => {
       browser,
       'guest-access-grant',
       async (page) => {
-        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(`${server.url}/guest-access`);
+        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/guest-access`);
         await page.getByRole('checkbox', { name: new RegExp(ruleName) }).check();
         await page.getByLabel('Valid from').fill(local(Date.now() - 3_600_000));
         await page.getByLabel('Valid to').fill(local(Date.now() + 86_400_000));
@@ -121,8 +120,13 @@ describe('guest access', () => {
       await getCommand('identifier.create').run({ api }, { type: 'qr', name: 'Preview QR' } as never)
     ).data;
     await onPage(browser, 'identifier-qr-preview', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/identifiers/${ident.id}/edit`);
+      await keyboardSignIn(
+        page,
+        server,
+        server.adminLogin,
+        server.adminPassword,
+        `/identifiers/${ident.id}/edit`,
+      );
       await page.getByTestId('qr-preview-open').click();
       const dialog = page.getByTestId('qr-preview');
       const img = dialog.getByRole('img', { name: "QR code of the identifier's value" });

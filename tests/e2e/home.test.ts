@@ -10,7 +10,16 @@ import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, uid, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, launchChromium, onPage, WAIT, waitForPath, webDist } from '../support/web';
+import {
+  ensureBuilt,
+  expectText,
+  launchChromium,
+  moveTo,
+  onPage,
+  WAIT,
+  waitForPath,
+  webDist,
+} from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -106,7 +115,7 @@ describe('the home dashboard', () => {
       await expectText(page.getByTestId('table-count'), new RegExp(` of ${changes}$`));
 
       // in Russian
-      await page.goto(`${server.url}/home`);
+      await moveTo(page, `${server.url}/home`);
       await page.getByTestId('lang-ru').click();
       await expectText(page.getByTestId('home-sign-ins').locator('h2'), 'Последние входы');
       await expectText(page.getByTestId('home-activity').locator('h2'), 'Последние действия');

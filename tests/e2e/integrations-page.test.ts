@@ -10,7 +10,7 @@ import { DUMMY_PASSWORD } from '@lintel/core';
 import type { TestServer } from '../support/server';
 import { admin, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { WAIT, consoleWorld, onPage, waitForPath } from '../support/web';
+import { consoleWorld, moveTo, onPage, WAIT, waitForPath } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -22,8 +22,7 @@ describe('integrations pages', () => {
     const name = `VMS ${uid()}`;
     const password = `axxon-${uid()}-secret`;
     await onPage(browser, 'integrations-page', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/integration/add`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/integration/add`);
       await page.getByTestId('field-name').fill(name);
       await page.getByTestId('field-axxon_one_settings.server_url').fill('https://vms.example.test:8443/api');
       await page.getByTestId('field-axxon_one_settings.login').fill('root');
@@ -37,7 +36,7 @@ describe('integrations pages', () => {
         login: 'root',
         password: DUMMY_PASSWORD,
       });
-      await page.goto(`${server.url}/integration/${row.id}/edit`);
+      await moveTo(page, `${server.url}/integration/${row.id}/edit`);
       await page.getByTestId('field-name').waitFor({ timeout: WAIT });
       await page
         .getByTestId('fieldset-axxon_one_settings')

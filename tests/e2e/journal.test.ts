@@ -35,8 +35,7 @@ afterAll(async () => {
 
 it('jumps to a day without loading the rows after it', async () => {
   await onPage(browser, 'journal-jump', async (page) => {
-    await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-    await page.goto(`${server.url}/audit-events`);
+    await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/audit-events`);
     await waitForPath(page, '/audit-events');
     await page.locator('[role="row"][aria-rowindex="2"]').waitFor();
     // the newest first: today's sign-in is on top, not the seeded days

@@ -32,8 +32,9 @@ import { focused, keyboardSignIn, pickWithKeyboard, runFromPalette } from '../su
 import {
   ensureBuilt,
   expectText,
+  keptPage,
   launchChromium,
-  onPage,
+  moveTo,
   repo,
   WAIT,
   waitForPath,
@@ -53,7 +54,20 @@ beforeAll(async () => {
   await licence(server, everyFeatureOn());
 }, 180_000);
 
+/**
+ * The journeys' page, signed in once and kept from one journey to the next (each moves to its family's list
+ * first); made again after a journey that failed. Playwright's clock is installed before the console loads.
+ */
+const journeys = keptPage(
+  () => browser,
+  async (page) => {
+    await page.clock.install();
+    await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, '/users');
+  },
+);
+
 afterAll(async () => {
+  await journeys.close();
   await browser?.close();
   await server?.close();
 });
@@ -157,18 +171,17 @@ describe('families with pages, from the keyboard', () => {
     }
   });
 
-  const listUrl = (r: AnyResource) => `${server.url}${r.ui!.path}${r.noun === 'group' ? '?view=table' : ''}`;
+  const listPathOf = (r: AnyResource) => `${r.ui!.path}${r.noun === 'group' ? '?view=table' : ''}`;
+  const listUrl = (r: AnyResource) => `${server.url}${listPathOf(r)}`;
 
   it.each(FAMILIES.map((r) => [r.noun, r] as const))(
     '%s, from the page: add a whole record, leave, find, edit, filter, delete',
     async (_noun, r) => {
       const listPath = r.ui!.path;
       const tag = uid();
-      await onPage(browser, `journey-page-${r.noun}`, async (page) => {
-        await page.clock.install();
-        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-        await page.goto(listUrl(r));
-        await page.getByTestId('page-title').waitFor();
+      await journeys.run(`journey-page-${r.noun}`, async (page) => {
+        await moveTo(page, listUrl(r));
+        await page.getByTestId('table-count').waitFor();
 
         // add: `n` opens the add page with the cursor in its first field (item 1)
         await page.locator('main').focus();
@@ -212,7 +225,7 @@ describe('families with pages, from the keyboard', () => {
         const name = String(row[nameField(r)]);
 
         // find: from the list, `/`, the name, Enter to the rows, Enter opens the row
-        await page.goto(listUrl(r));
+        await moveTo(page, listUrl(r));
         await page.getByTestId('table-count').waitFor();
         await page.locator('main').focus();
         await page.keyboard.press('/');
@@ -234,7 +247,7 @@ describe('families with pages, from the keyboard', () => {
           .toBe(newName);
 
         // filter: `f`, the field, the rule and the value typed, Enter: the one row, and the filter in the address
-        await page.goto(listUrl(r));
+        await moveTo(page, listUrl(r));
         await page.getByTestId('table-count').waitFor();
         await page.locator('main').focus();
         await page.keyboard.press('f');
@@ -284,9 +297,10 @@ describe('families with pages, from the keyboard', () => {
     '%s, from the palette: create a whole record, edit it, delete it with a question and Undo',
     async (_noun, r) => {
       const tag = uid();
-      await onPage(browser, `journey-palette-${r.noun}`, async (page) => {
-        await page.clock.install();
-        await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+      await journeys.run(`journey-palette-${r.noun}`, async (page) => {
+        // the palette is everywhere: on the family's list rather than the home page's cards
+        await moveTo(page, listUrl(r));
+        await page.getByTestId('table-count').waitFor();
 
         // create: the command's form, every required field from the keyboard, Ctrl+Enter
         await runFromPalette(page, label(`${r.noun}.create`).toLowerCase(), label(`${r.noun}.create`));

@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, freshPage, launchChromium, webDist } from '../support/web';
+import { ensureBuilt, expectText, freshPage, launchChromium, moveTo, webDist } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -40,7 +40,7 @@ describe('the licence banner', () => {
       const banner = page.getByTestId('licence-warning');
       await expectText(banner, /Evaluation licence: .*Days left: (29|30)\./);
       // no automatic timeout: still there after moving between pages
-      await page.goto(`${server.url}/users`);
+      await moveTo(page, `${server.url}/users`);
       await expectText(page.getByTestId('licence-warning'), /Evaluation licence/);
     } finally {
       await context.close();

@@ -38,8 +38,7 @@ describe('/reports/licenses', () => {
     await userWith(server, api, { permissions: [], domains: [beta] });
 
     await onPage(browser, 'licence-reports', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/reports/licenses`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/reports/licenses`);
       const bar = (name: string) => page.getByRole('img', { name: new RegExp(`^${name} ${tag}: `) });
       await bar('Alpha').waitFor();
       expect(await bar('Alpha').getAttribute('aria-label')).toBe(`Alpha ${tag}: 3 used of 4`);

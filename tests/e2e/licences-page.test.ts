@@ -15,13 +15,14 @@ import { startTestServer, type TestServer } from '../support/server';
 import { admin, everyFeatureOn, failure, rootGroup, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
 import {
-  WAIT,
   axeOn,
   ensureBuilt,
   expectText,
   freshPage,
   launchChromium,
+  moveTo,
   repo,
+  WAIT,
   waitForPath,
   webDist,
 } from '../support/web';
@@ -197,7 +198,7 @@ describe('the licences page', () => {
       );
 
       // a licence with SIP, from the keyboard: `n` opens the file chooser
-      await page.goto(`${server.url}/licenses`);
+      await moveTo(page, `${server.url}/licenses`);
       await expect.poll(() => rows(page).count(), { timeout: WAIT }).toBe(2);
       // the page's main action is in place (the floating button `n` presses)
       await page.locator('[data-testid="licence-add"]:enabled').waitFor();
@@ -300,8 +301,7 @@ describe('the licences page', () => {
   it('refuses a file signed by another key and says why, next to the drop zone', async () => {
     const { context, page } = await freshPage(browser);
     try {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/licenses`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/licenses`);
       await page.getByTestId('licence-drop').waitFor();
       const before = await rows(page).count();
       const forged = generateKeyPairSync('ed25519');

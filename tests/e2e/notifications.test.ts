@@ -11,7 +11,7 @@ import { notify } from '@lintel/server';
 import { type TestServer } from '../support/server';
 import { admin, rootGroup, userWith } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { expectText, freshPage, consoleWorld } from '../support/web';
+import { consoleWorld, expectText, freshPage, moveTo } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -117,7 +117,7 @@ describe('the bell', () => {
       expect(await page.evaluate(() => (window as unknown as { lintelMark?: number }).lintelMark)).toBe(7);
 
       // /notifications lists all six, the unread one marked read from there
-      await page.goto(`${server.url}/notifications?type=important`);
+      await moveTo(page, `${server.url}/notifications?type=important`);
       await expect.poll(() => page.getByTestId('notifications-row').count()).toBe(6);
       await page.getByTestId('notifications-read-all').click();
       await expect.poll(() => page.getByTestId('notification-count').count()).toBe(0);

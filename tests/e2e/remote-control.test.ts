@@ -73,8 +73,7 @@ describe('remote control', () => {
     await getCommand('device.restart').run({ api }, { id: d.id });
     const { context, page } = await freshPage(browser);
     try {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/devices/${d.id}/edit`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/devices/${d.id}/edit`);
       await page.getByTestId('device-tab-general').waitFor();
       // the tabs split the one generated form, and show the device's tasks and heartbeat
       await expect(page.getByRole('textbox', { name: 'Name' }).inputValue()).resolves.toBe(d.name);
@@ -127,8 +126,7 @@ describe('remote control', () => {
     const d = await panel('http');
     const { context, page } = await freshPage(browser);
     try {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/devices/${d.id}/edit`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/devices/${d.id}/edit`);
       await page.getByTestId('device-remote').click();
       await expectText(
         page.getByTestId('alert-error').last(),

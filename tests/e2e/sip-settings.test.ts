@@ -38,8 +38,7 @@ describe('the SIP and push tabs', () => {
   it('save the SIP settings, show and restart the SIP node, and save the push server', async () => {
     const secret = 'turn-console-secret';
     await onPage(browser, 'sip-settings-tabs', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/general-settings`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/general-settings`);
 
       // SIP settings: the installation's realm; a realm that cannot be one is refused naming the field
       await page.getByTestId('settings-tab-sip').click();

@@ -35,8 +35,7 @@ describe('telephony down', () => {
     );
     const { context, page } = await freshPage(browser);
     try {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/virtual-numbers`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/virtual-numbers`);
       await expectText(page.getByTestId('sip-status'), 'Telephony is not configured on this server');
       await page.getByText('Reception', { exact: true }).waitFor();
       expect(await page.getByText('301', { exact: true }).count()).toBe(1);

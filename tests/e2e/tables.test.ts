@@ -74,12 +74,19 @@ afterAll(async () => {
   await server?.close();
 });
 
-const asAdmin = (name: string, steps: (page: Page) => Promise<void>, width = 1280, height = 800) =>
+/** Signs in as the administrator, onto `to` (a path) or the home page, then takes the steps. */
+const asAdmin = (
+  name: string,
+  to: string | undefined,
+  steps: (page: Page) => Promise<void>,
+  width = 1280,
+  height = 800,
+) =>
   onPage(
     browser,
     `tables-${name}`,
     async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, to);
       await steps(page);
     },
     { width, height },
@@ -98,9 +105,8 @@ const column = (page: Page, col: number) =>
 
 describe('the generic views from the keyboard (issue 13)', () => {
   it('point 5: pickers and filters by reference show names, paths and logical addresses, never ids', async () => {
-    await asAdmin('refs', async (page) => {
+    await asAdmin('refs', '/users', async (page) => {
       // the users table, filtered by group: four "Apartment 1" told apart by where they are
-      await page.goto(`${server.url}/users`);
       await page.getByTestId('filter-add').click();
       const editor = page.getByTestId('filter-editor');
       await editor.locator('select').first().selectOption({ label: 'Groups' });
@@ -139,7 +145,7 @@ describe('the generic views from the keyboard (issue 13)', () => {
   }, 90_000);
 
   it('point 6: typing a person’s name puts the person first, and Enter opens them', async () => {
-    await asAdmin('palette', async (page) => {
+    await asAdmin('palette', undefined, async (page) => {
       await page.keyboard.press('Control+k');
       await page.getByTestId('palette-input').waitFor();
       await page.keyboard.type('Sergei');
@@ -154,8 +160,7 @@ describe('the generic views from the keyboard (issue 13)', () => {
   });
 
   it('point 7: the group tree takes keys at once, `/` goes to its filter, and letters there are text', async () => {
-    await asAdmin('tree', async (page) => {
-      await page.goto(`${server.url}/groups`);
+    await asAdmin('tree', '/groups', async (page) => {
       const tree = page.getByRole('tree');
       await tree.waitFor();
       await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tree');
@@ -176,8 +181,7 @@ describe('the generic views from the keyboard (issue 13)', () => {
   });
 
   it('issue 25 item 4: letters typed in the tree find a group by its name; Shift+Enter adds one under it', async () => {
-    await asAdmin('typeahead', async (page) => {
-      await page.goto(`${server.url}/groups`);
+    await asAdmin('typeahead', '/groups', async (page) => {
       const tree = page.getByRole('tree');
       await tree.waitFor();
       await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tree');
@@ -203,9 +207,8 @@ describe('the generic views from the keyboard (issue 13)', () => {
 
   it('point 8: names sort as people read them in the tree, the table and the picker', async () => {
     const natural = Array.from({ length: 12 }, (_, i) => `Apartment ${i + 1}`);
-    await asAdmin('natural', async (page) => {
+    await asAdmin('natural', '/groups', async (page) => {
       // the tree under Building 1 / Entrance 1
-      await page.goto(`${server.url}/groups`);
       await page.getByTestId('tree-filter').fill('Apartment');
       const names = await page
         .locator(`[role="treeitem"]`)
@@ -234,8 +237,7 @@ describe('the generic views from the keyboard (issue 13)', () => {
   });
 
   it('point 9: the search, filter, sort and columns live in the address, and a copied link opens the same view', async () => {
-    await asAdmin('url', async (page) => {
-      await page.goto(`${server.url}/groups?view=table`);
+    await asAdmin('url', '/groups?view=table', async (page) => {
       await page.getByTestId('table-search').fill('Apartment 1');
       // the sort by the name header
       await page.getByRole('button', { name: /Name/ }).first().click();
@@ -276,8 +278,7 @@ describe('the generic views from the keyboard (issue 13)', () => {
         send_registration_link: false,
       },
     );
-    await asAdmin('quoted', async (page) => {
-      await page.goto(`${server.url}/users`);
+    await asAdmin('quoted', '/users', async (page) => {
       await page.getByTestId('table-count').waitFor();
       await page.locator('main').focus();
       await page.keyboard.press('f');
@@ -306,7 +307,7 @@ describe('the generic views from the keyboard (issue 13)', () => {
   }, 90_000);
 
   it('point 9: "select all" offers every matching row, and deleting them acts on the filter', async () => {
-    await asAdmin('matching', async (page) => {
+    await asAdmin('matching', undefined, async (page) => {
       const where = 'login begins_with scale-';
       const total = async () =>
         (
@@ -343,8 +344,7 @@ describe('the generic views from the keyboard (issue 13)', () => {
   }, 240_000);
 
   it('point 10: a row’s name is a link to its page, and a single click opens it', async () => {
-    await asAdmin('links', async (page) => {
-      await page.goto(`${server.url}/users?q=${encodeURIComponent(person.name)}`);
+    await asAdmin('links', `/users?q=${encodeURIComponent(person.name)}`, async (page) => {
       const link = page.locator('[data-testid="resource-grid"] a[data-row-link]').first();
       await link.waitFor();
       expect(await link.getAttribute('href')).toBe(`/users/${person.id}/edit`);
@@ -356,8 +356,8 @@ describe('the generic views from the keyboard (issue 13)', () => {
   it('point 11: at 1440 × 900 every default column of the users table is on screen', async () => {
     await asAdmin(
       'widths',
+      '/users',
       async (page) => {
-        await page.goto(`${server.url}/users`);
         await page.locator('[data-testid="resource-grid"] [role="row"][data-index="0"]').waitFor();
         const { right, cells } = await page.evaluate(() => {
           const grid = document.querySelector('[data-testid="resource-grid"]')!;

@@ -22,8 +22,7 @@ describe('the white-label tab', () => {
     const api = await admin(server);
     const png = await new Jimp({ width: 300, height: 100, color: 0x1f6feba0 }).getBuffer('image/png');
     await onPage(browser, 'whitelabel-tab', async (page) => {
-      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword);
-      await page.goto(`${server.url}/general-settings`);
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/general-settings`);
       await page.getByTestId('settings-tab-whitelabel').click();
       await page.getByTestId('whitelabel-no-logo').waitFor({ timeout: WAIT });
       const brand = page.getByTestId('sidebar').getByTestId('brand');

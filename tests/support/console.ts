@@ -9,14 +9,16 @@ export async function keyboardSignIn(
   server: TestServer,
   login: string,
   password: string,
+  /** the page signing in leads to (the login page's `redirect`), instead of the home page and its cards */
+  to?: string,
 ): Promise<void> {
-  await page.goto(`${server.url}/login`);
+  await page.goto(`${server.url}/login${to ? `?redirect=${encodeURIComponent(to)}` : ''}`);
   await page.getByRole('textbox', { name: 'Login or e-mail', exact: true }).waitFor();
   await page.keyboard.type(login);
   await page.keyboard.press('Tab');
   await page.keyboard.type(password);
   await page.keyboard.press('Enter');
-  await waitForPath(page, '/home');
+  await waitForPath(page, to ? new URL(to, server.url).pathname : '/home');
   await page.getByTestId('side-menu').waitFor();
 }
 

@@ -109,6 +109,49 @@ export async function waitForPath(page: Page, pathname: string): Promise<void> {
   await page.waitForURL((u) => u.pathname === pathname, { timeout: WAIT });
 }
 
+/**
+ * Moves the console to `url` the way its own links do — a new history entry the router hears of — without
+ * loading the page again: a full load costs Chromium 1.3–1.7 s of CPU, a move within the console about 0.2 s
+ * (docs/decisions.md, "The suite's own time"). For a test whose subject is a page, not how it loads.
+ */
+export async function moveTo(page: Page, url: string): Promise<void> {
+  const to = new URL(url, page.url());
+  await page.evaluate((where) => {
+    // an entry as React Router writes its own (its index, so a form's "leave without saving?" still hears
+    // of a later Back), then the event its history listens to
+    const idx = ((history.state as { idx?: number } | null)?.idx ?? 0) + 1;
+    history.pushState({ usr: null, key: Math.random().toString(36).slice(2, 10), idx }, '', where);
+    dispatchEvent(new PopStateEvent('popstate'));
+  }, to.pathname + to.search);
+  await page.waitForURL((u) => u.pathname === to.pathname && u.search === to.search, { timeout: WAIT });
+}
+
+/** The requests in flight of each page that `trackRequests` was given (its API calls and code chunks). */
+const inFlight = new WeakMap<Page, Set<unknown>>();
+
+/** Counts the page's requests in flight from now on, for `requestsDone`. */
+export function trackRequests(page: Page): void {
+  const open = new Set<unknown>();
+  inFlight.set(page, open);
+  page.on('request', (r) => open.add(r));
+  page.on('requestfinished', (r) => open.delete(r));
+  page.on('requestfailed', (r) => open.delete(r));
+}
+
+/**
+ * What the page asked for has come: two frames drawn first (its effects have sent their requests), then none
+ * in flight. Where a move within the console leaves no load state to wait for (`moveTo`), and without waiting
+ * a fixed time for quiet as Playwright's `networkidle` does.
+ */
+export async function requestsDone(page: Page): Promise<void> {
+  const open = inFlight.get(page);
+  if (!open) throw new Error('requestsDone: the page was not given to trackRequests');
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
+  await expect.poll(() => open.size, { timeout: WAIT }).toBe(0);
+}
+
 /** Signs in on /login with the form. */
 export async function signInWithForm(
   page: Page,
@@ -136,13 +179,62 @@ export async function onPage(
   try {
     await steps(page);
   } catch (err) {
-    const dir = path.join(repo, '.test-results/e2e');
-    fs.mkdirSync(dir, { recursive: true });
-    await page.screenshot({ path: path.join(dir, `${name}.png`) }).catch(() => undefined);
+    await failedShot(page, name);
     throw err;
   } finally {
     await context.close();
   }
+}
+
+/** The page as a failed test left it, in .test-results/e2e/{name}.png. */
+async function failedShot(page: Page, name: string): Promise<void> {
+  const dir = path.join(repo, '.test-results/e2e');
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) }).catch(() => undefined);
+}
+
+/**
+ * One page kept across the tests of a file, each test moving where it needs from wherever the last one left
+ * it: a full load of the console and a sign-in cost Chromium about 1.5–2 s of CPU, more than many a test's
+ * own steps. `prepare` readies a new page (its clock, the sign-in). A test that fails takes the page with it
+ * (it may have left a dialog open): the next one starts on a fresh page, so a failure never spreads.
+ */
+export function keptPage(
+  browser: () => Browser,
+  prepare: (page: Page) => Promise<void>,
+  opts: Parameters<typeof freshPage>[1] = {},
+): { run(name: string, steps: (page: Page) => Promise<void>): Promise<void>; close(): Promise<void> } {
+  let held: Promise<{ context: BrowserContext; page: Page }> | null = null;
+  return {
+    async run(name, steps) {
+      held ??= freshPage(browser(), opts).then(async (made) => {
+        try {
+          await prepare(made.page);
+          return made;
+        } catch (err) {
+          await made.context.close();
+          throw err;
+        }
+      });
+      const made = await held.catch((err: unknown) => {
+        held = null;
+        throw err;
+      });
+      try {
+        await steps(made.page);
+      } catch (err) {
+        held = null;
+        await failedShot(made.page, name);
+        await made.context.close();
+        throw err;
+      }
+    },
+    async close() {
+      const h = held;
+      held = null;
+      await (await h?.catch(() => null))?.context.close();
+    },
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { StrictMode, useEffect, useMemo, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Provider, useSetAtom } from 'jotai';
 import { HotkeysProvider } from 'react-hotkeys-hook';
+import { BrowserRouter } from 'react-router';
 import { userResource, type User } from '@lintel/commands';
 import { applyLocale, isLocale } from '../../../apps/web/src/i18n';
 import { runCommand } from '../../../apps/web/src/api/client';
@@ -85,7 +86,10 @@ createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <Provider store={appStore}>
       <HotkeysProvider>
-        <Harness />
+        {/* in a router, as the console's tables are: a table is made again on a navigation of the router's */}
+        <BrowserRouter>
+          <Harness />
+        </BrowserRouter>
       </HotkeysProvider>
     </Provider>
   </StrictMode>,

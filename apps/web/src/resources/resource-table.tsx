@@ -9,6 +9,7 @@ import {
   type ReactNode,
 } from 'react';
 import { useAtomValue } from 'jotai';
+import { useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import {
   getCoreRowModel,
@@ -106,8 +107,19 @@ function browserStorage(): Storage | null {
  * The dense table of every family (DESIGN "Generic views"): server-side pages loaded around what is on
  * screen, sort by header, filter chips that read like the CLI's `--where`, chosen and resized columns,
  * selection with bulk actions, and the keyboard.
+ *
+ * The view is read from the address when the table is made and written back as it changes, by
+ * `history.replaceState`, which the router does not see. So a navigation of the router's own to the page it
+ * is on — a link with another filter, the side menu's item for the page, Back or Forward — makes the table
+ * again from the address (a new key): it once kept its view while the address said another.
  */
 export function ResourceTable<Row extends { id: number }>(props: ResourceTableProps<Row>) {
+  const location = useLocation();
+  const urlState = props.urlState ?? props.keyboard ?? true;
+  return <TableOfView<Row> key={urlState ? location.key : 'view'} {...props} />;
+}
+
+function TableOfView<Row extends { id: number }>(props: ResourceTableProps<Row>) {
   const { resource, onOpen, bulkActions, toolbar, storageKey, refreshKey, onExport, keyboard = true } = props;
   const urlState = props.urlState ?? keyboard;
   const listCommand = props.listCommand ?? `${resource.noun}.list`;
