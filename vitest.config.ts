@@ -94,6 +94,11 @@ export default defineConfig({
     // progress reports must be answered within vitest's fixed 60 s). LINTEL_TEST_FORKS overrides either.
     // docs/decisions.md, "The suite's own time".
     poolOptions: { forks: { maxForks: forks, minForks: 1 } },
+    // in `npm test`'s phases a fork runs file after file without a new process each (a light API file costs
+    // about 3 s of CPU less: the fork's start, the server's modules loaded and transformed, PGlite's WASM
+    // compiled once a fork); the files take out what they add to shared tables. Run by hand: isolated.
+    // docs/decisions.md, "The suite's own time".
+    isolate: !phase,
     fileParallelism: true,
     // each file's CPU (its fork and the children it waited for), printed by scripts/test.mjs
     setupFiles: ['tests/support/cpu-per-file.ts'],

@@ -26,7 +26,7 @@ import { startTestServer } from '../support/server';
 import { admin, everyFeatureOn, failure, group, licence, uid, userWith } from '../support/fixtures';
 
 // the fixture registry: the shipped families and the trial one
-registerFixtureFamily(amenityResource);
+const unregister = registerFixtureFamily(amenityResource);
 const registry: readonly AnyResource[] = [...resources, amenityResource];
 
 const w = {} as RegistryWorld & { A1: number };
@@ -58,6 +58,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await w.ts?.close();
+  unregister();
 });
 
 describe('the store, from the declaration', () => {

@@ -29,7 +29,7 @@ import { families } from '../../apps/cli/src/families/words';
 import type { CliContext } from '../../apps/cli/src/context';
 
 // the one registration a test needs: a shipped family is in the registry and the handler map already
-registerFixtureFamily(spaResource);
+const unregister = registerFixtureFamily(spaResource);
 
 let ts: TestServer;
 let api: ApiClient;
@@ -59,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await ts?.close();
   removeConfigDirs();
+  unregister();
 });
 
 describe('the server, from the declaration', () => {

@@ -4,7 +4,7 @@
  * refused, bad frames answered and never a crash, limits, events reaching the sockets their audience
  * names, publishing, the backlog a re-subscription asks for, and the tokens that close a socket.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { sql } from 'kysely';
@@ -245,7 +245,7 @@ describe('events', () => {
 describe('publishing through the pipeline', () => {
   it('a publish passes the topic’s gates as a command does: refused and audited without the permission', async () => {
     // a topic whose publishers need a permission; each publishes on their own
-    registerFixtureTopic(
+    const unregister = registerFixtureTopic(
       defineTopic({
         pattern: 'test-gated.{userId}',
         read: (auth, p) => p.userId === String(auth.userId),
@@ -256,6 +256,7 @@ describe('publishing through the pipeline', () => {
             : null,
       }),
     );
+    onTestFinished(unregister);
     const allowed = await holder(['markers.view', 'markers.create']);
     const refused = await holder(['markers.view']);
     const a = await socket(tokenOf(await allowed.client()));

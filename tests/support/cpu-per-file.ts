@@ -1,9 +1,10 @@
 // A vitest setup file (vitest.config.ts, setupFiles): when a test file's hooks are done, the CPU its fork
 // used — the process itself and the children it waited for (the CLI, Chromium's browser process, Kamailio,
 // backup children) — is written to .test-results/cpu/, and scripts/test.mjs prints the files that cost most.
-// CPU time, unlike wall time, hardly moves with what else runs on a shared machine. A fork runs one file
-// (vitest's isolate), so the counters from the process's start are the file's. PostgreSQL's backends are not
-// children: the storage pass's database work is not in these figures.
+// CPU time, unlike wall time, hardly moves with what else runs on a shared machine. A fork may run several
+// files one after another (vitest's `isolate: false`), so a file's figures are the counters' growth since the
+// fork's previous file ended (or since the fork started): its imports, its hooks and its tests. PostgreSQL's
+// backends are not children: the storage pass's database work is not in these figures.
 //
 // Chromium's pages are not counted that way: its renderers are children of its zygote, which nobody of ours
 // waits for when the browser closes (a page busy for 3 s added 1.8 s to the fork's children). So the
@@ -79,10 +80,20 @@ function sampleRenderers(): void {
   }
 }
 
+/** Where the fork's counters stood when its previous file ended (kept on the process: this module may be
+ * evaluated again for each file). */
+interface Mark {
+  self: number;
+  children: number;
+  at: number;
+}
+const marks = globalThis as { __lintelCpuMark?: Mark };
+
 let started = 0;
 let sampler: NodeJS.Timeout | undefined;
 beforeAll(() => {
   started = Date.now();
+  renderers.clear();
   // only where /proc is (Linux) and only while a browser may run: a file without Chromium finds none
   if (fs.existsSync('/proc/self/stat')) {
     sampler = setInterval(sampleRenderers, 500);
@@ -96,18 +107,26 @@ afterAll((suite) => {
   const cpu = cpuFromProc();
   if (!file || !cpu) return;
   const browserMs = [...renderers.values()].reduce((sum, ms) => sum + ms, 0);
+  const since: Mark = marks.__lintelCpuMark ?? {
+    self: 0,
+    children: 0,
+    at: Date.now() - process.uptime() * 1000,
+  };
+  marks.__lintelCpuMark = { ...cpu, at: Date.now() };
+  const self = cpu.self - since.self;
+  const children = cpu.children - since.children;
   fs.mkdirSync(dir, { recursive: true });
   const name = path.relative(root, file);
   fs.writeFileSync(
     path.join(dir, `${name.replace(/[^\w.-]+/g, '_')}.json`),
     JSON.stringify({
       file: name,
-      cpuMs: cpu.self + cpu.children + browserMs,
-      selfMs: cpu.self,
-      childrenMs: cpu.children + browserMs,
+      cpuMs: self + children + browserMs,
+      selfMs: self,
+      childrenMs: children + browserMs,
       browserMs,
-      // from the fork's start (its boot and the file's imports) and from the file's first hook
-      forkMs: Math.round(process.uptime() * 1000),
+      // from the fork's start or its previous file's end (the file's imports) and from the file's first hook
+      forkMs: Date.now() - since.at,
       testsMs: Date.now() - started,
     }),
   );

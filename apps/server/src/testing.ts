@@ -8,13 +8,20 @@ import { topicDefs, type TopicDef } from './realtime/topics';
  * handlers over its declared table — exactly what a shipped plain family gets from its declaration. Call it before
  * `createServer`, which makes one route per registry command; the fixture creates its table itself.
  */
-export function registerFixtureFamily(resource: PlainResource): void {
-  registerFixtureResource(resource);
+export function registerFixtureFamily(resource: PlainResource): () => void {
+  const unregister = registerFixtureResource(resource);
   // the same call that gives a plain family of the registry its handlers (engine/plain-families.ts)
-  Object.assign(handlers, plainFamilyHandlers(resource));
+  const own = plainFamilyHandlers(resource);
+  Object.assign(handlers, own);
+  // what a test file's afterAll calls: the next file in the same fork finds the registry as shipped
+  return () => {
+    unregister();
+    for (const id of Object.keys(own)) delete (handlers as Record<string, unknown>)[id];
+  };
 }
 
 /** Test-only: a topic declared in a test fixture joins the websocket's topics, as a shipped one in `topicDefs`. */
-export function registerFixtureTopic(def: TopicDef): void {
+export function registerFixtureTopic(def: TopicDef): () => void {
   topicDefs.push(def);
+  return () => void topicDefs.splice(topicDefs.indexOf(def), 1);
 }

@@ -214,12 +214,20 @@ export function relationCommands(resource: AnyResource): Command[] {
 /** Families a test declared in a fixture (never in the shipped registry): see `registerFixtureResource`. */
 const fixtureResources: AnyResource[] = [];
 
-/** Test-only: adds a throwaway family's seven commands to the registry, as a fixture of tests/support. */
-export function registerFixtureResource(resource: AnyResource): void {
+/**
+ * Test-only: adds a throwaway family's seven commands to the registry, as a fixture of tests/support. Returns
+ * what takes them out again: a test file registers in its own process, but the suite's forks run file after
+ * file (vitest's `isolate: false`), and the next file must find the registry as shipped.
+ */
+export function registerFixtureResource(resource: AnyResource): () => void {
   fixtureResources.push(resource);
   assertRefFamilies(allResources());
-  for (const c of [...Object.values(resource.commands), ...relationCommands(resource)])
-    (registry as Map<string, Command>).set(c.id, c);
+  const commands = [...Object.values(resource.commands), ...relationCommands(resource)];
+  for (const c of commands) (registry as Map<string, Command>).set(c.id, c);
+  return () => {
+    fixtureResources.splice(fixtureResources.indexOf(resource), 1);
+    for (const c of commands) (registry as Map<string, Command>).delete(c.id);
+  };
 }
 
 /** Every family: the registry's and those a test declared in a fixture. */
