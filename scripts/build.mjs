@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds what `npm start` runs: the server, the CLI and the device simulator as single ES modules (esbuild),
 // the console (Vite).
-// Workspace packages (@lintel/*) are bundled in; everything from npm stays an import of node_modules.
+// Workspace packages (@lintel/*) are bundled in; everything from npm stays an import of node_modules, but for
+// the few the CLI loads at every start (`cliInlined`).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,17 +14,33 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const want = (name) => only.length === 0 || only.includes(name);
 
-const externalNpm = {
+/** npm packages bundled in rather than imported from node_modules (their names, as imported). */
+const externalNpm = (inlined = []) => ({
   name: 'external-npm',
   setup(b) {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('@lintel/') || args.path.startsWith('node:')) return undefined;
+      const pkg = args.path
+        .split('/')
+        .slice(0, args.path.startsWith('@') ? 2 : 1)
+        .join('/');
+      if (inlined.includes(pkg)) return undefined;
       return { path: args.path, external: true };
     });
   },
-};
+});
 
-async function bundle(entry, outfile) {
+/**
+ * What the CLI imports at every start, bundled in: a start is a process of its own (a script's every line, and
+ * several hundred in the tests), and loading these from node_modules — each file found, read and compiled
+ * apart, ws's CommonJS read by the ES module loader — cost more than their code. `lintel users list` (no
+ * server): 0.41 s of CPU with them imported, 0.29 bundled (docs/decisions.md, "The suite's own time"). What
+ * the CLI loads only for a command that needs it (ink and react for the interactive screens, exceljs, undici)
+ * stays an import; react must, since ink imports it too.
+ */
+const cliInlined = ['zod', 'i18next', 'commander', 'ws'];
+
+async function bundle(entry, outfile, inlined = []) {
   await build({
     entryPoints: [path.join(root, entry)],
     outfile: path.join(root, outfile),
@@ -32,7 +49,15 @@ async function bundle(entry, outfile) {
     format: 'esm',
     target: 'node20',
     sourcemap: true,
-    plugins: [externalNpm],
+    plugins: [externalNpm(inlined)],
+    // a CommonJS package bundled into an ES module (ws) calls `require` for Node's own modules
+    ...(inlined.length
+      ? {
+          banner: {
+            js: "import { createRequire as __lintelRequire } from 'node:module'; const require = __lintelRequire(import.meta.url);",
+          },
+        }
+      : {}),
     logLevel: 'warning',
   });
 }
@@ -126,7 +151,7 @@ for (const target of Object.keys(targets)) {
     await bundle('apps/server/src/main.ts', targets.server.output);
     initdbSeed();
   }
-  if (target === 'cli') await bundle('apps/cli/src/main.ts', targets.cli.output);
+  if (target === 'cli') await bundle('apps/cli/src/main.ts', targets.cli.output, cliInlined);
   if (target === 'device-sim') await bundle('apps/device-sim/src/main.ts', targets['device-sim'].output);
   if (target === 'web') {
     const r = spawnSync(
