@@ -127,19 +127,25 @@ function printFailed(reports) {
     const name = path.relative(root, file.name);
     const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
     for (const t of failed)
-      lines.push(`✗ ${name} › ${t.fullName ?? t.title}\n${firstLines(t.failureMessages?.[0])}`);
+      lines.push(
+        `✗ ${name} › ${[...(t.ancestorTitles ?? []), t.title].join(' › ')}\n${firstLines(t.failureMessages?.[0])}`,
+      );
     if (failed.length === 0 && file.status === 'failed')
       lines.push(`✗ ${name} (the file)\n${firstLines(file.message)}`);
   }
-  if (lines.length) console.log(`\n== failed, all phases\n${lines.join('\n')}`);
+  if (lines.length)
+    console.log(
+      `\n== failed, all phases\n${lines.slice(0, 10).join('\n')}` +
+        (lines.length > 10 ? `\n… and ${lines.length - 10} more (above, in each phase's list)` : ''),
+    );
 }
 
 function firstLines(text) {
   const kept = String(text ?? '')
     .split(/\r\n|\r|\n/)
     .filter((line) => line.trim() && !/^\s+at .*(node_modules|node:internal|\(<anonymous>\))/.test(line))
-    .slice(0, 4)
-    .map((line) => `    ${line.slice(0, 300)}`);
+    .slice(0, 14)
+    .map((line) => `    ${line.slice(0, 200)}`);
   return kept.join('\n');
 }
 

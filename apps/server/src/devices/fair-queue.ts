@@ -16,12 +16,18 @@ export function parkSlot(): boolean {
 /**
  * Device work between people's requests (issue 20 item 4): what devices push runs through one queue per
  * instance with at most `concurrency` messages handled at once — fewer than the database's places, so people's
- * requests always find one — FIFO per device and round-robin across devices, so one device's burst waits
- * behind its own messages and not in front of another device's. The queue is bounded, in all and per device:
+ * requests always find one — one at a time and in order per device, round-robin across devices, so one
+ * device's burst waits behind its own messages and not in front of another device's. A device's next message
+ * starts when its last one has ended (parked or not): two pushes sent back to back are taken in the order
+ * sent, as their quotas and answers assume (a second push that overtook the first took the room the first's
+ * pictures needed). The queue is bounded, in all and per device:
  * a message that finds it full is refused at once (the caller answers the device on its own topic).
  */
 export class FairQueue {
+  /** the tasks waiting of the keys with none running or parked, in round-robin order */
   private readonly queues = new Map<string, Array<() => Promise<void>>>();
+  /** the keys with a task running or parked, with the tasks that wait for it (back in line when it ends) */
+  private readonly busy = new Map<string, Array<() => Promise<void>>>();
   private running = 0;
   private waiting = 0;
   /** tasks that gave their place back (`parkSlot`) and have not ended yet */
@@ -38,7 +44,8 @@ export class FairQueue {
 
   /** Queues `task` under `key`; false (and nothing queued) when the queue or the key's share is full. */
   push(key: string, task: () => Promise<void>): boolean {
-    const q = this.queues.get(key);
+    const held = this.busy.get(key);
+    const q = held ?? this.queues.get(key);
     if (this.waiting >= this.max || (q?.length ?? 0) >= this.perKeyMax) return false;
     if (q) q.push(task);
     else this.queues.set(key, [task]);
@@ -59,12 +66,14 @@ export class FairQueue {
   }
 
   private pump(): void {
-    while (this.running < this.concurrency && this.waiting > 0) {
-      // the key first in line gives one task and goes to the back: round-robin across devices
+    // `waiting` counts the tasks held behind their key's running one too; only `queues` holds tasks that may start
+    while (this.running < this.concurrency && this.queues.size > 0) {
+      // the key first in line gives one task; its others wait until that one ends, then go to the back of
+      // the line: round-robin across devices
       const [key, q] = this.queues.entries().next().value as [string, Array<() => Promise<void>>];
       const task = q.shift()!;
       this.queues.delete(key);
-      if (q.length) this.queues.set(key, q);
+      this.busy.set(key, q);
       this.waiting--;
       this.running++;
       let parked = false;
@@ -85,6 +94,9 @@ export class FairQueue {
         .finally(() => {
           if (parked) this.parked--;
           else this.running--;
+          const held = this.busy.get(key)!;
+          this.busy.delete(key);
+          if (held.length) this.queues.set(key, held);
           this.pump();
           if (!this.waiting && !this.running && !this.parked)
             for (const done of this.drained.splice(0)) done();

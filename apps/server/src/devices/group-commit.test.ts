@@ -66,4 +66,46 @@ describe('group commit (issue 26 item 1)', () => {
     await q.idle();
     expect(q.size).toEqual({ waiting: 0, running: 0, parked: 0 });
   });
+
+  it('takes a device’s messages one at a time, in the order sent, while other devices’ go on beside them', async () => {
+    // places for three at once: the second and third of device a still wait for its first, parked or not
+    const q = new FairQueue(3, 10, 10, 3);
+    const release = new Map<string, () => void>();
+    const started: string[] = [];
+    const task =
+      (name: string, park = false) =>
+      () =>
+        new Promise<void>((resolve) => {
+          started.push(name);
+          if (park) parkSlot();
+          release.set(name, resolve);
+        });
+    q.push('a', task('a1', true));
+    q.push('a', task('a2'));
+    q.push('b', task('b1'));
+    q.push('a', task('a3'));
+    q.push('c', task('c1'));
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1']);
+    expect(q.size).toEqual({ waiting: 2, running: 2, parked: 1 });
+    // b ending frees a place, but a's next still waits for a1
+    release.get('b1')!();
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1']);
+    release.get('a1')!();
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1', 'a2']);
+    // a message of a device with one running waits behind it, and is not refused while its share has room
+    expect(q.push('a', task('a4'))).toBe(true);
+    release.get('a2')!();
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1', 'a2', 'a3']);
+    release.get('a3')!();
+    await settle();
+    expect(started).toEqual(['a1', 'b1', 'c1', 'a2', 'a3', 'a4']);
+    release.get('a4')!();
+    release.get('c1')!();
+    await q.idle();
+    expect(q.size).toEqual({ waiting: 0, running: 0, parked: 0 });
+  });
 });
