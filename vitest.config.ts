@@ -86,7 +86,9 @@ export default defineConfig({
       ...(storagePass ? [...pgliteOnlyTests, ...httpOnlyTests] : []),
       ...(phase === 'parallel' ? serialTests : phase === 'browser' ? sipTests : []),
     ],
-    testTimeout: 30_000,
+    // the browser and SIP files: above their own waits (tests/support/web.ts WAIT, 30 s), so a step that waits
+    // in vain fails with its own message (the locator, a screenshot) rather than as the whole test's timeout
+    testTimeout: phase === 'browser' || phase === 'sip' ? 45_000 : 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // `npm test`'s parallel phase: a fork per core (servers on free ports, databases of their own); its

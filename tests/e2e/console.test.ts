@@ -9,7 +9,7 @@ import { getCommand, registry } from '@lintel/commands';
 import { type TestServer } from '../support/server';
 import { admin, uid } from '../support/fixtures';
 import { keyboardSignIn, pickWithKeyboard, runFromPalette } from '../support/console';
-import { consoleWorld, expectText, moveTo, onPage, WAIT } from '../support/web';
+import { alertWatch, consoleWorld, expectText, moveTo, onPage, WAIT } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -43,9 +43,10 @@ describe('the console from the keyboard', () => {
       await page.keyboard.type('Made from the palette');
       await page.keyboard.press('Tab'); // parent group picker
       await pickWithKeyboard(page, root.name.slice(0, 5), root.name);
+      const created = alertWatch(page, 'success', /Create group: done/);
       await page.keyboard.press('Control+Enter');
       await dialog(page).waitFor({ state: 'detached' });
-      await expectText(page.getByTestId('alert-success').last(), /Create group: done/);
+      await created();
 
       // --- a role with one permission, found by the permission filter
       await runFromPalette(page, 'create role', 'Create role');

@@ -20,7 +20,7 @@ import { SimulatedDevice } from '@lintel/device-sim';
 import { startTestServer, type TestServer } from '../support/server';
 import { admin, everyFeatureOn, licence, rootGroup, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { ensureBuilt, expectText, repo, WAIT, webDist } from '../support/web';
+import { alertWatch, ensureBuilt, expectText, repo, WAIT, webDist } from '../support/web';
 import { sipTestConfig } from '../sip/sip-support';
 import { conciergeUser, endCalls, launchDialerChromium, sipNumber } from '../support/dialer';
 import { until } from '../devices/mqtt-clients';
@@ -147,8 +147,9 @@ describe('the dialer: doors, contacts, recents', { timeout: 180_000 }, () => {
     await page.keyboard.type('main entr');
     await expect.poll(() => rows.count()).toBe(1);
     await page.locator(`[data-testid="door-row"][data-id="${entrance.id}"][aria-current="true"]`).waitFor();
+    const opened = alertWatch(page, 'success', /Door opened: Main entrance/);
     await page.keyboard.press('Enter');
-    await expectText(page.getByTestId('alert-success').last(), /Door opened: Main entrance/);
+    await opened();
     expect(entrance.sim.locks[1].opened).toBe(1);
     expect(gate.sim.locks[1].opened).toBe(0);
 

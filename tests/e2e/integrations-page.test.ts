@@ -10,7 +10,7 @@ import { DUMMY_PASSWORD } from '@lintel/core';
 import type { TestServer } from '../support/server';
 import { admin, uid } from '../support/fixtures';
 import { keyboardSignIn } from '../support/console';
-import { consoleWorld, moveTo, onPage, WAIT, waitForPath } from '../support/web';
+import { alertWatch, consoleWorld, moveTo, onPage, WAIT, waitForPath } from '../support/web';
 
 let server: TestServer;
 let browser: Browser;
@@ -27,9 +27,10 @@ describe('integrations pages', () => {
       await page.getByTestId('field-axxon_one_settings.server_url').fill('https://vms.example.test:8443/api');
       await page.getByTestId('field-axxon_one_settings.login').fill('root');
       await page.getByTestId('field-axxon_one_settings.password').fill(password);
+      const created = alertWatch(page, 'success', /The integration is created/);
       await page.keyboard.press('Control+Enter');
       await waitForPath(page, '/integration');
-      await page.getByText('The integration is created').waitFor({ timeout: WAIT });
+      await created();
       const row = (await getCommand('integration.list').run({ api }, {})).data.find((i) => i.name === name)!;
       expect(row.axxon_one_settings).toMatchObject({
         server_url: 'https://vms.example.test:8443/api',

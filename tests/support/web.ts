@@ -126,6 +126,32 @@ export async function moveTo(page: Page, url: string): Promise<void> {
   await page.waitForURL((u) => u.pathname === to.pathname && u.search === to.search, { timeout: WAIT });
 }
 
+/**
+ * An alert goes by itself after 3 s (`ALERT_TIMEOUT_MS`): on a loaded machine a test's look after the action
+ * can come when it has gone (integrations-page waited 30 s for one in a CI). This starts watching in the page
+ * now, before the action that raises the alert; the function it returns, awaited after the action, resolves
+ * once the alert was seen or throws what the wait threw.
+ */
+export function alertWatch(
+  page: Page,
+  kind: 'success' | 'error' | 'warning' | 'info',
+  text: RegExp,
+): () => Promise<void> {
+  const seen = page
+    .getByTestId(`alert-${kind}`)
+    .filter({ hasText: text })
+    .first()
+    .waitFor({ timeout: WAIT })
+    .then(
+      () => null,
+      (err: unknown) => err,
+    );
+  return async () => {
+    const err = await seen;
+    if (err) throw err;
+  };
+}
+
 /** The requests in flight of each page that `trackRequests` was given (its API calls and code chunks). */
 const inFlight = new WeakMap<Page, Set<unknown>>();
 

@@ -682,6 +682,9 @@ export class SipService {
     const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
     await gone;
     clearTimeout(timer);
+    // the children it forked hold the SIP ports until they have exited too: a Kamailio started before that
+    // could not bind them and exited while starting (a restart answered "failed", seen in CI under load)
+    if (child.pid) await groupGone(child.pid);
   }
 
   /**
@@ -733,6 +736,7 @@ export class SipService {
     for (let waited = 0; processAlive(pid) && waited < 5_000; waited += 50)
       await new Promise((r) => setTimeout(r, 50));
     signalGroup(pid, 'SIGKILL');
+    await groupGone(pid);
   }
 
   /**
@@ -961,6 +965,46 @@ function signalGroup(leader: number, signal: NodeJS.Signals): void {
   } catch {
     // the group is gone
   }
+}
+
+/**
+ * Resolves once no process of the group `leader` led is left (its children exit after it, holding its
+ * sockets until then): SIGKILL to what is left after 5 s, and given up after 10.
+ */
+async function groupGone(leader: number): Promise<void> {
+  for (let waited = 0; waited < 10_000 && groupAlive(leader); waited += 20) {
+    if (waited === 5_000) signalGroup(leader, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * Whether a process of the group is still running: from /proc, where a zombie (exited, not yet reaped: its
+ * sockets are closed) does not count; `kill(-group, 0)` would count it. Elsewhere, by that signal.
+ */
+function groupAlive(leader: number): boolean {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n));
+  } catch {
+    try {
+      process.kill(-leader, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // after the command's name: state, parent, process group
+      const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(group) === leader && state !== 'Z' && state !== 'X') return true;
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return false;
 }
 
 function processAlive(pid: number): boolean {
