@@ -23,5 +23,8 @@ export function registerFixtureFamily(resource: PlainResource): () => void {
 /** Test-only: a topic declared in a test fixture joins the websocket's topics, as a shipped one in `topicDefs`. */
 export function registerFixtureTopic(def: TopicDef): () => void {
   topicDefs.push(def);
-  return () => void topicDefs.splice(topicDefs.indexOf(def), 1);
+  return () => {
+    const at = topicDefs.indexOf(def);
+    if (at >= 0) topicDefs.splice(at, 1);
+  };
 }

@@ -225,7 +225,10 @@ export function registerFixtureResource(resource: AnyResource): () => void {
   const commands = [...Object.values(resource.commands), ...relationCommands(resource)];
   for (const c of commands) (registry as Map<string, Command>).set(c.id, c);
   return () => {
-    fixtureResources.splice(fixtureResources.indexOf(resource), 1);
+    // once: a second call finds the family gone and changes nothing
+    const at = fixtureResources.indexOf(resource);
+    if (at < 0) return;
+    fixtureResources.splice(at, 1);
     for (const c of commands) (registry as Map<string, Command>).delete(c.id);
   };
 }
