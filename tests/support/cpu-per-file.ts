@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { chromiumWasStarted, forgetChromium } from './chromium-mark';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dir = path.join(root, '.test-results', 'cpu');
@@ -74,6 +75,9 @@ function descendants(): string[] {
 /** the last CPU reading of each Chromium renderer or zygote seen under this fork (pid → ms) */
 const renderers = new Map<string, number>();
 function sampleRenderers(): void {
+  // a file that started no browser has no renderer to find: no walk of /proc (about 2 % of a browser
+  // file's fork in a profile of tests/e2e/tables; every file of the parallel phase paid it for nothing)
+  if (!chromiumWasStarted()) return;
   for (const pid of descendants()) {
     const ms = chromiumChild(pid);
     if (ms !== null) renderers.set(pid, Math.max(ms, renderers.get(pid) ?? 0));
@@ -94,6 +98,8 @@ let sampler: NodeJS.Timeout | undefined;
 beforeAll(() => {
   started = Date.now();
   renderers.clear();
+  // set again when this file launches Chromium (tests/support/chromium-mark.ts)
+  forgetChromium();
   // only where /proc is (Linux) and only while a browser may run: a file without Chromium finds none
   if (fs.existsSync('/proc/self/stat')) {
     sampler = setInterval(sampleRenderers, 500);
