@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { getCommand } from '@lintel/commands';
 import { chromium, type Page } from 'playwright-core';
 import { startTestServer } from '../../tests/support/server';
+import { chromiumPath } from '../../tests/support/chromium';
 import { signIn } from '../../tests/support/fixtures';
 import { sipTestConfig } from '../../tests/sip/sip-support';
 
@@ -98,7 +99,7 @@ function cpuByKind(): Record<'lintel' | 'kamailio' | 'chromium' | 'other', numbe
 const sip = await sipTestConfig();
 const server = await startTestServer({ webDir, config: { sip } });
 const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
+  executablePath: chromiumPath(),
   headless: true,
   args: [
     '--no-sandbox',

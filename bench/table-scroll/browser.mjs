@@ -2,6 +2,7 @@
 // Browser side of the console benchmarks: Debian's Chromium through playwright-core, a signed-in page (the
 // session put into sessionStorage the way the console keeps it), and frame timing measured in the page.
 import { chromium } from 'playwright-core';
+import { findChromium } from '../../scripts/ensure.mjs';
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -14,7 +15,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 export function launchChromium() {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: findChromium(), headless: true, args: CHROMIUM_ARGS });
 }
 
 /** The whole login reply's first session, as the console stores it (`lintel.session`). */

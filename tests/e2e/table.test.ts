@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { axeOn } from '../support/web';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { axeOn, launchChromium } from '../support/web';
 import { getCommand } from '@lintel/commands';
 import { ApiClient, MemorySessionStore, type ListQuery, type StoredSession } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
@@ -51,19 +51,7 @@ beforeAll(async () => {
   session = { token: s.token, refresh: s.refresh, project: s.project, login: server.adminLogin };
   api = new ApiClient({ baseUrl: server.url, store: new MemorySessionStore({ ...session }) });
   await getCommand('seed.scale').run({ api }, { users: USERS });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { chromiumWasStarted, forgetChromium } from './chromium-mark';
+import { chromiumWasStarted, forgetChromium } from './chromium';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const dir = path.join(root, '.test-results', 'cpu');
@@ -98,7 +98,7 @@ let sampler: NodeJS.Timeout | undefined;
 beforeAll(() => {
   started = Date.now();
   renderers.clear();
-  // set again when this file launches Chromium (tests/support/chromium-mark.ts)
+  // set again when this file launches Chromium (tests/support/chromium.ts)
   forgetChromium();
   // only where /proc is (Linux) and only while a browser may run: a file without Chromium finds none
   if (fs.existsSync('/proc/self/stat')) {

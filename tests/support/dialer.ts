@@ -9,13 +9,13 @@ import { Dialer, type ApiClient } from '@lintel/core';
 import { expect } from 'vitest';
 import { uid } from './fixtures';
 import { WAIT } from './web';
-import { chromiumStarted } from './chromium-mark';
+import { chromiumPath, chromiumStarted } from './chromium';
 
 /** Debian's Chromium with fake media devices (../shared/SIP.md); `extra`: flags a test's network needs. */
 export function launchDialerChromium(extra: string[] = []): Promise<Browser> {
   chromiumStarted();
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     headless: true,
     args: [
       '--no-sandbox',

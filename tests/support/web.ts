@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { startTestServer, type TestServer } from './server';
-import { chromiumStarted } from './chromium-mark';
+import { chromiumPath, chromiumStarted } from './chromium';
 
 export const repo = path.resolve(import.meta.dirname, '../..');
 export const webDir = path.join(repo, 'apps/web');
@@ -62,7 +62,7 @@ export function ensureBuilt(): void {
 export function launchChromium(): Promise<Browser> {
   chromiumStarted();
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     headless: true,
     args: [
       '--no-sandbox',
