@@ -1,7 +1,8 @@
 /**
  * Issue 13's points on the console's forms and keys, each checked in Chromium: `g g` reaches a table's first
  * row (item 3), the `?` sheet groups keys by scope and shows them as typed, a form's button says what it does
- * and a field over its limit says so (item 10), the header's palette button is whole at 1440 × 900 (item 11).
+ * and a field over its limit says so (item 10), the header's palette button is whole at 1440 × 900 (item 11);
+ * a saved form lets the next move go (item 4's guard, which a render after the save armed again).
  */
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -105,5 +106,42 @@ describe('keys and forms on a family page', () => {
       await page.keyboard.press('Control+Enter');
       await expectText(page.getByTestId('form-error'), /^Check fields data: .*Name/);
     });
+  }, 60_000);
+
+  it('lets a move made just after a save go, while the saved form is still drawn', async () => {
+    const api = await admin(server);
+    const name = `Saved ${uid()}`;
+    await onPage(browser, 'form-saved-then-move', async (page) => {
+      await keyboardSignIn(page, server, server.adminLogin, server.adminPassword, `/roles/add`);
+      await page.getByTestId('field-name').fill(name);
+      // the moment the save's answer is drawn (Approve no longer busy) while the form is still on the page, a
+      // move to the home page the way the browser's Back and Forward make one (a CI's test did it by chance)
+      await page.evaluate(() => {
+        const w = window as unknown as { moved?: boolean };
+        const approve = document.querySelector('[data-testid="form-approve"]')!;
+        let wasBusy = false;
+        const watch = new MutationObserver(() => {
+          if (approve.hasAttribute('aria-busy')) wasBusy = true;
+          else if (wasBusy && approve.isConnected) {
+            watch.disconnect();
+            const idx = ((history.state as { idx?: number } | null)?.idx ?? 0) + 1;
+            history.pushState({ usr: null, key: 'moved', idx }, '', '/home');
+            dispatchEvent(new PopStateEvent('popstate'));
+            w.moved = true;
+          }
+        });
+        watch.observe(approve, { attributes: true });
+      });
+      await page.keyboard.press('Control+Enter');
+      await page.waitForFunction(() => (window as unknown as { moved?: boolean }).moved === true, null, {
+        timeout: WAIT,
+      });
+      await page.getByTestId('form-page').waitFor({ state: 'detached', timeout: WAIT });
+      await page.getByTestId('home-greeting').waitFor({ timeout: WAIT });
+      expect(new URL(page.url()).pathname).toBe('/home');
+      expect(await page.getByTestId('confirm-dialog').count()).toBe(0);
+    });
+    const roles = await getCommand('role.list').run({ api }, {});
+    expect(roles.data.filter((r) => r.name === name)).toHaveLength(1);
   }, 60_000);
 });

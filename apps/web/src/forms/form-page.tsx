@@ -49,7 +49,7 @@ export function FormPage({
   const form = useCommandForm(commandId as CommandId, options);
   const allowed = can(form.command.gates).can && !readOnly;
   const ref = useRef<HTMLFormElement>(null);
-  const guard = useLeaveGuard(allowed && form.dirty);
+  const guard = useLeaveGuard(allowed && form.dirty, form.values);
 
   async function approve() {
     if (!allowed) return;

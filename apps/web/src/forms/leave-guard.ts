@@ -17,12 +17,19 @@ export function confirmDiscard(): Promise<boolean> {
 
 /**
  * Guards a page form with unsaved changes (issue 13 item 4): leaving it for another page of the console asks
- * first, and closing or reloading the tab gets the browser's own question. `saved()` lifts the guard for the
- * navigation that follows a successful save.
+ * first, and closing or reloading the tab gets the browser's own question. `saved()` lifts the guard for as long
+ * as the form holds the values it saved (`values`: the form's state, a new object at each edit): the page
+ * stays drawn a while after its save navigated away (the next page renders in a transition), and a render in
+ * that while (the Approve button's busy state ending) must not arm it again — it did, and a move made then
+ * was taken back and asked about (integrations-page, a red CI).
  */
-export function useLeaveGuard(dirty: boolean): { saved: () => void } {
-  const live = useRef(dirty);
-  live.current = dirty;
+export function useLeaveGuard(dirty: boolean, values: unknown): { saved: () => void } {
+  const savedValues = useRef<unknown>(undefined);
+  const shown = useRef(values);
+  shown.current = values;
+  const armed = dirty && values !== savedValues.current;
+  const live = useRef(armed);
+  live.current = armed;
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
       live.current &&
@@ -40,14 +47,15 @@ export function useLeaveGuard(dirty: boolean): { saved: () => void } {
   }, [blocker]);
 
   useEffect(() => {
-    if (!dirty) return;
+    if (!armed) return;
     const onUnload = (e: BeforeUnloadEvent) => e.preventDefault();
     window.addEventListener('beforeunload', onUnload);
     return () => window.removeEventListener('beforeunload', onUnload);
-  }, [dirty]);
+  }, [armed]);
 
   return {
     saved: () => {
+      savedValues.current = shown.current;
       live.current = false;
     },
   };
