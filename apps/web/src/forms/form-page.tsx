@@ -52,10 +52,13 @@ export function FormPage({
   const guard = useLeaveGuard(allowed && form.dirty, form.values);
 
   async function approve() {
-    if (!allowed) return;
+    // what was just saved is not sent again: the page stays drawn (and its keys live) a while after its save
+    // navigated away, and a second Ctrl+Enter in that while made the record twice (keyboard-journeys, loaded)
+    if (!allowed || guard.holdsSaved()) return;
+    const sent = form.values;
     const result = await form.submit();
     if (result === null) return;
-    guard.saved();
+    guard.saved(sent);
     pushAlert('success', doneMessage ?? t('forms.saved'));
     onDone(result);
   }

@@ -17,13 +17,16 @@ export function confirmDiscard(): Promise<boolean> {
 
 /**
  * Guards a page form with unsaved changes (issue 13 item 4): leaving it for another page of the console asks
- * first, and closing or reloading the tab gets the browser's own question. `saved()` lifts the guard for as long
- * as the form holds the values it saved (`values`: the form's state, a new object at each edit): the page
- * stays drawn a while after its save navigated away (the next page renders in a transition), and a render in
- * that while (the Approve button's busy state ending) must not arm it again — it did, and a move made then
- * was taken back and asked about (integrations-page, a red CI).
+ * first, and closing or reloading the tab gets the browser's own question. `saved(values)` lifts the guard
+ * for as long as the form holds the values it saved (`values`: the form's state, a new object at each edit):
+ * the page stays drawn a while after its save navigated away (the next page renders in a transition), and a
+ * render in that while (the Approve button's busy state ending) must not arm it again — it did, and a move
+ * made then was taken back and asked about (integrations-page, a red CI).
  */
-export function useLeaveGuard(dirty: boolean, values: unknown): { saved: () => void } {
+export function useLeaveGuard(
+  dirty: boolean,
+  values: unknown,
+): { saved: (values: unknown) => void; holdsSaved: () => boolean } {
   const savedValues = useRef<unknown>(undefined);
   const shown = useRef(values);
   shown.current = values;
@@ -54,9 +57,11 @@ export function useLeaveGuard(dirty: boolean, values: unknown): { saved: () => v
   }, [armed]);
 
   return {
-    saved: () => {
-      savedValues.current = shown.current;
+    saved: (what: unknown) => {
+      savedValues.current = what;
       live.current = false;
     },
+    /** the form holds what it last saved: nothing new to save */
+    holdsSaved: () => shown.current === savedValues.current,
   };
 }
