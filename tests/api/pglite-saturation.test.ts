@@ -5,7 +5,7 @@
  * engine itself (not SQL) is a 503 too, never a 500. Always on PGlite, so the PostgreSQL pass leaves it out
  * (vitest.config.ts, `pgliteOnlyTests`).
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyBaseLogger } from 'fastify';
 import { EventEmitter } from 'node:events';
@@ -246,6 +246,44 @@ describe('the places of requests on the embedded database', () => {
       // every place is free again
       expect(pool.underWay).toBe(0);
     } finally {
+      await pool.end();
+    }
+  });
+});
+
+describe('what a request waits for on the embedded database', () => {
+  type Conn = Awaited<ReturnType<PGlitePool['connect']>>;
+  /** a request as the server runs it, `queuedMs` after it arrived; its handler first works `work` */
+  const request = (pool: PGlitePool, queuedMs: number, work: Promise<void>) => {
+    const raw = new EventEmitter();
+    const got = new Promise<Conn>((resolve, reject) =>
+      asDatabaseRequest(
+        { elapsedTime: queuedMs, raw },
+        () => void work.then(() => pool.connect()).then(resolve, reject),
+      ),
+    );
+    return { raw, got };
+  };
+
+  it("does not count the request's own work before its first statement, only the waits", async () => {
+    const pg = await PGlite.create();
+    const pool = new PGlitePool(pg, 500);
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      // the handler works 2 s (a logo decoded in a child process on a loaded machine), the database idle:
+      // served (it was refused: the bound counted from the request's arrival)
+      let decoded!: () => void;
+      const own = request(pool, 0, new Promise<void>((r) => (decoded = r)));
+      vi.advanceTimersByTime(2_000);
+      decoded();
+      (await own.got).release();
+      own.raw.emit('close');
+      // a request that waited 600 ms before its handler began is still refused at once
+      const late = request(pool, 600, Promise.resolve());
+      await expect(late.got).rejects.toBeInstanceOf(DatabaseUnavailable);
+      late.raw.emit('close');
+    } finally {
+      vi.useRealTimers();
       await pool.end();
     }
   });

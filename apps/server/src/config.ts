@@ -25,7 +25,7 @@ export interface Config {
    */
   pgliteTemplate?: Blob;
   databaseUrl?: string;
-  /** embedded database only: ms after its arrival a request that has not had the database yet gets a 503 with Retry-After; 0: no bound */
+  /** embedded database only: ms a request may wait for the database (its own work before it asks not counted) before a 503 with Retry-After; 0: no bound */
   dbWaitMs: number;
   /**
    * closing: how long it waits for one module to stop before it goes on without it (modules/lifecycle.ts;

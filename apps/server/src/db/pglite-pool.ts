@@ -7,9 +7,12 @@ const isSqlError = (err: unknown) =>
   typeof (err as { code?: unknown })?.code === 'string' &&
   /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
 
-/** The borrows of one request: when it arrived, its admission, whether it has had the connection yet. */
+/** The borrows of one request: how long it waited, its admission, whether it has had the connection yet. */
 interface RequestScope {
-  arrivedAt: number;
+  /** ms it waited before its handler began (the event loop's turn; from when its body had arrived whole) */
+  queuedMs: number;
+  /** when it first asked for the database (performance.now()); unset until then */
+  askedAt?: number;
   /** called once when the reply is finished or the caller went away */
   onEnd(fn: () => void): void;
   admission?: Promise<void>;
@@ -26,7 +29,10 @@ const SLICE_MS = 20;
 /**
  * Runs `next` (the rest of one HTTP request) as one borrower of the embedded database; see PGlitePool.
  * `reply` tells how long ago the request arrived and when it ends; `bodyDoneAt` (performance.now()) when its
- * body had arrived whole: the wait is bounded from then, not from the first byte of a slow upload.
+ * body had arrived whole: the wait is bounded from then, not from the first byte of a slow upload. What the
+ * request does itself before its first statement (a logo's image decoded in a child process) is not waiting
+ * either: the bound counts the wait before its handler began and the wait since it first asked. A logo
+ * upload on a loaded machine was refused with a 503 after 6 s of decoding, the database idle.
  */
 export function asDatabaseRequest(
   reply: { elapsedTime: number; raw: { once(event: 'close', fn: () => void): unknown } },
@@ -41,12 +47,18 @@ export function asDatabaseRequest(
     ended = true;
     for (const fn of onEnd.splice(0)) fn();
   });
+  const now = performance.now();
   const scope: RequestScope = {
-    arrivedAt: Math.max(performance.now() - reply.elapsedTime, bodyDoneAt ?? -Infinity),
+    queuedMs: now - Math.max(now - reply.elapsedTime, bodyDoneAt ?? -Infinity),
     onEnd: (fn) => (ended ? fn() : void onEnd.push(fn)),
     started: false,
   };
   requestScope.run(scope, next);
+}
+
+/** How long a request has waited for the database: before its handler began, and since it first asked. */
+function waited(scope: RequestScope): number {
+  return scope.queuedMs + (performance.now() - (scope.askedAt ??= performance.now()));
 }
 
 /**
@@ -66,9 +78,9 @@ export function outsideRequest<T>(fn: () => T): T {
  * several times (its session, its statements), every request waited behind every other one's statements
  * and some waited past 10 s. So requests are admitted: at most MAX_UNDER_WAY at once use the database, in
  * arrival order, and finish quickly; their borrows go before any new request's and are never refused (a
- * request is never cut off after it wrote). A request not admitted, or not given the connection, within
- * `waitMs` of its arrival fails with `DatabaseUnavailable('busy')`: a 503 with Retry-After at once, when it
- * has read and written nothing. Code outside requests (start-up, background work) waits as before.
+ * request is never cut off after it wrote). A request not admitted, or not given the connection, after
+ * waiting `waitMs` (from its arrival, less what it did itself before it first asked: `waited`) fails with
+ * `DatabaseUnavailable('busy')`: a 503 with Retry-After at once, when it has read and written nothing. Code outside requests (start-up, background work) waits as before.
  * `waitMs` 0 turns the bound and the admission off.
  *
  * An error of the engine itself (a file error, the engine closed or crashed) becomes
@@ -100,7 +112,7 @@ export class PGlitePool {
     enqueue: (grant: () => void) => void,
     cancel: (grant: () => void) => boolean,
   ): Promise<void> {
-    const budget = this.waitMs - (performance.now() - scope.arrivedAt);
+    const budget = this.waitMs - waited(scope);
     if (budget <= 0) return Promise.reject(new DatabaseUnavailable('busy'));
     return new Promise<void>((resolve, reject) => {
       const grant = () => {
@@ -158,9 +170,10 @@ export class PGlitePool {
   async connect() {
     const scope = requestScope.getStore();
     if (scope && !scope.started && this.waitMs > 0) {
+      scope.askedAt ??= performance.now();
       await (scope.admission ??= this.admit(scope));
       // admitted, but later than the bound (the server's one thread was busy): still nothing done, refuse
-      if (performance.now() - scope.arrivedAt > this.waitMs) throw new DatabaseUnavailable('busy');
+      if (waited(scope) > this.waitMs) throw new DatabaseUnavailable('busy');
     }
     if (this.busy) await this.wait(scope);
     this.busy = true;
