@@ -234,8 +234,12 @@ describe('the licences page', () => {
       // screenshots: English, then Russian
       const shots = path.join(repo, 'docs/screenshots');
       await page.mouse.move(0, 0);
-      // the page, not the alerts over it
-      for (const close of await page.locator('[data-testid^="alert-"] button').all()) await close.click();
+      // the page, not the alerts over it: each one's dismiss button (its last) clicked in the page at once —
+      // clicked one by one from here, one that left by itself (3 s) in between was waited for in vain
+      await page.evaluate(() => {
+        for (const alert of document.querySelectorAll('[data-testid^="alert-"]'))
+          [...alert.querySelectorAll('button')].pop()?.click();
+      });
       await page.locator('[data-testid^="alert-"]').first().waitFor({ state: 'detached' });
       await page.screenshot({ path: path.join(shots, 'licences.en.png') });
       const axe = await axeOn(page)
