@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { startTestServer, type TestServer } from '../support/server';
-import { admin, failure, group, rootGroup, uid } from '../support/fixtures';
+import { admin, failure, group, rootGroup, tokenOf, uid } from '../support/fixtures';
 
 let ts: TestServer;
 let api: ApiClient;
@@ -116,6 +116,70 @@ describe('a cap holds under concurrency and for imports (issue 12 point 5)', () 
     const report = await getCommand('user.import_commit').run({ api }, { id, continue_on_error: true });
     expect(report).toMatchObject({ committed: true, inserted: 2, invalid: 3, rejected_lines: [[4, 6]] });
     expect(report.errors[0]).toMatchObject({
+      line: 4,
+      field: 'domains',
+      key: 'limit_exceeded',
+      params: { used: 0, max: 2 },
+    });
+    expect(await users(capped)).toBe(2);
+  });
+});
+
+describe('a cap holds for the one-request import (user.import_stream with commit)', () => {
+  const users = async (groupId: number) =>
+    (
+      await getCommand('user.list').run(
+        { api },
+        { filters: [{ field: 'domains', rule: 'has', value: groupId }] },
+      )
+    ).meta.total;
+  /** `n` rows into the group, streamed with `commit`: the reply's status and body */
+  const streamInto = async (groupName: string, n: number, commit: object) => {
+    const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'capped.ndjson' });
+    const tag = uid();
+    const body = Array.from({ length: n }, (_, i) =>
+      JSON.stringify({
+        line: i + 2,
+        login: `one${i}.${tag}`,
+        name: `Imported ${i}`,
+        role: String(role),
+        domains: groupName,
+      }),
+    ).join('\n');
+    const res = await fetch(
+      `${ts.url}/api/v0/users/import/${id}/stream?batch=2&commit=${encodeURIComponent(JSON.stringify(commit))}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+        body,
+      },
+    );
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('an import beyond the cap is refused with the same error and inserts nothing', async () => {
+    const name = `One-request cap ${uid()}`;
+    const capped = await group(api, name, await rootGroup(api), cap(2));
+    await newUser([capped]);
+    const r = await streamInto(name, 5, {});
+    expect(r.status).toBe(422);
+    expect(r.body).toMatchObject({ message: 'limit_exceeded', data: { used: 1, max: 2, adding: 5 } });
+    expect(await users(capped)).toBe(1);
+  });
+
+  it('with continue_on_error the rows beyond the cap are reported and left out, the rest go in', async () => {
+    const name = `One-request cap ${uid()}`;
+    const capped = await group(api, name, await rootGroup(api), cap(2));
+    const r = await streamInto(name, 5, { continue_on_error: true });
+    expect(r.status).toBe(200);
+    expect(r.body.report).toMatchObject({
+      committed: true,
+      inserted: 2,
+      invalid: 3,
+      rejected_lines: [[4, 6]],
+    });
+    expect(r.body.report.errors[0]).toMatchObject({
       line: 4,
       field: 'domains',
       key: 'limit_exceeded',

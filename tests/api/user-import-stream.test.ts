@@ -150,3 +150,178 @@ describe('user.import_stream', () => {
     expect(found.data).toHaveLength(0);
   });
 });
+
+/**
+ * The one-request import (`commit` on the stream): the valid rows go in as the stream is checked, in one
+ * transaction the request holds (PostgreSQL), or staged and then committed in the same request (PGlite).
+ */
+describe('user.import_stream with commit', () => {
+  /** A file of 12 rows: line 5 repeats line 3's login, line 8 names no group, line 11 no valid e-mail. */
+  const file = (tag: string) => {
+    const rows: Record<string, unknown>[] = Array.from({ length: 12 }, (_, i) => ({
+      line: i + 2,
+      login: `c${i}.${tag}`,
+      name: `Committed ${i}`,
+      email: `c${i}.${tag}@example.test`,
+      role: 'Stream resident',
+      domains: String(groupId),
+    }));
+    rows[3]!.login = rows[1]!.login;
+    rows[6]!.domains = 'No such group';
+    rows[9]!.email = 'not-an-email';
+    // line 13 repeats line 2's e-mail in another case
+    rows[11]!.email = `C0.${tag}@example.test`;
+    return rows;
+  };
+  const logins = async (tag: string) =>
+    (await getCommand('user.list').run({ api }, { search: tag, limit: 100 })).data
+      .map((u: { login?: string }) => u.login)
+      .sort();
+  const oneRequest = async (rows: object[], commit: object, query = '?batch=3') => {
+    const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'one.ndjson' });
+    const reply = await stream(
+      id,
+      ndjson(rows),
+      `${query}&commit=${encodeURIComponent(JSON.stringify(commit))}`,
+    );
+    return { id, ...reply };
+  };
+  const withoutId = (r: ImportReport) => ({ ...r, id: undefined });
+
+  it('with continue_on_error commits exactly the valid rows, and reports as the stream and commit do', async () => {
+    const tag = uid();
+    const one = await oneRequest(file(tag), { continue_on_error: true });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: one.id, rows: 12, valid: 8, invalid: 4 });
+    expect(one.body.errors).toEqual([
+      { line: 5, field: 'login', rule: 'duplicate_in_file', params: { line: 3 } },
+      {
+        line: 8,
+        field: 'domains',
+        key: 'invalid_related_entity',
+        params: { entity: 'domains', values: ['No such group'] },
+      },
+      { line: 11, field: 'email', rule: 'email' },
+      { line: 13, field: 'email', rule: 'duplicate_in_file', params: { line: 2 } },
+    ]);
+    const report = ImportReport.parse(one.body.report);
+    expect(report).toMatchObject({
+      committed: true,
+      reason: null,
+      rows: 12,
+      valid: 8,
+      invalid: 4,
+      inserted: 8,
+      inserted_lines: 'all_valid',
+      rejected_lines: [
+        [5, 5],
+        [8, 8],
+        [11, 11],
+        [13, 13],
+      ],
+    });
+    const expected = file(tag)
+      .filter((r) => ![5, 8, 11, 13].includes(r.line as number))
+      .map((r) => r.login)
+      .sort();
+    expect(await logins(tag)).toEqual(expected);
+    // the import is committed: its commit answers the same report, a stream into it is refused
+    expect(
+      withoutId(ImportReport.parse(await getCommand('user.import_commit').run({ api }, { id: one.id }))),
+    ).toEqual(withoutId(report));
+    expect((await stream(one.id, ndjson(file(uid())))).status).toBe(409);
+
+    // the same file (other logins) through the stream and then the commit: the same report
+    const tag2 = uid();
+    const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'two.ndjson' });
+    const streamed = (await stream(id, ndjson(file(tag2)), '?batch=3')).body;
+    const { report: _report, ...progress } = one.body;
+    expect({ ...streamed, id: undefined }).toEqual({ ...progress, id: undefined });
+    const twoStep = ImportReport.parse(
+      await getCommand('user.import_commit').run({ api }, { id, continue_on_error: true }),
+    );
+    expect(withoutId(twoStep)).toEqual(withoutId(report));
+    // the audit entry, as the commit writes it
+    const audited = await sql<{ n: number }>`select count(*)::int as n from audit_events
+      where entity = 'user' and action = 'import' and entity_id = ${one.id}`.execute(ts.server.context.db);
+    expect(audited.rows[0]!.n).toBe(1);
+  });
+
+  it('without continue_on_error, and on a dry run, commits nothing; the reports say why, as the commit does', async () => {
+    const tag = uid();
+    const refused = await oneRequest(file(tag), {});
+    expect(refused.status).toBe(200);
+    expect(ImportReport.parse(refused.body.report)).toMatchObject({
+      committed: false,
+      reason: 'invalid_rows',
+      rows: 12,
+      valid: 8,
+      invalid: 4,
+      inserted: 0,
+      would_insert: 0,
+      inserted_lines: 'none',
+    });
+    expect(await logins(tag)).toEqual([]);
+    const dry = await oneRequest(file(tag), { dry_run: true, continue_on_error: true });
+    expect(ImportReport.parse(dry.body.report)).toMatchObject({
+      committed: false,
+      reason: 'dry_run',
+      valid: 8,
+      would_insert: 8,
+      inserted: 0,
+    });
+    const clean = file(tag).filter((r) => ![5, 8, 11, 13].includes(r.line as number));
+    const cleanDry = await oneRequest(clean, { dry_run: true });
+    expect(ImportReport.parse(cleanDry.body.report)).toMatchObject({
+      committed: false,
+      reason: 'dry_run',
+      rows: 8,
+      invalid: 0,
+      would_insert: 8,
+    });
+    expect(await logins(tag)).toEqual([]);
+    // a dry run leaves the import open with its rows: committed by the two-step path, it goes in whole
+    const later = ImportReport.parse(
+      await getCommand('user.import_commit').run({ api }, { id: cleanDry.id }),
+    );
+    expect(later).toMatchObject({ committed: true, inserted: 8 });
+    expect(await logins(tag)).toHaveLength(8);
+  });
+
+  it('a stream that fails after batches went in (a line that is not JSON) leaves nothing of the file', async () => {
+    const tag = uid();
+    const rows = file(tag).filter((r) => ![5, 8, 11, 13].includes(r.line as number));
+    const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'broken.ndjson' });
+    const reply = await stream(
+      id,
+      `${ndjson(rows)}{"line": 99, "login"\n`,
+      `?batch=2&commit=${encodeURIComponent('{"continue_on_error":true}')}`,
+    );
+    expect(reply.status).toBe(422);
+    expect(reply.body.error_code).toBe('check_fields_data');
+    expect(await logins(tag)).toEqual([]);
+  });
+
+  it('refuses an import that holds rows already, and a commit option that is not one', async () => {
+    const tag = uid();
+    const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'twice.ndjson' });
+    const rows = file(tag).slice(0, 2);
+    expect((await stream(id, ndjson(rows))).status).toBe(200);
+    const again = await stream(
+      id,
+      ndjson(file(tag).slice(2, 4)),
+      `?commit=${encodeURIComponent('{"continue_on_error":true}')}`,
+    );
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      error_code: 'cant_perform_action',
+      data: { reason: 'import_not_empty' },
+    });
+    for (const bad of ['yes', '{"continue_on_error":"maybe"}', '{"commit_now":true}']) {
+      const r = await stream(id, ndjson(rows), `?commit=${encodeURIComponent(bad)}`);
+      expect(r.status).toBe(422);
+      expect(r.body.error_code).toBe('check_fields_data');
+    }
+    expect(await logins(tag)).toEqual([]);
+  });
+});

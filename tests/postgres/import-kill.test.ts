@@ -2,8 +2,10 @@
  * Issue 14, item 3: an import is all or nothing even when its server dies. A server child process is
  * killed with SIGKILL while its commit statement runs in PostgreSQL: no account, user or group membership
  * of the import is left, the import stays open with its staged rows, and committing it again (on another
- * instance) inserts every row once. The same for an identifier import killed in its continue (issue 21).
- * Runs in the PostgreSQL pass (DATABASE_URL set).
+ * instance) inserts every row once. The same for an identifier import killed in its continue (issue 21),
+ * and for the one-request import (user.import_stream with commit) killed mid-stream, its first batches
+ * inserted in its open transaction; and that import, when a login it checked is taken before its insert,
+ * fails whole with login_already_used. Runs in the PostgreSQL pass (DATABASE_URL set).
  */
 import net from 'node:net';
 import os from 'node:os';
@@ -185,3 +187,116 @@ it('an identifier import killed with kill -9 mid-continue leaves no identifier o
   ).toMatchObject({ committed: true, created: ROWS });
   expect(await count(`select count(*) as n from identifiers where value like $1`, [`${tag}%`])).toBe(ROWS);
 }, 180_000);
+
+const commitQuery = (commit: object) => `commit=${encodeURIComponent(JSON.stringify(commit))}`;
+
+it('a one-request import killed with kill -9 mid-stream leaves nothing of the file in the tables', async () => {
+  const tag = uid();
+  const role = (
+    await getCommand('role.create').run({ api }, { name: `Kill one ${tag}`, permissions: ['users.view'] })
+  ).data.id;
+  const root = await rootGroup(api);
+  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'kill-one.ndjson' });
+  const accountsBefore = await count('select count(*) as n from accounts');
+  const usersBefore = await count('select count(*) as n from users');
+  const membershipsBefore = await count('select count(*) as n from user_domains');
+  const { port, exited } = await secondInstance();
+  // the first 3,000 rows are sent, then the body waits: the rest never comes before the kill
+  let text = '';
+  for (let i = 0; i < 3000; i++)
+    text +=
+      JSON.stringify({ line: i + 2, login: `o${i}.${tag}`, name: `One ${i}`, role, domains: root }) + '\n';
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(text));
+    },
+  });
+  const request = fetch(
+    `http://127.0.0.1:${port}/api/v0/users/import/${id}/stream?batch=1000&${commitQuery({ continue_on_error: true })}`,
+    {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+      body,
+      duplex: 'half',
+    } as RequestInit,
+  ).catch((err: unknown) => err);
+  // the three batches staged and inserted, the request's transaction open and waiting for the rest
+  const writing = `select count(*) as n from pg_stat_activity where datname = current_database()
+    and state like 'idle in transaction%' and backend_xid is not null`;
+  const staged = () => count('select count(*) as n from user_import_rows where import_id = $1', [id]);
+  while ((await staged()) < 3000 || (await count(writing)) !== 1) {
+    expect(child!.exitCode).toBeNull();
+    await new Promise((r) => setImmediate(r));
+  }
+  child!.kill('SIGKILL');
+  await exited;
+  child = null;
+  expect(await request).toBeInstanceOf(Error);
+  // PostgreSQL ends the orphaned session and rolls it back
+  while ((await count(writing)) > 0) await new Promise((r) => setImmediate(r));
+
+  expect(await count('select count(*) as n from accounts')).toBe(accountsBefore);
+  expect(await count('select count(*) as n from users')).toBe(usersBefore);
+  expect(await count('select count(*) as n from user_domains')).toBe(membershipsBefore);
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(0);
+  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
+    1,
+  );
+  // what was staged is not an import to commit: it is not the file
+  const commit = await fetch(`${ts.url}/api/v0/users/import/${id}/commit`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  expect(commit.status).toBe(409);
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(0);
+}, 180_000);
+
+it('a one-request import whose checked login is taken before its insert fails whole with login_already_used', async () => {
+  const tag = uid();
+  const role = (
+    await getCommand('role.create').run({ api }, { name: `Race ${tag}`, permissions: ['users.view'] })
+  ).data.id;
+  const root = await rootGroup(api);
+  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'race.ndjson' });
+  let body = '';
+  for (let i = 0; i < 50; i++)
+    body +=
+      JSON.stringify({ line: i + 2, login: `r${i}.${tag}`, name: `Race ${i}`, role, domains: root }) + '\n';
+  // someone takes line 20's login (another case) in a transaction not committed yet: the import's check
+  // does not see it, its insert waits for it on the unique index
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await other.query('insert into accounts (login) values ($1)', [`R18.${tag}`]);
+    const request = fetch(
+      `${ts.url}/api/v0/users/import/${id}/stream?batch=10&${commitQuery({ continue_on_error: true })}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+        body,
+      },
+    );
+    const waiting = `select count(*) as n from pg_stat_activity where datname = current_database()
+      and wait_event_type = 'Lock' and query ilike '%insert into accounts%'`;
+    while ((await count(waiting)) === 0) await new Promise((r) => setImmediate(r));
+    await other.query('commit');
+    const res = await request;
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error_code: 'login_already_used' });
+  } finally {
+    await other.end();
+  }
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(1);
+  expect(
+    await count(
+      `select count(*) as n from users u join accounts a on a.id = u.account_id
+    where a.login like $1`,
+      [`%.${tag}`],
+    ),
+  ).toBe(0);
+  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
+    1,
+  );
+}, 60_000);

@@ -3,7 +3,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { getCommand, ImportReport, ImportProgress, MAX_IMPORT_BATCH } from '@lintel/commands';
+import { getCommand, ImportReport, MAX_IMPORT_BATCH, userImportStream } from '@lintel/commands';
 import { ApiError, type ApiClient } from '@lintel/core';
 import { execute } from '../api';
 import type { CliContext } from '../context';
@@ -55,8 +55,8 @@ async function withRetry<T>(call: () => Promise<T>): Promise<T> {
 
 /**
  * `lintel users import FILE`: reads the file row by row and sends it as one NDJSON stream (user.import_stream,
- * checked and staged by the server in batches of --batch rows as it arrives), then commits: all or nothing, or every valid row with --continue-on-error, or nothing with
- * --dry-run. An import that is not committed is cancelled on the server. Exit 0 when every row went in (or
+ * checked and staged by the server in batches of --batch rows as it arrives) that commits too, in the same
+ * request: all or nothing, or every valid row with --continue-on-error, or nothing with --dry-run. An import that is not committed is cancelled on the server. Exit 0 when every row went in (or
  * a dry run found none invalid), 1 when rows were rejected, 2 for a bad file or option.
  */
 export async function importUsers(
@@ -115,19 +115,20 @@ export async function importUsers(
         yield chunk;
       }
     };
-    const staged = await streamRows(api, id, chunks(), size);
+    // no decision is asked between the stream and the commit: the stream commits too, in one request and one
+    // transaction on the server (a server that does not know `commit` answers no report: then it is committed
+    // as a second request)
+    const options = { continue_on_error: Boolean(opts.continueOnError), dry_run: Boolean(opts.dryRun) };
+    const staged = await streamRows(api, id, chunks(), size, options);
     progress.update({ rows: staged.rows, invalid: staged.invalid, fraction: 1 });
     if (interrupted.signal.aborted) throw new CliError('cancelled', ExitCode.cancelled);
 
     progress.update(commitPhase(staged, opts));
-    const report = ImportReport.parse(
-      await withRetry(() =>
-        getCommand('user.import_commit').run(
-          { api },
-          { id, continue_on_error: Boolean(opts.continueOnError), dry_run: Boolean(opts.dryRun) },
-        ),
-      ),
-    );
+    const report =
+      staged.report ??
+      ImportReport.parse(
+        await withRetry(() => getCommand('user.import_commit').run({ api }, { id, ...options })),
+      );
     settled = report.committed;
     await progress.finish();
     // a dry run or a refused import is not kept on the server
@@ -147,7 +148,7 @@ export async function importUsers(
 }
 
 /**
- * Posts the stream to `user.import_stream`: one request, its body the file's rows as NDJSON, piped with
+ * Posts the stream to `user.import_stream` with `commit`: one request, its body the file's rows as NDJSON, piped with
  * node:http so that backpressure holds and nothing sent is kept (fetch with a ReadableStream body kept every
  * chunk it sent: the CLI's memory grew with the file).
  */
@@ -156,8 +157,11 @@ async function streamRows(
   id: string,
   chunks: AsyncIterable<string>,
   batch: number,
-): Promise<ImportProgress> {
-  return ImportProgress.parse(await postStream(api, `users/import/${id}/stream`, { batch }, chunks));
+  commit: { continue_on_error: boolean; dry_run: boolean },
+) {
+  return userImportStream.result.parse(
+    await postStream(api, `users/import/${id}/stream`, { batch, commit: JSON.stringify(commit) }, chunks),
+  );
 }
 
 /**

@@ -167,8 +167,17 @@ export async function assertUserLimit(
  * The same limits for an import's valid rows: for each capped group above their groups (locked, in id
  * order), the rows beyond what the group still takes — the later lines — are the excess. With `flag` they
  * get the problem `limit_exceeded` and stay out; without it the whole import is refused with that error.
+ * `inserted`: the valid rows are in the tables already (the one-request import, in this transaction), so
+ * they are not counted as used, and an excess row is taken out again (its account, and with it its user).
+ * Answers how many rows were found in excess.
  */
-export async function importUserLimits(q: Q, importId: string, flag: boolean): Promise<void> {
+export async function importUserLimits(
+  q: Q,
+  importId: string,
+  flag: boolean,
+  inserted = false,
+): Promise<number> {
+  let out = 0;
   const targets = await sql<{ id: number }>`
     select distinct x.v::int as id from user_import_rows r cross join lateral jsonb_array_elements_text(r.domain_ids) x(v)
     where r.import_id = ${importId} and r.errors is null`.execute(q);
@@ -178,22 +187,29 @@ export async function importUserLimits(q: Q, importId: string, flag: boolean): P
     'users',
   )) {
     await lockCount(q, countLockKey('users', g.id));
-    const used = await usersIn(q, g.id, null);
     const rows = await sql<{ line: number }>`
       ${subtreeOf(g.id)}
       select r.line from user_import_rows r where r.import_id = ${importId} and r.errors is null
         and exists (select 1 from jsonb_array_elements_text(r.domain_ids) x(v) join down on down.id = x.v::int)
       order by r.line`.execute(q);
+    const used = (await usersIn(q, g.id, null)) - (inserted ? rows.rows.length : 0);
     const room = Math.max(0, g.max - used);
     if (rows.rows.length <= room) continue;
     const data = { used, max: g.max, group: g.name, feature: 'users' };
     if (!flag) throw new AppError('limit_exceeded', { ...data, adding: rows.rows.length });
-    const excess = rows.rows.slice(room).map((r) => r.line);
+    const excess = JSON.stringify(rows.rows.slice(room).map((r) => r.line));
+    out += rows.rows.length - room;
+    if (inserted)
+      await sql`delete from accounts a using user_import_rows r where r.import_id = ${importId}
+        and r.line = any(array(select jsonb_array_elements_text(${excess}::jsonb)::int)) and lower(a.login) = lower(r.login)`.execute(
+        q,
+      );
     await sql`update user_import_rows set errors = ${JSON.stringify([{ field: 'domains', key: 'limit_exceeded', params: data }])}::jsonb
-      where import_id = ${importId} and line = any(array(select jsonb_array_elements_text(${JSON.stringify(excess)}::jsonb)::int))`.execute(
+      where import_id = ${importId} and line = any(array(select jsonb_array_elements_text(${excess}::jsonb)::int))`.execute(
       q,
     );
   }
+  return out;
 }
 
 /** A family's rows in each group's subtree, for many groups in one statement. */

@@ -155,33 +155,6 @@ export const userImportRows = defineCommand({
   hidden: true,
 });
 
-/** Rows checked and staged per round of a streamed import (one batch is held at a time). */
-export const IMPORT_STREAM_BATCH = 1000;
-
-/**
- * The rows of an import as one streamed body (`application/x-ndjson`: one row object per line, lines in
- * increasing order), checked in batches and staged as they arrive: memory stays flat in the size of the
- * file on both sides. The reply is what the import holds afterwards, with the first problems of the rows
- * of this stream. A body of another type is a 415. `user.import_rows` stays for callers sending batches.
- */
-export const userImportStream = defineCommand({
-  id: 'user.import_stream',
-  http: { method: 'POST', path: '/users/import/:id/stream' },
-  // the body is the stream; `batch` (in the query) sets the rows per round
-  args: ImportId.extend({
-    batch: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(10 * MAX_IMPORT_BATCH)
-      .optional(),
-  }),
-  result: ImportProgress,
-  gates: { anyPermission: ['users.create'] },
-  timeoutMs: 3_600_000,
-  hidden: true,
-});
-
 /** The outcome of a commit (or of a dry run): counts, exactly which lines went in, and the problems. */
 export const ImportReport = z.object({
   id: z.string(),
@@ -210,6 +183,55 @@ export const ImportReport = z.object({
   ),
 });
 export type ImportReport = z.infer<typeof ImportReport>;
+
+/** Rows checked and staged per round of a streamed import (one batch is held at a time). */
+export const IMPORT_STREAM_BATCH = 1000;
+
+/**
+ * What `commit` asks of a stream: the import committed by the stream itself, as `user.import_commit` would
+ * with these options, in one request. In the query it is its JSON text (`commit={"continue_on_error":true}`).
+ */
+export const ImportStreamCommit = z.preprocess(
+  (v) => {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      return v;
+    }
+  },
+  z.object({ continue_on_error: z.boolean().default(false), dry_run: z.boolean().default(false) }).strict(),
+);
+
+/**
+ * The rows of an import as one streamed body (`application/x-ndjson`: one row object per line, lines in
+ * increasing order), checked in batches and staged as they arrive: memory stays flat in the size of the
+ * file on both sides. The reply is what the import holds afterwards, with the first problems of the rows
+ * of this stream. A body of another type is a 415. `user.import_rows` stays for callers sending batches.
+ *
+ * With `commit` (an import with nothing staged yet), the stream is also the commit: the valid rows go in
+ * batch by batch inside one transaction held by this request, which commits at the end (or rolls back: a
+ * dry run, invalid rows without `continue_on_error`, any failure, the server's death); the reply carries
+ * the commit's `report`, the same as `user.import_commit` gives for the same file.
+ */
+export const userImportStream = defineCommand({
+  id: 'user.import_stream',
+  http: { method: 'POST', path: '/users/import/:id/stream' },
+  // the body is the stream; `batch` (in the query) sets the rows per round, `commit` commits it too
+  args: ImportId.extend({
+    batch: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(10 * MAX_IMPORT_BATCH)
+      .optional(),
+    commit: ImportStreamCommit.optional(),
+  }),
+  result: ImportProgress.extend({ report: ImportReport.optional() }),
+  gates: { anyPermission: ['users.create'] },
+  timeoutMs: 3_600_000,
+  hidden: true,
+});
 
 export const userImportCommit = defineCommand({
   id: 'user.import_commit',

@@ -61,6 +61,28 @@ export function stagedRow(importId: string, r: CheckedRow, hash: string | null):
 }
 
 /**
+ * A batch of the stream's lines as rows, their lines growing from after `previous`; a line that is no row,
+ * or does not grow, is a 422 naming it.
+ */
+export function rowsOf(batch: readonly { n: number; value: unknown }[], previous: number): ImportRow[] {
+  const rows: ImportRow[] = [];
+  for (const { n, value } of batch) {
+    const parsed = parseImportRow(value);
+    if (!parsed.success || parsed.data.line <= previous)
+      throw new AppError('check_fields_data', {
+        fields: [
+          parsed.success
+            ? { field: `body.${n}.line`, rule: 'duplicate_in_file', params: { line: parsed.data.line } }
+            : { field: `body.${n}`, rule: 'invalid_type', params: { expected: 'row' } },
+        ],
+      });
+    previous = parsed.data.line;
+    rows.push(parsed.data);
+  }
+  return rows;
+}
+
+/**
  * `user.import_stream`: reads the body line by line, checks each batch like `user.import_rows` does (the
  * same checks, the same hashing), stages it through the generic stager and moves the import's counts on.
  * Lines must grow through the stream and start after the lines staged before, so nothing is staged twice.
@@ -111,20 +133,8 @@ export async function importStream(
   let staging: Promise<void> = Promise.resolve();
   try {
     for await (const batch of ndjsonBatches(stream, batchSize ?? IMPORT_STREAM_BATCH)) {
-      const rows: ImportRow[] = [];
-      for (const { n, value } of batch) {
-        const parsed = parseImportRow(value);
-        if (!parsed.success || parsed.data.line <= previous)
-          throw new AppError('check_fields_data', {
-            fields: [
-              parsed.success
-                ? { field: `body.${n}.line`, rule: 'duplicate_in_file', params: { line: parsed.data.line } }
-                : { field: `body.${n}`, rule: 'invalid_type', params: { expected: 'row' } },
-            ],
-          });
-        previous = parsed.data.line;
-        rows.push(parsed.data);
-      }
+      const rows = rowsOf(batch, previous);
+      previous = rows[rows.length - 1]!.line;
       const checking = checkRows(ctx.app.db, c.caller, rows);
       checking.catch(() => undefined);
       await staging;
