@@ -31,6 +31,7 @@ export const httpOnlyTests = [
   'tests/api/security-headers.test.ts',
   'tests/api/http-close.test.ts',
   'tests/api/image-bombs.test.ts',
+  'tests/api/request-timeout.test.ts',
 ];
 const storagePass = process.env.LINTEL_TEST_PASS === 'storage';
 
