@@ -127,7 +127,7 @@ describe('keys and forms on a family page', () => {
         await page.getByTestId('field-name').fill(name);
         const creates: string[] = [];
         page.on('request', (r) => {
-        if (r.method() === 'PUT' && new URL(r.url()).pathname === '/api/v0/roles') creates.push(r.url());
+          if (r.method() === 'PUT' && new URL(r.url()).pathname === '/api/v0/roles') creates.push(r.url());
         });
         await page.evaluate((act) => {
           const w = window as unknown as { acted?: boolean };
