@@ -16,17 +16,34 @@ import { admin, group, rootGroup, tokenOf, uid } from '../support/fixtures';
 let ts: TestServer;
 let api: ApiClient;
 let groupId: number;
+/** a server whose idle timeout is short: a stream that stops coming is closed */
+let quick: TestServer;
 
 beforeAll(async () => {
-  ts = await startTestServer({
-    config: { http: { requestTimeoutMs: 500, idleTimeoutMs: 60_000, maxConnectionsPerAddress: 64 } },
-  });
+  [ts, quick] = await Promise.all([
+    startTestServer({
+      config: { http: { requestTimeoutMs: 500, idleTimeoutMs: 60_000, maxConnectionsPerAddress: 64 } },
+    }),
+    startTestServer({
+      config: { http: { requestTimeoutMs: 60_000, idleTimeoutMs: 1_000, maxConnectionsPerAddress: 64 } },
+    }),
+  ]);
   api = await admin(ts);
   groupId = await group(api, `Timeout ${uid()}`, await rootGroup(api));
 });
 afterAll(async () => {
-  await ts?.close();
+  await Promise.all([ts?.close(), quick?.close()]);
 });
+
+/** How many rows of the import the server has staged: it reads the stream. */
+async function staged(server: TestServer, id: string): Promise<number> {
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from user_import_rows where import_id = ${id}`.execute(
+    server.server.context.db,
+  );
+  return rows[0]!.n;
+}
 
 /** A body promised whole (its length) and never finished: what the server answers, once it closes. */
 function trickled(port: number): Promise<string> {
@@ -68,16 +85,8 @@ describe('the whole-request timeout', () => {
       duplex: 'half',
     } as RequestInit);
     // the server reads the stream: its first row is staged
-    const staged = async () =>
-      (
-        await sql<{
-          n: number;
-        }>`select count(*)::int as n from user_import_rows where import_id = ${id}`.execute(
-          ts.server.context.db,
-        )
-      ).rows[0]!.n;
     for (;;) {
-      if ((await staged()) > 0) break;
+      if ((await staged(ts, id)) > 0) break;
       await new Promise((r) => setImmediate(r));
     }
     // a body sent after it, and never finished, is cut with a 408 ...
@@ -89,5 +98,36 @@ describe('the whole-request timeout', () => {
     const res = await reply;
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id, rows: 5, valid: 5, invalid: 0 });
+  });
+
+  it('closes a streamed body that stops coming, after the idle timeout, and commits nothing of it', async () => {
+    const quickApi = await admin(quick);
+    const role = (await getCommand('role.list').run({ api: quickApi }, { limit: 1 })).data[0]!;
+    const tag = uid();
+    const { id } = await getCommand('user.import_start').run(
+      { api: quickApi },
+      { file_name: 'stalled.ndjson' },
+    );
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) =>
+        c.enqueue(
+          new TextEncoder().encode(
+            JSON.stringify({ line: 2, login: `stalled.${tag}`, name: 'Stalled', role: role.name }) + '\n',
+          ),
+        ),
+    });
+    // one row, then nothing, the stream never ended: the connection is closed, the request fails
+    const reply = fetch(
+      `${quick.url}/api/v0/users/import/${id}/stream?batch=1&commit=${encodeURIComponent('{"continue_on_error":true}')}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenOf(quickApi)}`, 'content-type': 'application/x-ndjson' },
+        body,
+        duplex: 'half',
+      } as RequestInit,
+    );
+    await expect(reply.then((r) => r.status)).rejects.toThrow();
+    const users = await getCommand('user.list').run({ api: quickApi }, { search: `stalled.${tag}` } as never);
+    expect(users.data).toHaveLength(0);
   });
 });

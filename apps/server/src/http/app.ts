@@ -153,6 +153,16 @@ async function closeHttp(app: FastifyInstance): Promise<void> {
   }
 }
 
+/** A request whose body is a stream its handler reads (NDJSON), at the server's pace. */
+function streamedRequest(req: FastifyRequest): boolean {
+  return (
+    String(req.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase() === NDJSON
+  );
+}
+
 /**
  * A request must arrive whole — its body too — within `ms` of its headers, or its connection is closed with a
  * 408: a client that sends a body a byte at a time holds nothing for ever (issue 20, item 1). Node's own
@@ -169,12 +179,8 @@ function boundWholeRequests(app: FastifyInstance, ms: number): void {
     timers.delete(req);
   };
   app.addHook('onRequest', (req, reply, done) => {
-    const type = String(req.headers['content-type'] ?? '')
-      .split(';')[0]!
-      .trim()
-      .toLowerCase();
     // the websocket's upgrade is no request body to wait for (its socket lives for hours)
-    if (type !== NDJSON && req.routeOptions.url !== WS_ROUTE) {
+    if (!streamedRequest(req) && req.routeOptions.url !== WS_ROUTE) {
       const timer = setTimeout(() => {
         timers.delete(req);
         const socket = req.raw.socket;
@@ -225,8 +231,10 @@ export async function createHttp(context: ServerContext): Promise<HttpTransport>
     if (req.routeOptions.url === WS_ROUTE) return done();
     // the idle timeout is for a connection that stops sending; once the request is here whole, the server is
     // the one working, and a backup's apply may take up to an hour without a byte on the wire: the connection's
-    // timeout is off until the reply starts (it was cut at 30 s, and the client saw "fetch failed")
-    req.raw.socket?.setTimeout(0);
+    // timeout is off until the reply starts (it was cut at 30 s, and the client saw "fetch failed"). A streamed
+    // body (NDJSON) is not here yet: the idle timeout bounds it until it ends (the only bound it has)
+    if (streamedRequest(req)) req.raw.once('end', () => req.raw.socket?.setTimeout(0));
+    else req.raw.socket?.setTimeout(0);
     // only the embedded database takes its borrowers in turn: on PostgreSQL the pool does, and the request's
     // scope (a listener, an async context) would be read by nothing
     if (context.database.kind !== 'pglite') return done();
