@@ -56,8 +56,9 @@ async function withRetry<T>(call: () => Promise<T>): Promise<T> {
 /**
  * `lintel users import FILE`: reads the file row by row and sends it as one NDJSON stream (user.import_stream,
  * checked and staged by the server in batches of --batch rows as it arrives) that commits too, in the same
- * request: all or nothing, or every valid row with --continue-on-error, or nothing with --dry-run. An import that is not committed is cancelled on the server. Exit 0 when every row went in (or
- * a dry run found none invalid), 1 when rows were rejected, 2 for a bad file or option.
+ * request: all or nothing, or every valid row with --continue-on-error, or nothing with --dry-run. An import
+ * that is not committed is cancelled on the server. Exit 0 when every row went in (or a dry run found none
+ * invalid), 1 when rows were rejected, 2 for a bad file or option.
  */
 export async function importUsers(
   ctx: CliContext,
@@ -148,8 +149,8 @@ export async function importUsers(
 }
 
 /**
- * Posts the stream to `user.import_stream` with `commit`: one request, its body the file's rows as NDJSON, piped with
- * node:http so that backpressure holds and nothing sent is kept (fetch with a ReadableStream body kept every
+ * Posts the stream to `user.import_stream` with `commit`: one request, its body the file's rows as NDJSON,
+ * piped with node:http so that backpressure holds and nothing sent is kept (fetch with a ReadableStream body kept every
  * chunk it sent: the CLI's memory grew with the file).
  */
 async function streamRows(
