@@ -150,8 +150,8 @@ export async function importUsers(
 
 /**
  * Posts the stream to `user.import_stream` with `commit`: one request, its body the file's rows as NDJSON,
- * piped with node:http so that backpressure holds and nothing sent is kept (fetch with a ReadableStream body kept every
- * chunk it sent: the CLI's memory grew with the file).
+ * piped with node:http so that backpressure holds and nothing sent is kept (fetch with a ReadableStream body
+ * kept every chunk it sent: the CLI's memory grew with the file).
  */
 async function streamRows(
   api: ApiClient,
