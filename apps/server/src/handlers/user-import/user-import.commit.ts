@@ -14,6 +14,52 @@ export const REPORT_ERRORS = 100;
 
 type Q = Kysely<ImportDB> | Transaction<ImportDB>;
 
+/** What a commit of the staged rows is to do, and the report's counts and problems. */
+export async function reportBase(
+  q: Q,
+  id: string,
+  opts: { dry_run: boolean; continue_on_error: boolean },
+  rows: number,
+  valid: number,
+) {
+  const invalid = rows - valid;
+  const allowed = invalid === 0 || opts.continue_on_error;
+  const base = {
+    id,
+    dry_run: opts.dry_run,
+    continue_on_error: opts.continue_on_error,
+    rows,
+    valid,
+    invalid,
+    would_insert: allowed ? valid : 0,
+    ...(await problems(q, id)),
+  };
+  return { base, allowed };
+}
+
+/**
+ * A commit that writes nothing (a dry run, or invalid rows without continue_on_error): the import stays open
+ * with its staged rows and their counts; its report.
+ */
+export async function keptOpen(
+  q: Q,
+  base: Awaited<ReturnType<typeof reportBase>>['base'],
+  now: Date,
+): Promise<ImportReport> {
+  await q
+    .updateTable('user_imports')
+    .set({ rows_total: base.rows, rows_invalid: base.invalid, updated_at: now })
+    .where('id', '=', base.id)
+    .execute();
+  return {
+    ...base,
+    committed: false,
+    reason: base.dry_run ? 'dry_run' : 'invalid_rows',
+    inserted: 0,
+    inserted_lines: 'none',
+  };
+}
+
 const problem = (field: string, key: string) => JSON.stringify([{ field, key }]);
 
 /**
@@ -225,32 +271,9 @@ export async function commitImport(
     const { rows, valid } = await counts(trx, args.id);
     // the staging table is unlogged: a crash since the rows were staged emptied it
     if (rows !== imp.rows_total) throw new AppError('cant_perform_action', { reason: 'import_lost' }, 409);
-    const invalid = rows - valid;
-    const allowed = invalid === 0 || args.continue_on_error;
-    const base = {
-      id: args.id,
-      dry_run: args.dry_run,
-      continue_on_error: args.continue_on_error,
-      rows,
-      valid,
-      invalid,
-      would_insert: allowed ? valid : 0,
-      ...(await problems(trx, args.id)),
-    };
+    const { base, allowed } = await reportBase(trx, args.id, args, rows, valid);
     if (args.dry_run || !allowed) {
-      await trx
-        .updateTable('user_imports')
-        .set({ rows_total: rows, rows_invalid: invalid, updated_at: ctx.app.clock.now() })
-        .where('id', '=', args.id)
-        .execute();
-      const report: ImportReport = {
-        ...base,
-        committed: false,
-        reason: args.dry_run ? 'dry_run' : 'invalid_rows',
-        inserted: 0,
-        inserted_lines: 'none',
-      };
-      return { report, inserted: 0 };
+      return { report: await keptOpen(trx, base, ctx.app.clock.now()), inserted: 0 };
     }
     const inserted = await insertValid(trx, args.id, c.caller.projectId, c.caller.userId);
     const report: ImportReport = {
@@ -271,7 +294,7 @@ export async function commitImport(
         file_name: imp.file_name,
         rows,
         valid,
-        invalid,
+        invalid: base.invalid,
         inserted,
         continue_on_error: args.continue_on_error,
       },
@@ -283,7 +306,7 @@ export async function commitImport(
         status: 'committed',
         report: JSON.stringify(report),
         rows_total: rows,
-        rows_invalid: invalid,
+        rows_invalid: base.invalid,
         updated_at: ctx.app.clock.now(),
       })
       .where('id', '=', args.id)

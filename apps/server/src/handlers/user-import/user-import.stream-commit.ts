@@ -22,7 +22,15 @@ import type { FamilyCtx } from '../../engine/family';
 import { importUserLimits } from '../../licensing/limits';
 import type { HandlerContext } from '../../pipeline/handler';
 import { checkRows, type CheckedRow } from './user-import.check';
-import { commitImport, counts, ownImport, problems, REPORT_ERRORS, upkeep } from './user-import.commit';
+import {
+  commitImport,
+  counts,
+  keptOpen,
+  ownImport,
+  REPORT_ERRORS,
+  reportBase,
+  upkeep,
+} from './user-import.commit';
 import { withImportTables, type ImportDB } from './user-import.tables';
 import { importStream, rowsOf, stagedRow, userStaging } from './user-import.stream';
 import type { Kysely } from 'kysely';
@@ -225,35 +233,12 @@ export async function importStreamCommitted(
     const takenOut = await importUserLimits(trx, importId, opts.continue_on_error || opts.dry_run, true);
     const { rows: staged, valid } = await counts(trx, importId);
     if (staged !== rows) throw new AppError('cant_perform_action', { reason: 'import_lost' }, 409);
-    const invalidNow = staged - valid;
-    const allowed = invalidNow === 0 || opts.continue_on_error;
-    const base = {
-      id: importId,
-      dry_run: opts.dry_run,
-      continue_on_error: opts.continue_on_error,
-      rows: staged,
-      valid,
-      invalid: invalidNow,
-      would_insert: allowed ? valid : 0,
-      ...(await problems(trx, importId)),
-    };
+    const { base, allowed } = await reportBase(trx, importId, opts, staged, valid);
     if (opts.dry_run || !allowed) {
       await trx.rollback().execute();
       open = false;
       // the import stays open with its staged rows, as after a stream and a commit that wrote nothing
-      await db
-        .updateTable('user_imports')
-        .set({ rows_total: staged, rows_invalid: invalidNow, updated_at: ctx.app.clock.now() })
-        .where('id', '=', importId)
-        .execute();
-      const report: ImportReport = {
-        ...base,
-        committed: false,
-        reason: opts.dry_run ? 'dry_run' : 'invalid_rows',
-        inserted: 0,
-        inserted_lines: 'none',
-      };
-      return { ...progress, report };
+      return { ...progress, report: await keptOpen(db, base, ctx.app.clock.now()) };
     }
     // every staged valid row went in, and only those (the caps took their excess out again)
     if (inserted - takenOut !== valid)
@@ -276,7 +261,7 @@ export async function importStreamCommitted(
         file_name: imp.file_name,
         rows: staged,
         valid,
-        invalid: invalidNow,
+        invalid: base.invalid,
         inserted: valid,
         continue_on_error: opts.continue_on_error,
       },
@@ -288,7 +273,7 @@ export async function importStreamCommitted(
         status: 'committed',
         report: JSON.stringify(report),
         rows_total: staged,
-        rows_invalid: invalidNow,
+        rows_invalid: base.invalid,
         updated_at: ctx.app.clock.now(),
       })
       .where('id', '=', importId)
