@@ -167,22 +167,47 @@ export async function insertValid(
   // the trigram (GIN) indexes take new rows into their pending list; a larger list lets the whole
   // import in before it is merged (merged after the commit)
   await sql`set local gin_pending_list_limit = '64MB'`.execute(trx);
-  // the ids' sequences, named as literals: a constant for the planner, not a lookup per row
-  const seq = (
+  return insertUsers(
+    trx,
+    await userSequences(trx),
+    sql`(select r.login, r.email, r.password_hash, r.role_id, r.name, r.description, r.profile,
+          r.elevator_access_disabled, r.is_group_admin, r.domain_ids, r.marker_ids
+        from user_import_rows r where r.import_id = ${importId} and r.errors is null order by r.line) v`,
+    projectId,
+    callerId,
+  );
+}
+
+/** The ids' sequences of accounts and users, named as literals: a constant for the planner, not a lookup per row. */
+export async function userSequences(q: Q): Promise<{ a: string; u: string }> {
+  return (
     await sql<{
       a: string;
       u: string;
     }>`select pg_get_serial_sequence('accounts', 'id') as a, pg_get_serial_sequence('users', 'id') as u`.execute(
-      trx,
+      q,
     )
   ).rows[0]!;
+}
+
+/**
+ * The rows of `source` (a relation named `v`: login, email, password_hash, role_id, name, description, profile,
+ * elevator_access_disabled, is_group_admin, domain_ids, marker_ids; in the order their ids are to be taken)
+ * into accounts, users, user_domains and user_markers, each row's ids from the sequences up front: one
+ * materialized set every insert reads, nothing joined back. How many went in.
+ */
+export async function insertUsers(
+  q: Q,
+  seq: { a: string; u: string },
+  source: RawBuilder<unknown>,
+  projectId: number,
+  callerId: number,
+): Promise<number> {
   const r = await sql<{ n: number }>`
     with s as materialized (
       select nextval(${sql.lit(seq.a)}::regclass)::int as account_id,
         nextval(${sql.lit(seq.u)}::regclass)::int as user_id, v.*
-      from (select r.login, r.email, r.password_hash, r.role_id, r.name, r.description, r.profile,
-          r.elevator_access_disabled, r.is_group_admin, r.domain_ids, r.marker_ids
-        from user_import_rows r where r.import_id = ${importId} and r.errors is null order by r.line) v
+      from ${source}
     ), a as (
       insert into accounts (id, login, email, password_hash, activated_at) overriding system value
       select s.account_id, s.login, s.email, s.password_hash, case when s.password_hash is null then null else now() end
@@ -199,7 +224,7 @@ export async function insertValid(
       select s.user_id, x.v::int from s cross join lateral jsonb_array_elements_text(s.marker_ids) x(v)
       where jsonb_array_length(s.marker_ids) > 0
     )
-    select count(*)::int as n from s`.execute(trx);
+    select count(*)::int as n from s`.execute(q);
   return r.rows[0]?.n ?? 0;
 }
 

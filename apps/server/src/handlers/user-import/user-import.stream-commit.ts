@@ -26,10 +26,12 @@ import {
   commitImport,
   counts,
   keptOpen,
+  insertUsers,
   ownImport,
   REPORT_ERRORS,
   reportBase,
   upkeep,
+  userSequences,
 } from './user-import.commit';
 import { withImportTables, type ImportDB } from './user-import.tables';
 import { importStream, rowsOf, stagedRow, userStaging } from './user-import.stream';
@@ -76,35 +78,17 @@ async function insertBatch(
   callerId: number,
 ): Promise<number> {
   if (!rows.length) return 0;
-  const r = await sql<{ n: number }>`
-    with s as materialized (
-      select nextval(${sql.lit(seq.a)}::regclass)::int as account_id,
-        nextval(${sql.lit(seq.u)}::regclass)::int as user_id, v.*
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(login text, email text, password_hash text,
+  return insertUsers(
+    trx,
+    seq,
+    sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(login text, email text, password_hash text,
         role_id int, name text, description text, profile jsonb, elevator_access_disabled boolean,
-        is_group_admin boolean, domain_ids jsonb, marker_ids jsonb)
-    ), a as (
-      insert into accounts (id, login, email, password_hash, activated_at) overriding system value
-      select s.account_id, s.login, s.email, s.password_hash, case when s.password_hash is null then null else now() end
-      from s
-    ), u as (
-      insert into users (id, project_id, account_id, role_id, name, description, profile, elevator_access_disabled, is_group_admin, created_by) overriding system value
-      select s.user_id, ${projectId}, s.account_id, s.role_id, s.name, s.description, s.profile, s.elevator_access_disabled, s.is_group_admin, ${callerId}
-      from s
-    ), d as (
-      insert into user_domains (user_id, domain_id)
-      select s.user_id, x.v::int from s cross join lateral jsonb_array_elements_text(s.domain_ids) x(v)
-    ), m as (
-      insert into user_markers (user_id, marker_id)
-      select s.user_id, x.v::int from s cross join lateral jsonb_array_elements_text(s.marker_ids) x(v)
-      where jsonb_array_length(s.marker_ids) > 0
-    )
-    select count(*)::int as n from s`
-    .execute(trx)
-    .catch((err: unknown) => {
-      throw takenMeanwhile(err);
-    });
-  return r.rows[0]?.n ?? 0;
+        is_group_admin boolean, domain_ids jsonb, marker_ids jsonb)`,
+    projectId,
+    callerId,
+  ).catch((err: unknown) => {
+    throw takenMeanwhile(err);
+  });
 }
 
 /**
@@ -149,14 +133,7 @@ export async function importStreamCommitted(
     await sql`set local jit = off`.execute(trx);
     await sql`set local work_mem = '64MB'`.execute(trx);
     await sql`set local gin_pending_list_limit = '64MB'`.execute(trx);
-    const seq = (
-      await sql<{
-        a: string;
-        u: string;
-      }>`select pg_get_serial_sequence('accounts', 'id') as a, pg_get_serial_sequence('users', 'id') as u`.execute(
-        trx,
-      )
-    ).rows[0]!;
+    const seq = await userSequences(trx);
 
     const first = { login: new Map<string, number>(), email: new Map<string, number>() };
     const errors: ImportRowError[] = [];
