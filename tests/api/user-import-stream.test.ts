@@ -288,6 +288,56 @@ describe('user.import_stream with commit', () => {
     expect(await logins(tag)).toHaveLength(8);
   });
 
+  it('stores every value as the file gives it: quotes, backslashes, braces, commas, "NULL", other scripts', async () => {
+    const tag = uid();
+    const awkward = [
+      {
+        name: 'Quote " and \\ backslash',
+        description: '{braces}, commas, "quoted"',
+        address: 'Flat "9", 1\\2',
+      },
+      { name: 'NULL', description: 'NULL', address: '\\N' },
+      { name: 'Анна Ёлкина 🚪', description: '\\"both\\"', address: '' },
+      { name: '{"a":1}', description: "it's", address: '{1,2}' },
+    ];
+    const rows = awkward.map((a, i) => ({
+      line: i + 2,
+      login: `awk${i}.${tag}`,
+      email: i === 1 ? '' : `awk${i}.${tag}@example.test`,
+      role: 'Stream resident',
+      domains: String(groupId),
+      ...a,
+    }));
+    const one = await oneRequest(rows, { continue_on_error: true }, '?batch=3');
+    expect(one.status).toBe(200);
+    expect(one.body.errors).toEqual([]);
+    expect(ImportReport.parse(one.body.report)).toMatchObject({ committed: true, inserted: 4, invalid: 0 });
+    const got = (await getCommand('user.list').run({ api }, { search: `awk`, limit: 100 })).data.filter(
+      (u: { login?: string }) => u.login?.endsWith(tag),
+    );
+    expect(
+      got
+        .map((u) => ({
+          login: u.login,
+          email: u.email,
+          name: u.name,
+          description: u.description,
+          address: u.profile.address,
+          domains: u.domains.map((d) => d.id),
+        }))
+        .sort((a, b) => a.login!.localeCompare(b.login!)),
+    ).toEqual(
+      rows.map((r, i) => ({
+        login: r.login,
+        email: i === 1 ? null : r.email,
+        name: r.name,
+        description: r.description,
+        address: r.address,
+        domains: [groupId],
+      })),
+    );
+  });
+
   it('a stream that fails after batches went in (a line that is not JSON) leaves nothing of the file', async () => {
     const tag = uid();
     const rows = file(tag).filter((r) => ![5, 8, 11, 13].includes(r.line as number));

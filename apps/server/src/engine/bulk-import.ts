@@ -103,6 +103,12 @@ export interface StagingTable {
 /** Writes checked rows into a staging table; `close` releases its connection. */
 export interface Stager {
   write(rows: readonly Record<string, unknown>[]): Promise<void>;
+  /**
+   * The rows encoded now (COPY's text, or PGlite's JSON), written when the answer is called: a caller that
+   * waits for something else meanwhile (the one-request import, for its previous insert) encodes the next
+   * batch while it waits, not after.
+   */
+  prepare(rows: readonly Record<string, unknown>[]): () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -144,25 +150,50 @@ export async function openStager(app: ServerContext, decl: StagingTable): Promis
     // a connection that fails while idle must not end the process; the next write reports it
     client.on('error', () => undefined);
     await client.connect();
-    return {
-      async write(rows) {
-        if (!rows.length) return;
+    const prepare = (rows: readonly Record<string, unknown>[]) => {
+      if (!rows.length) return () => Promise.resolve();
+      const text = copyText(decl, rows);
+      return async () => {
         const copy = client.query(copyFrom(`copy ${decl.table} (${columns}) from stdin`));
-        await pipeline(Readable.from([copyText(decl, rows)]), copy);
-      },
+        await pipeline(Readable.from([text]), copy);
+      };
+    };
+    return {
+      write: (rows) => prepare(rows)(),
+      prepare,
       close: () => client.end().catch(() => undefined),
     };
   }
   const db = app.db as unknown as Kysely<Record<string, never>>;
   const shape = decl.columns.map(([name, type]) => `"${name}" ${type}`).join(', ');
-  return {
-    async write(rows) {
-      if (!rows.length) return;
+  const prepare = (rows: readonly Record<string, unknown>[]) => {
+    if (!rows.length) return () => Promise.resolve();
+    const json = JSON.stringify(rows);
+    return async () => {
       await sql`insert into ${sql.table(decl.table)} (${sql.raw(columns)})
-        select ${sql.raw(columns)} from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(${sql.raw(shape)})`.execute(
+        select ${sql.raw(columns)} from jsonb_to_recordset(${json}::jsonb) as x(${sql.raw(shape)})`.execute(
         db,
       );
-    },
-    close: async () => undefined,
+    };
   };
+  return { write: (rows) => prepare(rows)(), prepare, close: async () => undefined };
+}
+
+const ARRAY_SPECIAL = /[\\"]/;
+
+/**
+ * PostgreSQL's literal of a one-dimensional array (`{"a",NULL,"b \\"c\\""}` for a, null and b "c"), to be cast by its parameter
+ * (`$1::text[]`, `$2::int[]`, `$3::boolean[]`): a batch's rows as one array a column, read by `unnest`, cost
+ * the database about half of what the same rows cost as one JSON document (`jsonb_to_recordset`).
+ */
+export function arrayLiteral(values: readonly (string | number | boolean | null)[]): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i) out += ',';
+    if (v === null) out += 'NULL';
+    else if (typeof v !== 'string') out += String(v);
+    else out += `"${ARRAY_SPECIAL.test(v) ? v.replace(/[\\"]/g, '\\$&') : v}"`;
+  }
+  return `${out}}`;
 }

@@ -169,6 +169,7 @@ export async function assertUserLimit(
  * get the problem `limit_exceeded` and stay out; without it the whole import is refused with that error.
  * `inserted`: the valid rows are in the tables already (the one-request import, in this transaction), so
  * they are not counted as used, and an excess row is taken out again (its account, and with it its user).
+ * `groups`: the groups the valid rows name, when the caller knows them (else read from the staging table).
  * Answers how many rows were found in excess.
  */
 export async function importUserLimits(
@@ -176,16 +177,17 @@ export async function importUserLimits(
   importId: string,
   flag: boolean,
   inserted = false,
+  groups?: ReadonlySet<number>,
 ): Promise<number> {
   let out = 0;
-  const targets = await sql<{ id: number }>`
-    select distinct x.v::int as id from user_import_rows r cross join lateral jsonb_array_elements_text(r.domain_ids) x(v)
-    where r.import_id = ${importId} and r.errors is null`.execute(q);
-  for (const g of await cappedGroupsAbove(
-    q,
-    targets.rows.map((t) => t.id),
-    'users',
-  )) {
+  const targets =
+    groups ??
+    (
+      await sql<{ id: number }>`
+        select distinct x.v::int as id from user_import_rows r cross join lateral jsonb_array_elements_text(r.domain_ids) x(v)
+        where r.import_id = ${importId} and r.errors is null`.execute(q)
+    ).rows.map((t) => t.id);
+  for (const g of await cappedGroupsAbove(q, [...targets], 'users')) {
     await lockCount(q, countLockKey('users', g.id));
     const rows = await sql<{ line: number }>`
       ${subtreeOf(g.id)}

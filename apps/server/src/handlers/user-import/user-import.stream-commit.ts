@@ -7,7 +7,7 @@
  * `user.import_commit` builds it. The transaction commits at the end, or rolls back: a dry run, invalid rows
  * without `continue_on_error`, any failure — and a server killed mid-stream leaves nothing of the file.
  */
-import { sql, type ControlledTransaction } from 'kysely';
+import { sql, type ControlledTransaction, type RawBuilder } from 'kysely';
 import {
   IMPORT_STREAM_BATCH,
   type ImportProgress,
@@ -17,7 +17,7 @@ import {
 import { audit } from '../../audit/audit';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../errors';
-import { ndjsonBatches, openStager, streamedBody } from '../../engine/bulk-import';
+import { arrayLiteral, ndjsonBatches, openStager, streamedBody } from '../../engine/bulk-import';
 import type { FamilyCtx } from '../../engine/family';
 import { importUserLimits } from '../../licensing/limits';
 import type { HandlerContext } from '../../pipeline/handler';
@@ -69,24 +69,36 @@ function takenMeanwhile(err: unknown): unknown {
   return err;
 }
 
+/** A batch's valid rows as `insertUsers` reads them: one array literal a column (`arrayLiteral`), built ahead. */
+type BatchSource = RawBuilder<unknown> | null;
+
+function batchSource(staged: readonly Record<string, unknown>[]): BatchSource {
+  const valid = staged.filter((r) => r.errors === null);
+  if (!valid.length) return null;
+  const col = (f: (r: Record<string, unknown>) => string | number | boolean | null) =>
+    arrayLiteral(valid.map(f));
+  const text = (key: string) => col((r) => (r[key] as string | null) ?? null);
+  const json = (key: string) => col((r) => JSON.stringify(r[key]));
+  return sql`(select v.login, v.email, v.password_hash, v.role_id, v.name, v.description, v.profile::jsonb as profile,
+      v.elevator_access_disabled, v.is_group_admin, v.domain_ids::jsonb as domain_ids, v.marker_ids::jsonb as marker_ids
+    from unnest(${text('login')}::text[], ${text('email')}::text[], ${text('password_hash')}::text[],
+      ${col((r) => r.role_id as number)}::int[], ${text('name')}::text[], ${text('description')}::text[],
+      ${json('profile')}::text[], ${col((r) => r.elevator_access_disabled as boolean)}::boolean[],
+      ${col((r) => r.is_group_admin as boolean)}::boolean[], ${json('domain_ids')}::text[], ${json('marker_ids')}::text[])
+    as v(login, email, password_hash, role_id, name, description, profile, elevator_access_disabled, is_group_admin,
+      domain_ids, marker_ids)) v`;
+}
+
 /** The valid rows of a batch into the tables, in the transaction: ids from the sequences, as insertValid takes them. */
 async function insertBatch(
   trx: Kysely<ImportDB>,
   seq: { a: string; u: string },
-  rows: readonly Record<string, unknown>[],
+  source: BatchSource,
   projectId: number,
   callerId: number,
 ): Promise<number> {
-  if (!rows.length) return 0;
-  return insertUsers(
-    trx,
-    seq,
-    sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(login text, email text, password_hash text,
-        role_id int, name text, description text, profile jsonb, elevator_access_disabled boolean,
-        is_group_admin boolean, domain_ids jsonb, marker_ids jsonb)`,
-    projectId,
-    callerId,
-  ).catch((err: unknown) => {
+  if (!source) return 0;
+  return insertUsers(trx, seq, source, projectId, callerId).catch((err: unknown) => {
     throw takenMeanwhile(err);
   });
 }
@@ -137,35 +149,22 @@ export async function importStreamCommitted(
 
     const first = { login: new Map<string, number>(), email: new Map<string, number>() };
     const errors: ImportRowError[] = [];
+    // the groups the valid rows name, for the groups' caps at the end (not read back from a million staged rows)
+    const groups = new Set<number>();
     let rows = 0;
     let invalid = 0;
     let inserted = 0;
     let analyzed = false;
     let previous = 0;
     const stager = await openStager(ctx.app, userStaging);
-    // one batch is staged and inserted (each on its own connection) while the next is read and checked
+    // one batch is staged and inserted (each on its own connection) while the next is read, checked and
+    // encoded (its COPY text and its insert's arrays: the insert's connection, the import's slowest part,
+    // waits for nothing the server could have done before)
     let writing: Promise<void> = Promise.resolve();
-    const write = async (checked: CheckedRow[], hashes: Map<number, string>) => {
-      const staged = checked.map((r) => stagedRow(importId, r, hashes.get(r.line) ?? null));
-      const valid = [];
-      for (const r of staged)
-        if (r.errors === null)
-          valid.push({
-            login: r.login,
-            email: r.email,
-            password_hash: r.password_hash,
-            role_id: r.role_id,
-            name: r.name,
-            description: r.description,
-            profile: r.profile,
-            elevator_access_disabled: r.elevator_access_disabled,
-            is_group_admin: r.is_group_admin,
-            domain_ids: r.domain_ids,
-            marker_ids: r.marker_ids,
-          });
+    const write = async (stage: () => Promise<void>, source: BatchSource) => {
       const [, n] = await Promise.all([
-        stager.write(staged),
-        insertBatch(trx, seq, valid, c.caller.projectId, c.caller.userId),
+        stage(),
+        insertBatch(trx, seq, source, c.caller.projectId, c.caller.userId),
       ]);
       inserted += n;
       // the foreign keys' checks (users → accounts, memberships and markers → users) are planned once a
@@ -187,10 +186,14 @@ export async function importStreamCommitted(
         for (const r of checked) {
           rows++;
           if (r.problems.length) invalid++;
+          else for (const g of r.values?.domain_ids ?? []) groups.add(g);
           if (errors.length < REPORT_ERRORS) for (const p of r.problems) errors.push({ line: r.line, ...p });
         }
+        const staged = checked.map((r) => stagedRow(importId, r, hashes.get(r.line) ?? null));
+        const stage = stager.prepare(staged);
+        const source = batchSource(staged);
         await writing;
-        writing = write(checked, hashes);
+        writing = write(stage, source);
         writing.catch(() => undefined);
       }
       await writing;
@@ -207,7 +210,13 @@ export async function importStreamCommitted(
     };
 
     // the groups' user caps, as the commit applies them; the rows are in already, so an excess row goes out
-    const takenOut = await importUserLimits(trx, importId, opts.continue_on_error || opts.dry_run, true);
+    const takenOut = await importUserLimits(
+      trx,
+      importId,
+      opts.continue_on_error || opts.dry_run,
+      true,
+      groups,
+    );
     const { rows: staged, valid } = await counts(trx, importId);
     if (staged !== rows) throw new AppError('cant_perform_action', { reason: 'import_lost' }, 409);
     const { base, allowed } = await reportBase(trx, importId, opts, staged, valid);
