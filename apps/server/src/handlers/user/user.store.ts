@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import { ProfileChangedEvent } from '../../events/define';
 import { userResource, type User } from '@lintel/commands';
 import type { DB } from '../../db/schema';
-import { PREPARED } from '../../db/database';
+import { PREPARED, preparedIds } from '../../db/database';
 import { AppError } from '../../errors';
 import { hashPassword } from '../../auth/crypto';
 import {
@@ -92,7 +92,7 @@ let usersSql: string | undefined;
 export async function loadUsers(q: Kysely<DB>, ids: readonly number[]): Promise<User[]> {
   if (ids.length === 0) return [];
   usersSql ??= usersStatement(sql.raw('$1::int[]')).compile(q).sql;
-  const rows = await q.executeQuery<UserRow>(CompiledQuery.raw(usersSql, [[...ids]]));
+  const rows = await q.executeQuery<UserRow>(CompiledQuery.raw(usersSql, [preparedIds(ids)]));
   const byId = new Map(rows.rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => {
     const r = byId.get(id);
@@ -132,7 +132,7 @@ export async function loadUsers(q: Kysely<DB>, ids: readonly number[]): Promise<
  */
 export async function loadUserLines(q: Kysely<DB>, ids: readonly number[]): Promise<string> {
   if (ids.length === 0) return '';
-  const batch = sql`cast(${sql.val([...ids])} as int[])`;
+  const batch = sql`cast(${sql.val(preparedIds(ids))} as int[])`;
   const rows = await sql<{ id: number; line: string }>`${sql.raw(PREPARED)}
     select t.id, json_build_object('id', t.id, 'login', a.login, 'name', t.name, 'description', t.description,
       'email', a.email, 'role', json_build_object('id', r.id, 'name', r.name),
