@@ -5,7 +5,8 @@
  * instance) inserts every row once. The same for an identifier import killed in its continue (issue 21),
  * and for the one-request import (user.import_stream with commit) killed mid-stream, its first batches
  * inserted in its open transaction; and that import, when a login it checked is taken before its insert,
- * fails whole with login_already_used. Runs in the PostgreSQL pass (DATABASE_URL set).
+ * fails whole with login_already_used, and when a role it checked is deleted before its insert, with
+ * invalid_related_entity. Runs in the PostgreSQL pass (DATABASE_URL set).
  */
 import net from 'node:net';
 import os from 'node:os';
@@ -296,6 +297,51 @@ it('a one-request import whose checked login is taken before its insert fails wh
       [`%.${tag}`],
     ),
   ).toBe(0);
+  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
+    1,
+  );
+}, 60_000);
+
+it('a one-request import whose role is deleted between its check and its insert fails whole with invalid_related_entity', async () => {
+  const tag = uid();
+  const role = (
+    await getCommand('role.create').run({ api }, { name: `Gone ${tag}`, permissions: ['users.view'] })
+  ).data.id;
+  const root = await rootGroup(api);
+  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'gone.ndjson' });
+  let body = '';
+  for (let i = 0; i < 10; i++)
+    body +=
+      JSON.stringify({ line: i + 2, login: `g${i}.${tag}`, name: `Gone ${i}`, role, domains: root }) + '\n';
+  // the role is deleted in a transaction not committed yet: the import's check still sees it, its insert's
+  // foreign key check waits for the delete, which then commits
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await other.query('delete from roles where id = $1', [role]);
+    const request = fetch(
+      `${ts.url}/api/v0/users/import/${id}/stream?batch=10&${commitQuery({ continue_on_error: true })}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+        body,
+      },
+    );
+    const waiting = `select count(*) as n from pg_stat_activity where datname = current_database()
+      and wait_event_type = 'Lock' and query ilike '%insert into users%'`;
+    while ((await count(waiting)) === 0) await new Promise((r) => setImmediate(r));
+    await other.query('commit');
+    const res = await request;
+    expect(res.status).toBe(422);
+    expect(await res.json()).toMatchObject({
+      error_code: 'invalid_related_entity',
+      data: { entity: 'roles', ids: [role] },
+    });
+  } finally {
+    await other.end();
+  }
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(0);
   expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
     1,
   );

@@ -60,12 +60,29 @@ export function inFileDuplicates(
   }
 }
 
-/** A unique index broken by the insert (a login or e-mail taken by someone else meanwhile) as its error. */
-function takenMeanwhile(err: unknown): unknown {
-  const e = err as { code?: string; constraint?: string };
-  if (e?.code !== '23505') return err;
-  if (e.constraint === 'accounts_login_key') return new AppError('login_already_used', { field: 'login' });
-  if (e.constraint === 'accounts_email_key') return new AppError('email_already_used', { field: 'email' });
+/** What a foreign key of the insert names, as the catalogue's entity. */
+const RELATED: Record<string, string> = {
+  users_role_id_fkey: 'roles',
+  user_domains_domain_id_fkey: 'domains',
+  user_markers_marker_id_fkey: 'markers',
+};
+
+/**
+ * What changed between a batch's check and its insert, as the catalogue's error: a login or e-mail taken by
+ * someone else (a unique index), a role, group or marker deleted (a foreign key: `invalid_related_entity`
+ * with its id, as `user.create` would answer). The transaction rolls back; nothing of the file is in.
+ */
+function changedMeanwhile(err: unknown): unknown {
+  const e = err as { code?: string; constraint?: string; detail?: string };
+  if (e?.code === '23505') {
+    if (e.constraint === 'accounts_login_key') return new AppError('login_already_used', { field: 'login' });
+    if (e.constraint === 'accounts_email_key') return new AppError('email_already_used', { field: 'email' });
+  }
+  const entity = e?.code === '23503' ? RELATED[e.constraint ?? ''] : undefined;
+  if (entity) {
+    const id = /\)=\((\d+)\)/.exec(e.detail ?? '')?.[1];
+    return new AppError('invalid_related_entity', { entity, ids: id ? [Number(id)] : [] });
+  }
   return err;
 }
 
@@ -99,7 +116,7 @@ async function insertBatch(
 ): Promise<number> {
   if (!source) return 0;
   return insertUsers(trx, seq, source, projectId, callerId).catch((err: unknown) => {
-    throw takenMeanwhile(err);
+    throw changedMeanwhile(err);
   });
 }
 
