@@ -253,24 +253,35 @@ it('a one-request import killed with kill -9 mid-stream leaves nothing of the fi
   expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(0);
 }, 180_000);
 
-it('a one-request import whose checked login is taken before its insert fails whole with login_already_used', async () => {
+/**
+ * A one-request import of `rows` rows (logins `<prefix><i>.<tag>`, a new role, the root group), sent while
+ * another connection holds an open transaction begun by `hold`: the import's check does not see what that
+ * transaction did, and its insert waits for it; once it waits, the transaction commits. The reply.
+ */
+async function importWhileHeld(
+  prefix: string,
+  rows: number,
+  hold: (other: pg.Client, role: number, tag: string) => Promise<void>,
+): Promise<{ id: string; tag: string; role: number; res: Response }> {
   const tag = uid();
   const role = (
-    await getCommand('role.create').run({ api }, { name: `Race ${tag}`, permissions: ['users.view'] })
+    await getCommand('role.create').run(
+      { api },
+      { name: `Held ${prefix} ${tag}`, permissions: ['users.view'] },
+    )
   ).data.id;
   const root = await rootGroup(api);
-  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'race.ndjson' });
+  const { id } = await getCommand('user.import_start').run({ api }, { file_name: `${prefix}.ndjson` });
   let body = '';
-  for (let i = 0; i < 50; i++)
+  for (let i = 0; i < rows; i++)
     body +=
-      JSON.stringify({ line: i + 2, login: `r${i}.${tag}`, name: `Race ${i}`, role, domains: root }) + '\n';
-  // someone takes line 20's login (another case) in a transaction not committed yet: the import's check
-  // does not see it, its insert waits for it on the unique index
+      JSON.stringify({ line: i + 2, login: `${prefix}${i}.${tag}`, name: `Held ${i}`, role, domains: root }) +
+      '\n';
   const other = new pg.Client({ connectionString: database.url });
   await other.connect();
   try {
     await other.query('begin');
-    await other.query('insert into accounts (login) values ($1)', [`R18.${tag}`]);
+    await hold(other, role, tag);
     const request = fetch(
       `${ts.url}/api/v0/users/import/${id}/stream?batch=10&${commitQuery({ continue_on_error: true })}`,
       {
@@ -279,16 +290,25 @@ it('a one-request import whose checked login is taken before its insert fails wh
         body,
       },
     );
+    // the batch's insert (one statement into accounts, users and their groups) waits on a lock
     const waiting = `select count(*) as n from pg_stat_activity where datname = current_database()
       and wait_event_type = 'Lock' and query ilike '%insert into accounts%'`;
     while ((await count(waiting)) === 0) await new Promise((r) => setImmediate(r));
     await other.query('commit');
-    const res = await request;
-    expect(res.status).toBe(409);
-    expect(await res.json()).toMatchObject({ error_code: 'login_already_used' });
+    return { id, tag, role, res: await request };
   } finally {
     await other.end();
   }
+}
+
+it('a one-request import whose checked login is taken before its insert fails whole with login_already_used', async () => {
+  // someone takes line 20's login (another case) in a transaction not committed yet: the import's check
+  // does not see it, its insert waits for it on the unique index
+  const { id, tag, res } = await importWhileHeld('r', 50, (other, _role, tag) =>
+    other.query('insert into accounts (login) values ($1)', [`R18.${tag}`]).then(() => undefined),
+  );
+  expect(res.status).toBe(409);
+  expect(await res.json()).toMatchObject({ error_code: 'login_already_used' });
   expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(1);
   expect(
     await count(
@@ -303,44 +323,16 @@ it('a one-request import whose checked login is taken before its insert fails wh
 }, 60_000);
 
 it('a one-request import whose role is deleted between its check and its insert fails whole with invalid_related_entity', async () => {
-  const tag = uid();
-  const role = (
-    await getCommand('role.create').run({ api }, { name: `Gone ${tag}`, permissions: ['users.view'] })
-  ).data.id;
-  const root = await rootGroup(api);
-  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'gone.ndjson' });
-  let body = '';
-  for (let i = 0; i < 10; i++)
-    body +=
-      JSON.stringify({ line: i + 2, login: `g${i}.${tag}`, name: `Gone ${i}`, role, domains: root }) + '\n';
   // the role is deleted in a transaction not committed yet: the import's check still sees it, its insert's
   // foreign key check waits for the delete, which then commits
-  const other = new pg.Client({ connectionString: database.url });
-  await other.connect();
-  try {
-    await other.query('begin');
-    await other.query('delete from roles where id = $1', [role]);
-    const request = fetch(
-      `${ts.url}/api/v0/users/import/${id}/stream?batch=10&${commitQuery({ continue_on_error: true })}`,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
-        body,
-      },
-    );
-    const waiting = `select count(*) as n from pg_stat_activity where datname = current_database()
-      and wait_event_type = 'Lock' and query ilike '%insert into users%'`;
-    while ((await count(waiting)) === 0) await new Promise((r) => setImmediate(r));
-    await other.query('commit');
-    const res = await request;
-    expect(res.status).toBe(422);
-    expect(await res.json()).toMatchObject({
-      error_code: 'invalid_related_entity',
-      data: { entity: 'roles', ids: [role] },
-    });
-  } finally {
-    await other.end();
-  }
+  const { id, tag, role, res } = await importWhileHeld('g', 10, (other, role) =>
+    other.query('delete from roles where id = $1', [role]).then(() => undefined),
+  );
+  expect(res.status).toBe(422);
+  expect(await res.json()).toMatchObject({
+    error_code: 'invalid_related_entity',
+    data: { entity: 'roles', ids: [role] },
+  });
   expect(await count(`select count(*) as n from accounts where login like $1`, [`%.${tag}`])).toBe(0);
   expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
     1,
