@@ -182,9 +182,10 @@ export async function openStager(app: ServerContext, decl: StagingTable): Promis
 const ARRAY_SPECIAL = /[\\"]/;
 
 /**
- * PostgreSQL's literal of a one-dimensional array (`{"a",NULL,"b \\"c\\""}` for a, null and b "c"), to be cast by its parameter
- * (`$1::text[]`, `$2::int[]`, `$3::boolean[]`): a batch's rows as one array a column, read by `unnest`, cost
- * the database about half of what the same rows cost as one JSON document (`jsonb_to_recordset`).
+ * PostgreSQL's literal of a one-dimensional array (`{"a",NULL,"b \"c\""}` for a, null and `b "c"`; a
+ * backslash doubled), to be cast by its parameter (`$1::text[]`, `$2::int[]`, `$3::boolean[]`): a batch's rows
+ * as one array a column, read by `unnest`, cost the database about half of what the same rows cost as one JSON
+ * document (`jsonb_to_recordset`).
  */
 export function arrayLiteral(values: readonly (string | number | boolean | null)[]): string {
   let out = '{';
