@@ -22,6 +22,7 @@ import { activeSipBans } from './abuse';
 import { TRUNK_REGISTRATION_PREFIX, trunkAddresses, trunkRegistrations } from './trunks';
 import { CallWriter } from './call-writer';
 import { catchUpCalls } from './catch-up';
+import { kamailioRpc } from './rpc-client';
 
 /** Why telephony is down (locale texts `sip.reasons.<reason>` in web.json). */
 export type SipDownReason =
@@ -488,29 +489,9 @@ export class SipService {
     return this.routesFlush ?? Promise.resolve();
   }
 
-  /** One JSON-RPC call to Kamailio; a JSON-RPC error or no answer in time is thrown. */
-  /**
-   * One JSON-RPC call to Kamailio. A connection that fails before any answer (`fetch failed`: a kept-alive
-   * connection Kamailio had just closed, which fetch reuses and does not retry for a POST) is tried once more
-   * on a new one: a number's credentials lost that way stayed out of Kamailio until its next start (its phone
-   * was refused 401 for good; tests/sip/trunk-in after register, about one run in two). Every method used here
-   * is safe to repeat (htable sets and deletes, flushes, reads; ending a dialog that is gone fails alone).
-   */
-  async rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-    const call = () =>
-      fetch(this.rpcUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
-        signal: AbortSignal.timeout(this.config.rpcTimeoutMs),
-      });
-    const res = await call().catch((err: Error) => {
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') throw err;
-      return call();
-    });
-    const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-    if (body.error) throw new Error(`kamailio ${method}: ${body.error.code} ${body.error.message}`);
-    return body.result as T;
+  /** One JSON-RPC call to Kamailio (sip/rpc-client.ts); a JSON-RPC error or no answer in time is thrown. */
+  rpc<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+    return kamailioRpc<T>(this.rpcUrl, this.config.rpcTimeoutMs, method, params);
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
