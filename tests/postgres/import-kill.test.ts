@@ -254,14 +254,33 @@ it('a one-request import killed with kill -9 mid-stream leaves nothing of the fi
 }, 180_000);
 
 /**
- * A one-request import of `rows` rows (logins `<prefix><i>.<tag>`, a new role, the root group), sent while
- * another connection holds an open transaction begun by `hold`: the import's check does not see what that
- * transaction did, and its insert waits for it; once it waits, the transaction commits. The reply.
+ * Until a statement of this database reading like `query` waits on a lock, or `request` has settled without
+ * one waiting (then the test's assertions say what it did instead).
+ */
+async function lockWaited(query: string, request: Promise<unknown>): Promise<void> {
+  let settled = false;
+  void request.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  const waiting = `select count(*) as n from pg_stat_activity where datname = current_database()
+    and wait_event_type = 'Lock' and query ilike $1`;
+  while (!settled && (await count(waiting, [query])) === 0) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * A one-request import of `rows` rows (logins `<prefix><i>.<tag>` unless `login` says, a new role, the root
+ * group), sent while another connection holds an open transaction begun by `hold`: the import's check does
+ * not see what that transaction did, and a statement of the import (reading like `waits`) waits for it; once
+ * it waits, the transaction commits. The reply.
  */
 async function importWhileHeld(
   prefix: string,
   rows: number,
   hold: (other: pg.Client, role: number, tag: string) => Promise<void>,
+  // what the import's statement that waits reads like; each line's login
+  waits = '%insert into accounts%',
+  login = (i: number, tag: string) => `${prefix}${i}.${tag}`,
 ): Promise<{ id: string; tag: string; role: number; res: Response }> {
   const tag = uid();
   const role = (
@@ -275,8 +294,7 @@ async function importWhileHeld(
   let body = '';
   for (let i = 0; i < rows; i++)
     body +=
-      JSON.stringify({ line: i + 2, login: `${prefix}${i}.${tag}`, name: `Held ${i}`, role, domains: root }) +
-      '\n';
+      JSON.stringify({ line: i + 2, login: login(i, tag), name: `Held ${i}`, role, domains: root }) + '\n';
   const other = new pg.Client({ connectionString: database.url });
   await other.connect();
   try {
@@ -290,10 +308,9 @@ async function importWhileHeld(
         body,
       },
     );
-    // the batch's insert (one statement into accounts, users and their groups) waits on a lock
-    const waiting = `select count(*) as n from pg_stat_activity where datname = current_database()
-      and wait_event_type = 'Lock' and query ilike '%insert into accounts%'`;
-    while ((await count(waiting)) === 0) await new Promise((r) => setImmediate(r));
+    // the import's statement waits on a lock (the batch's insert: one statement into accounts, users and
+    // their groups; or the last check's lock of the sign-in namespace)
+    await lockWaited(waits, request);
     await other.query('commit');
     return { id, tag, role, res: await request };
   } finally {
@@ -337,4 +354,107 @@ it('a one-request import whose role is deleted between its check and its insert 
   expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
     1,
   );
+}, 60_000);
+
+/**
+ * Logins and e-mails are one sign-in namespace, and no index spans the two columns (auth/identities.ts):
+ * another writer's account, its e-mail an imported login, not committed yet when the import checked it. That
+ * writer holds the namespace shared, as user.create or a registration does last before it commits.
+ */
+const takenAcross = (email: string) => async (other: pg.Client) => {
+  await other.query('insert into accounts (login, email) values ($1, $2)', [`held-${email}`, email]);
+  await other.query(`select pg_advisory_xact_lock_shared(hashtext('identities'))`);
+};
+
+it("a one-request import whose checked login is another account's e-mail by its end fails whole with login_already_used", async () => {
+  const { id, tag, res } = await importWhileHeld(
+    'x',
+    30,
+    (other, _role, tag) => takenAcross(`x18@${tag}.test`)(other),
+    '%pg_advisory_xact_lock%',
+    (i, tag) => `x${i}@${tag}.test`,
+  );
+  expect(res.status).toBe(409);
+  expect(await res.json()).toMatchObject({ error_code: 'login_already_used', data: { field: 'login' } });
+  // the other account only
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%@${tag}.test`])).toBe(1);
+  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
+    1,
+  );
+}, 60_000);
+
+it("a staged import whose login is another account's e-mail by its commit's end is not committed: login_already_used", async () => {
+  const tag = uid();
+  const root = await rootGroup(api);
+  const role = (
+    await getCommand('role.create').run({ api }, { name: `Across ${tag}`, permissions: ['users.view'] })
+  ).data.id;
+  const { id } = await getCommand('user.import_start').run({ api }, { file_name: 'across.ndjson' });
+  let body = '';
+  for (let i = 0; i < 20; i++)
+    body +=
+      JSON.stringify({ line: i + 2, login: `s${i}@${tag}.test`, name: `Staged ${i}`, role, domains: root }) +
+      '\n';
+  const staged = await fetch(`${ts.url}/api/v0/users/import/${id}/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+    body,
+  });
+  expect(staged.status).toBe(200);
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await other.query('begin');
+    // after the stream's checks, before the commit's recheck: which does not see it either
+    await takenAcross(`s7@${tag}.test`)(other);
+    const commit = getCommand('user.import_commit')
+      .run({ api }, { id })
+      .then(
+        () => null,
+        (err: { code?: string }) => err,
+      );
+    await lockWaited('%pg_advisory_xact_lock%', commit);
+    await other.query('commit');
+    expect(await commit).toMatchObject({ code: 'login_already_used' });
+  } finally {
+    await other.end();
+  }
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%@${tag}.test`])).toBe(1);
+  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
+    1,
+  );
+}, 60_000);
+
+it('a user whose e-mail is a login an import has written, not committed yet, is refused once it commits: email_already_used', async () => {
+  const tag = uid();
+  const root = await rootGroup(api);
+  const roles = await getCommand('role.list').run({ api }, { limit: 1 });
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    // an import at its end: its account written, the namespace held exclusive for its last check
+    await other.query('begin');
+    await other.query('insert into accounts (login) values ($1)', [`imported@${tag}.test`]);
+    await other.query(`select pg_advisory_xact_lock(hashtext('identities'))`);
+    const created = getCommand('user.create')
+      .run({ api }, {
+        login: `person-${tag}`,
+        email: `imported@${tag}.test`,
+        name: `Person ${tag}`,
+        role: roles.data[0]!.id,
+        domains: [root],
+        send_registration_link: false,
+      } as never)
+      .then(
+        () => null,
+        (err: { code?: string }) => err,
+      );
+    // user.create's last check waits for the namespace
+    await lockWaited('%pg_advisory_xact_lock_shared%', created);
+    await other.query('commit');
+    expect(await created).toMatchObject({ code: 'email_already_used' });
+  } finally {
+    await other.end();
+  }
+  expect(await count(`select count(*) as n from accounts where login = $1`, [`person-${tag}`])).toBe(0);
 }, 60_000);

@@ -7,6 +7,7 @@ import { openProjectSessions, revokeAccountSessions } from '../../auth/sessions'
 import { audit } from '../../audit/audit';
 import { BuiltInRoles } from '../../bootstrap';
 import { AppError } from '../../errors';
+import { assertNoCrossAfterWrite, lockIdentities } from '../../auth/identities';
 import { assertUserLimit } from '../../licensing/limits';
 import type { SomeHandlers } from '../../pipeline/handler';
 import { enforceMailTarget } from '../../security/rate-limit';
@@ -48,6 +49,8 @@ async function builtInRole(trx: Transaction<DB>, projectId: number, key: 'instal
 }
 
 async function assertFree(trx: Kysely<DB> | Transaction<DB>, login: string, email: string | null) {
+  // in a transaction, held to its end: no other account takes these keys meanwhile (auth/identities.ts)
+  await lockIdentities(trx, [login, email]);
   const taken = await trx
     .selectFrom('accounts')
     .select(['login', 'email'])
@@ -121,6 +124,7 @@ export const registrationHandlers = {
         entityId: user.id,
         ip: caller.ip,
       });
+      await assertNoCrossAfterWrite(trx, account.id);
       return openProjectSessions(app, trx, account.id, caller);
     });
     return { sessions };
@@ -399,6 +403,7 @@ export const registrationHandlers = {
         ip: caller.ip,
         data: { user_type: p.user_type, object: p.object_name },
       });
+      await assertNoCrossAfterWrite(trx, account.id);
       return openProjectSessions(app, trx, account.id, caller);
     });
     return { sessions };

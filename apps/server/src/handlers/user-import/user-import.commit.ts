@@ -5,6 +5,7 @@ import type { ServerContext } from '../../context';
 import type { DB } from '../../db/schema';
 import type { FamilyCtx } from '../../engine/family';
 import { AppError } from '../../errors';
+import { assertNoCrossIdentities } from '../../auth/identities';
 import { importUserLimits } from '../../licensing/limits';
 import type { HandlerContext } from '../../pipeline/handler';
 import { withImportTables, type ImportDB } from './user-import.tables';
@@ -301,6 +302,8 @@ export async function commitImport(
       return { report: await keptOpen(trx, base, ctx.app.clock.now()), inserted: 0 };
     }
     const inserted = await insertValid(trx, args.id, c.caller.projectId, c.caller.userId);
+    // a login or e-mail taken since the recheck in the other column (no index spans the two)
+    await assertNoCrossIdentities(trx as unknown as Kysely<DB>, args.id);
     const report: ImportReport = {
       ...base,
       committed: true,

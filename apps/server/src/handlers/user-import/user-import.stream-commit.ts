@@ -17,6 +17,7 @@ import {
 import { audit } from '../../audit/audit';
 import type { DB } from '../../db/schema';
 import { AppError } from '../../errors';
+import { assertNoCrossIdentities } from '../../auth/identities';
 import { arrayLiteral, ndjsonBatches, openStager, streamedBody } from '../../engine/bulk-import';
 import type { FamilyCtx } from '../../engine/family';
 import { importUserLimits } from '../../licensing/limits';
@@ -246,6 +247,8 @@ export async function importStreamCommitted(
     // every staged valid row went in, and only those (the caps took their excess out again)
     if (inserted - takenOut !== valid)
       throw new Error(`the one-request import holds ${inserted - takenOut} of ${valid} valid rows`);
+    // a login or e-mail taken meanwhile in the other column (no index spans the two): the namespace locked
+    await assertNoCrossIdentities(trx as unknown as Kysely<DB>, importId);
     const report: ImportReport = {
       ...base,
       committed: true,

@@ -24,7 +24,7 @@ import {
   assertMayTakeOver,
   assertNotLastAdministrator,
 } from '../../engine/grants';
-import { lockCount } from '../../licensing/limits';
+import { assertNoCrossAfterWrite, lockIdentities } from '../../auth/identities';
 import { assertSipNumberChoice } from '../profile/sip-number-choice';
 
 /** The user's groups and markers, declared in `userResource.refs` (join tables the generic parts read and write). */
@@ -163,7 +163,8 @@ export async function loadUserLines(q: Kysely<DB>, ids: readonly number[]): Prom
 /**
  * Logins and e-mails are one namespace for sign-in (a login may be typed where an e-mail is, and back): a
  * login may equal no other account's login or e-mail, an e-mail no other account's e-mail or login. The
- * keys are locked for the transaction, so two accounts taking the same name at once cannot both pass.
+ * keys are locked for the transaction (auth/identities.ts), so two accounts taking the same name at once
+ * cannot both pass, nor one beside an import.
  */
 async function assertFreeLogin(
   q: Kysely<DB>,
@@ -171,10 +172,7 @@ async function assertFreeLogin(
   email: string | null | undefined,
   exceptAccount?: number,
 ) {
-  const keys = [
-    ...new Set([login, email].filter((k): k is string => !!k).map((k) => k.toLowerCase())),
-  ].sort();
-  for (const k of keys) await lockCount(q, `identity:${k}`);
+  await lockIdentities(q, [login, email]);
   const heldBy = async (key: string) =>
     q
       .selectFrom('accounts')
@@ -300,6 +298,8 @@ export const userStore: FamilyStore<typeof userResource> = {
       .returning('id')
       .executeTakeFirstOrThrow();
     await writeRelations(trx, userResource, user.id, { domains: args.domains, markers: args.markers }, false);
+    // last: across the two columns, beside an import (auth/identities.ts)
+    await assertNoCrossAfterWrite(trx, account.id);
     return user.id;
   },
 
@@ -368,6 +368,8 @@ export const userStore: FamilyStore<typeof userResource> = {
     if (args.role !== undefined && args.role !== before.role.id)
       await ctx.app.outbox.emit(trx, ProfileChangedEvent, { userId: id, projectId: caller.projectId });
     await writeRelations(trx, userResource, id, { domains: args.domains, markers: args.markers }, true);
+    // last: across the two columns, beside an import (auth/identities.ts)
+    if (args.login !== undefined || args.email !== undefined) await assertNoCrossAfterWrite(trx, accountId);
   },
 
   /** authority over the user as he is: his current role and groups (create checks only the new values) */
