@@ -357,6 +357,40 @@ it('a one-request import whose role is deleted between its check and its insert 
 }, 60_000);
 
 /**
+ * `run` sent while another connection holds an open transaction made by `hold`, committed once a statement
+ * reading like `waits` waits on a lock (or `run` has settled): what `run` threw, or null.
+ */
+async function outcomeWhileHeld(
+  hold: (other: pg.Client) => Promise<void>,
+  run: () => Promise<unknown>,
+  waits: string,
+): Promise<unknown> {
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await hold(other);
+    const outcome = run().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    await lockWaited(waits, outcome);
+    await other.query('commit');
+    return await outcome;
+  } finally {
+    await other.end();
+  }
+}
+
+/** Of the accounts `…@<tag>.test`, the other writer's alone; the import still open. */
+async function expectNothingImported(id: string, tag: string): Promise<void> {
+  expect(await count(`select count(*) as n from accounts where login like $1`, [`%@${tag}.test`])).toBe(1);
+  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
+    1,
+  );
+}
+
+/**
  * Logins and e-mails are one sign-in namespace, and no index spans the two columns (auth/identities.ts):
  * another writer's account, its e-mail an imported login, not committed yet when the import checked it. That
  * writer holds the namespace shared, as user.create or a registration does last before it commits.
@@ -376,11 +410,7 @@ it("a one-request import whose checked login is another account's e-mail by its 
   );
   expect(res.status).toBe(409);
   expect(await res.json()).toMatchObject({ error_code: 'login_already_used', data: { field: 'login' } });
-  // the other account only
-  expect(await count(`select count(*) as n from accounts where login like $1`, [`%@${tag}.test`])).toBe(1);
-  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
-    1,
-  );
+  await expectNothingImported(id, tag);
 }, 60_000);
 
 it("a staged import whose login is another account's e-mail by its commit's end is not committed: login_already_used", async () => {
@@ -401,60 +431,38 @@ it("a staged import whose login is another account's e-mail by its commit's end 
     body,
   });
   expect(staged.status).toBe(200);
-  const other = new pg.Client({ connectionString: database.url });
-  await other.connect();
-  try {
-    await other.query('begin');
-    // after the stream's checks, before the commit's recheck: which does not see it either
-    await takenAcross(`s7@${tag}.test`)(other);
-    const commit = getCommand('user.import_commit')
-      .run({ api }, { id })
-      .then(
-        () => null,
-        (err: { code?: string }) => err,
-      );
-    await lockWaited('%pg_advisory_xact_lock%', commit);
-    await other.query('commit');
-    expect(await commit).toMatchObject({ code: 'login_already_used' });
-  } finally {
-    await other.end();
-  }
-  expect(await count(`select count(*) as n from accounts where login like $1`, [`%@${tag}.test`])).toBe(1);
-  expect(await count(`select count(*) as n from user_imports where id = $1 and status = 'open'`, [id])).toBe(
-    1,
+  // after the stream's checks, before the commit's recheck: which does not see it either
+  const outcome = await outcomeWhileHeld(
+    takenAcross(`s7@${tag}.test`),
+    () => getCommand('user.import_commit').run({ api }, { id }),
+    '%pg_advisory_xact_lock%',
   );
+  expect(outcome).toMatchObject({ code: 'login_already_used' });
+  await expectNothingImported(id, tag);
 }, 60_000);
 
 it('a user whose e-mail is a login an import has written, not committed yet, is refused once it commits: email_already_used', async () => {
   const tag = uid();
   const root = await rootGroup(api);
   const roles = await getCommand('role.list').run({ api }, { limit: 1 });
-  const other = new pg.Client({ connectionString: database.url });
-  await other.connect();
-  try {
-    // an import at its end: its account written, the namespace held exclusive for its last check
-    await other.query('begin');
-    await other.query('insert into accounts (login) values ($1)', [`imported@${tag}.test`]);
-    await other.query(`select pg_advisory_xact_lock(hashtext('identities'))`);
-    const created = getCommand('user.create')
-      .run({ api }, {
+  // an import at its end: its account written, the namespace held exclusive for its last check; user.create's
+  // last check waits for the namespace
+  const outcome = await outcomeWhileHeld(
+    async (other) => {
+      await other.query('insert into accounts (login) values ($1)', [`imported@${tag}.test`]);
+      await other.query(`select pg_advisory_xact_lock(hashtext('identities'))`);
+    },
+    () =>
+      getCommand('user.create').run({ api }, {
         login: `person-${tag}`,
         email: `imported@${tag}.test`,
         name: `Person ${tag}`,
         role: roles.data[0]!.id,
         domains: [root],
         send_registration_link: false,
-      } as never)
-      .then(
-        () => null,
-        (err: { code?: string }) => err,
-      );
-    // user.create's last check waits for the namespace
-    await lockWaited('%pg_advisory_xact_lock_shared%', created);
-    await other.query('commit');
-    expect(await created).toMatchObject({ code: 'email_already_used' });
-  } finally {
-    await other.end();
-  }
+      } as never),
+    '%pg_advisory_xact_lock_shared%',
+  );
+  expect(outcome).toMatchObject({ code: 'email_already_used' });
   expect(await count(`select count(*) as n from accounts where login = $1`, [`person-${tag}`])).toBe(0);
 }, 60_000);
