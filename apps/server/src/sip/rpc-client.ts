@@ -8,7 +8,7 @@ import https from 'node:https';
  * fetch kept such a connection for the next call, and a call sent on it before its close had been read
  * failed before any answer ("other side closed"); the one retry took another kept connection, as dead as the
  * first. A SIP restart then answered "failed" (loadBans after loadCredentials: one sequence of three SIP files
- * in 26 under load) and a number's credentials could stay out of Kamailio. A connection a call is what
+ * in 27 under load) and a number's credentials could stay out of Kamailio. A connection a call is what
  * Kamailio serves anyway: nothing is kept, so nothing kept can be dead (docs/decisions.md "Kamailio restarted
  * only once its old processes are gone"). A JSON-RPC error, an answer that is not JSON-RPC, a failed
  * connection or no answer within `timeoutMs` is thrown.
