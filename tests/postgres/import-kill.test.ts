@@ -19,6 +19,7 @@ import { getCommand, ImportReport } from '@lintel/commands';
 import type { ApiClient } from '@lintel/core';
 import { freshDatabase, startTestServer, type TestServer } from '../support/server';
 import { admin, rootGroup, tokenOf, uid } from '../support/fixtures';
+import { NAMESPACE } from '../../apps/server/src/auth/identities';
 
 const repoRoot = path.resolve(import.meta.dirname, '../..');
 const ROWS = 20_000;
@@ -269,6 +270,36 @@ async function lockWaited(query: string, request: Promise<unknown>): Promise<voi
 }
 
 /**
+ * `run` sent while another connection holds an open transaction made by `hold`, committed once a statement
+ * reading like `waits` waits on a lock (or `run` has settled): what `run` gives.
+ */
+async function whileHeld<T>(
+  hold: (other: pg.Client) => Promise<void>,
+  run: () => Promise<T>,
+  waits: string,
+): Promise<T> {
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await hold(other);
+    const outcome = run();
+    await lockWaited(waits, outcome);
+    await other.query('commit');
+    return await outcome;
+  } finally {
+    await other.end();
+  }
+}
+
+/** What `run` threw, or null. */
+const refusal = (run: () => Promise<unknown>) => () =>
+  run().then(
+    () => null,
+    (err: unknown) => err,
+  );
+
+/**
  * A one-request import of `rows` rows (logins `<prefix><i>.<tag>` unless `login` says, a new role, the root
  * group), sent while another connection holds an open transaction begun by `hold`: the import's check does
  * not see what that transaction did, and a statement of the import (reading like `waits`) waits for it; once
@@ -295,27 +326,22 @@ async function importWhileHeld(
   for (let i = 0; i < rows; i++)
     body +=
       JSON.stringify({ line: i + 2, login: login(i, tag), name: `Held ${i}`, role, domains: root }) + '\n';
-  const other = new pg.Client({ connectionString: database.url });
-  await other.connect();
-  try {
-    await other.query('begin');
-    await hold(other, role, tag);
-    const request = fetch(
-      `${ts.url}/api/v0/users/import/${id}/stream?batch=10&${commitQuery({ continue_on_error: true })}`,
-      {
-        method: 'POST',
-        headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
-        body,
-      },
-    );
+  const res = await whileHeld(
+    (other) => hold(other, role, tag),
+    () =>
+      fetch(
+        `${ts.url}/api/v0/users/import/${id}/stream?batch=10&${commitQuery({ continue_on_error: true })}`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${tokenOf(api)}`, 'content-type': 'application/x-ndjson' },
+          body,
+        },
+      ),
     // the import's statement waits on a lock (the batch's insert: one statement into accounts, users and
     // their groups; or the last check's lock of the sign-in namespace)
-    await lockWaited(waits, request);
-    await other.query('commit');
-    return { id, tag, role, res: await request };
-  } finally {
-    await other.end();
-  }
+    waits,
+  );
+  return { id, tag, role, res };
 }
 
 it('a one-request import whose checked login is taken before its insert fails whole with login_already_used', async () => {
@@ -356,32 +382,6 @@ it('a one-request import whose role is deleted between its check and its insert 
   );
 }, 60_000);
 
-/**
- * `run` sent while another connection holds an open transaction made by `hold`, committed once a statement
- * reading like `waits` waits on a lock (or `run` has settled): what `run` threw, or null.
- */
-async function outcomeWhileHeld(
-  hold: (other: pg.Client) => Promise<void>,
-  run: () => Promise<unknown>,
-  waits: string,
-): Promise<unknown> {
-  const other = new pg.Client({ connectionString: database.url });
-  await other.connect();
-  try {
-    await other.query('begin');
-    await hold(other);
-    const outcome = run().then(
-      () => null,
-      (err: unknown) => err,
-    );
-    await lockWaited(waits, outcome);
-    await other.query('commit');
-    return await outcome;
-  } finally {
-    await other.end();
-  }
-}
-
 /** Of the accounts `…@<tag>.test`, the other writer's alone; the import still open. */
 async function expectNothingImported(id: string, tag: string): Promise<void> {
   expect(await count(`select count(*) as n from accounts where login like $1`, [`%@${tag}.test`])).toBe(1);
@@ -397,7 +397,7 @@ async function expectNothingImported(id: string, tag: string): Promise<void> {
  */
 const takenAcross = (email: string) => async (other: pg.Client) => {
   await other.query('insert into accounts (login, email) values ($1, $2)', [`held-${email}`, email]);
-  await other.query(`select pg_advisory_xact_lock_shared(hashtext('identities'))`);
+  await other.query('select pg_advisory_xact_lock_shared(hashtext($1))', [NAMESPACE]);
 };
 
 it("a one-request import whose checked login is another account's e-mail by its end fails whole with login_already_used", async () => {
@@ -432,9 +432,9 @@ it("a staged import whose login is another account's e-mail by its commit's end 
   });
   expect(staged.status).toBe(200);
   // after the stream's checks, before the commit's recheck: which does not see it either
-  const outcome = await outcomeWhileHeld(
+  const outcome = await whileHeld(
     takenAcross(`s7@${tag}.test`),
-    () => getCommand('user.import_commit').run({ api }, { id }),
+    refusal(() => getCommand('user.import_commit').run({ api }, { id })),
     '%pg_advisory_xact_lock%',
   );
   expect(outcome).toMatchObject({ code: 'login_already_used' });
@@ -447,12 +447,12 @@ it('a user whose e-mail is a login an import has written, not committed yet, is 
   const roles = await getCommand('role.list').run({ api }, { limit: 1 });
   // an import at its end: its account written, the namespace held exclusive for its last check; user.create's
   // last check waits for the namespace
-  const outcome = await outcomeWhileHeld(
+  const outcome = await whileHeld(
     async (other) => {
       await other.query('insert into accounts (login) values ($1)', [`imported@${tag}.test`]);
-      await other.query(`select pg_advisory_xact_lock(hashtext('identities'))`);
+      await other.query('select pg_advisory_xact_lock(hashtext($1))', [NAMESPACE]);
     },
-    () =>
+    refusal(() =>
       getCommand('user.create').run({ api }, {
         login: `person-${tag}`,
         email: `imported@${tag}.test`,
@@ -461,6 +461,7 @@ it('a user whose e-mail is a login an import has written, not committed yet, is 
         domains: [root],
         send_registration_link: false,
       } as never),
+    ),
     '%pg_advisory_xact_lock_shared%',
   );
   expect(outcome).toMatchObject({ code: 'email_already_used' });

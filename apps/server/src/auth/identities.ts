@@ -20,7 +20,8 @@ import { lockCount, lockShared } from '../licensing/limits';
  * committed, a group's cap the import locked): a writer holding the namespace while it waited for the import,
  * which waits for the namespace, would be a deadlock, and PostgreSQL would end the import.
  */
-const NAMESPACE = 'identities';
+/** the namespace's advisory lock key (`hashtext` of it) */
+export const NAMESPACE = 'identities';
 
 type Q = Kysely<DB>;
 

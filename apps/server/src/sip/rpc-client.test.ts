@@ -12,6 +12,8 @@ import { kamailioRpc } from './rpc-client';
 let server: http.Server;
 let url: string;
 let hang = false;
+/** resolved when a request the server hangs on has been read (set by a test) */
+let hungArrived: (() => void) | null = null;
 let failWith: { code: number; message: string } | null = null;
 let connections = 0;
 let requests = 0;
@@ -26,7 +28,7 @@ beforeAll(async () => {
       requests++;
       if (answered.has(req.socket)) return req.socket.destroy();
       answered.add(req.socket);
-      if (hang) return;
+      if (hang) return hungArrived?.();
       const { method } = JSON.parse(body) as { method: string };
       res.setHeader('content-type', 'application/json');
       res.end(
@@ -82,7 +84,10 @@ describe("Kamailio's JSON-RPC client", () => {
   it('no answer in time is thrown, sent once; no server at all is thrown', async () => {
     hang = true;
     requests = 0;
+    // the server reads it however late its event loop comes to it (the client may give up first)
+    const arrived = new Promise<void>((r) => (hungArrived = r));
     await expect(kamailioRpc(url, 200, 'core.version')).rejects.toMatchObject({ name: 'AbortError' });
+    await arrived;
     expect(requests).toBe(1);
     hang = false;
     for (const s of open) s.destroy();

@@ -49,8 +49,9 @@ async function builtInRole(trx: Transaction<DB>, projectId: number, key: 'instal
 }
 
 async function assertFree(trx: Kysely<DB> | Transaction<DB>, login: string, email: string | null) {
-  // in a transaction, held to its end: no other account takes these keys meanwhile (auth/identities.ts)
-  await lockIdentities(trx, [login, email]);
+  // in a transaction, held to its end: no other account takes these keys meanwhile (auth/identities.ts); the
+  // cheap check before it locks nothing
+  if (trx.isTransaction) await lockIdentities(trx, [login, email]);
   const taken = await trx
     .selectFrom('accounts')
     .select(['login', 'email'])
